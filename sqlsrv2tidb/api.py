@@ -1,0 +1,146 @@
+"""The library entry points: one function per CLI command, each a composition of stage functions.
+
+`cli.py` only parses arguments and calls these; other programs can import them directly. Stage
+modules are imported inside the functions so that `sqlsrv2tidb rules list` does not pay for
+sqlglot, matplotlib or a database driver.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .assessment import Parts, build_assessment
+from .model import Capture, Finding
+from .model.plan import MigrationPlan
+from .model.translation import Translation
+from .options import Options
+from .outdir import prepare_output, write_json, write_text
+from .progress import NullProgress, Progress
+
+
+def read(sources: Sequence[Path | str], progress: Progress | None = None) -> Capture:
+    """Read SOURCES (scripts, SSDT folders, captures, XE XML, Query Store exports, specs)."""
+    from .capture.sources import read_sources
+
+    return read_sources(sources, progress=progress)
+
+
+def translate(capture: Capture, options: Options, progress: Progress | None = None) -> Translation:
+    """Translate every query class of the workload to TiDB, once per fingerprint."""
+    from .translate.queries import translate_workload
+
+    return translate_workload(capture, options, progress=progress or NullProgress())
+
+
+def plan(capture: Capture, options: Options, progress: Progress | None = None) -> MigrationPlan:
+    """Decide each table's TiDB design and produce the ordered DDL files."""
+    from .plan.migration import build_plan
+
+    return build_plan(capture, options, progress=progress or NullProgress())
+
+
+def check(
+    capture: Capture, options: Options, plan: MigrationPlan | None = None, translation: Translation | None = None
+) -> list[Finding]:
+    """Run the rules catalogue over the schema, the plan and the translated queries."""
+    from .rules.engine import run_rules
+
+    return run_rules(capture, options, plan=plan, translation=translation)
+
+
+def deployment(capture: Capture, plan: MigrationPlan | None, options: Options) -> dict[str, Any]:
+    """Cluster sizing and topology advice from the workload's peak window."""
+    from .plan.sizing import advise
+
+    return advise(capture, plan, options)
+
+
+@dataclass
+class Outcome:
+    """What a command wrote and found; the CLI turns `findings` into the exit code."""
+
+    out: Path | None = None
+    files: list[Path] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    assessment: dict[str, Any] | None = None
+
+
+def _write_ddl(plan_: MigrationPlan, out: Path) -> list[Path]:
+    ddl_dir = out / "ddl"
+    ddl_dir.mkdir(parents=True, exist_ok=True)
+    keep = {f.name for f in plan_.files}
+    for stale in ddl_dir.glob("*.sql"):
+        if stale.name not in keep:  # files of an earlier run of ours, in a folder only we write
+            stale.unlink()
+    return [write_text(ddl_dir / f.name, f.content) for f in plan_.files]
+
+
+def run_ddl(sources: Sequence[Path | str], out: Path, options: Options, progress: Progress | None = None) -> Outcome:
+    out = prepare_output(out, sources)
+    capture = read(sources, progress)
+    plan_ = plan(capture, options, progress)
+    findings = [*capture.findings, *plan_.findings, *check(capture, options, plan=plan_)]
+    files = _write_ddl(plan_, out)
+    doc = build_assessment(Parts(capture, options, plan=plan_, findings=tuple(findings)))
+    files.append(write_json(out / "assessment.json", doc))
+    return Outcome(out, files, findings, doc)
+
+
+def run_translate(
+    sources: Sequence[Path | str], out: Path, options: Options, progress: Progress | None = None
+) -> Outcome:
+    out = prepare_output(out, sources)
+    capture = read(sources, progress)
+    translation = translate(capture, options, progress)
+    findings = [*capture.findings, *translation.findings]
+    from .translate.queries import render_queries_sql
+
+    files = [write_text(out / "queries.sql", render_queries_sql(translation))]
+    doc = build_assessment(Parts(capture, options, translation=translation, findings=tuple(findings)))
+    files.append(write_json(out / "assessment.json", doc))
+    return Outcome(out, files, findings, doc)
+
+
+def run_assess(
+    sources: Sequence[Path | str],
+    out: Path,
+    options: Options,
+    *,
+    replay_target: Any = None,
+    replay_config: Any = None,
+    anonymize: bool = False,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Every stage: read, translate, plan, check, (replay,) and write the report."""
+    progress = progress or NullProgress()
+    out = prepare_output(out, sources)
+    capture = read(sources, progress)
+    translation = translate(capture, options, progress)
+    plan_ = plan(capture, options, progress)
+    with progress.task("Checking rules"):
+        rule_findings = check(capture, options, plan=plan_, translation=translation)
+    findings = [*capture.findings, *translation.findings, *plan_.findings, *rule_findings]
+    advice = deployment(capture, plan_, options)
+    files = _write_ddl(plan_, out)
+    doc = build_assessment(
+        Parts(capture, options, plan=plan_, translation=translation, findings=tuple(findings), deployment=advice)
+    )
+    files.append(write_json(out / "assessment.json", doc))
+    if replay_target is not None:
+        from .replay.runner import run_replay
+
+        result = run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress)
+        findings.extend(result.findings)
+        files.append(out / "replay.json")
+    files.append(render_report(out, anonymize=anonymize, progress=progress))
+    return Outcome(out, files, findings, doc)
+
+
+def render_report(out: Path, *, anonymize: bool = False, progress: Progress | None = None) -> Path:
+    """(Re-)render `report.html` from the files in OUT."""
+    from .report.render import render_report as _render
+
+    return _render(Path(out), anonymize=anonymize, progress=progress or NullProgress())

@@ -1,0 +1,226 @@
+"""Turns the SOURCES a user names on the command line into one `Capture`.
+
+Every command takes the same SOURCES: capture folders, `.sql` scripts, SSDT project folders,
+Extended Events XML, Query Store exports (JSON/CSV), workload spec YAML and `capture.json`. Each
+file is recognised by its content, not only its extension, because DBAs rename things. Folders are
+walked to any depth. All schema scripts are read together, so an SSDT project whose constraint
+file comes before its table file still resolves.
+
+A source that cannot be read at all (missing, binary, undecodable) stops the command with one
+line; a statement or event that cannot be understood becomes a finding and reading goes on.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from ..errors import InputError, UsageError
+from ..model import Capture, Database, Finding, ServerInfo, Workload, load_capture
+from ..progress import NullProgress, Progress
+from .textfile import TextFile, decode, is_binary
+
+# Extensions worth opening inside a folder; anything else there (.md, .sqlproj, .png) is skipped.
+_FOLDER_EXTENSIONS = {".sql", ".xml", ".json", ".csv", ".yaml", ".yml", ".xel", ".tsql", ".ddl"}
+_SKIP_DIRS = {"bin", "obj", ".git", "__pycache__", "node_modules"}
+
+
+@dataclass
+class _Collected:
+    scripts: list[TextFile] = field(default_factory=list)
+    workloads: list[Workload] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    schema: tuple[str, Database] | None = None
+    server: ServerInfo | None = None
+    sources: list[str] = field(default_factory=list)
+
+    def set_schema(self, origin: str, database: Database) -> None:
+        if self.schema is not None:
+            raise UsageError(
+                f"two schema sources given ({self.schema[0]} and {origin}); pass one capture or one set of scripts"
+            )
+        self.schema = (origin, database)
+
+
+def read_sources(paths: Sequence[Path | str], progress: Progress | None = None) -> Capture:
+    """Read every source into one Capture (schema, merged workload, findings)."""
+    progress = progress or NullProgress()
+    if not paths:
+        raise UsageError("no SOURCES given: name capture folders, .sql scripts, SSDT folders or workload files")
+    files: list[Path] = []
+    for raw in paths:
+        path = Path(raw)
+        if not path.exists():
+            raise InputError(f"{path}: no such file or folder")
+        if path.is_dir():
+            found = _walk(path)
+            if not found:
+                raise InputError(f"{path}: folder has no SQL, capture or workload files")
+            files.extend(found)
+        else:
+            files.append(path)
+
+    collected = _Collected(sources=[str(Path(p)) for p in paths])
+    with progress.task("Reading sources", total=len(files)) as task:
+        for path in files:
+            _read_file(path, collected)
+            task.advance()
+
+    if collected.scripts:
+        from .scripts import read_scripts
+
+        with progress.task(f"Reading {len(collected.scripts)} T-SQL script(s)", total=len(collected.scripts)) as task:
+            database, findings = read_scripts(collected.scripts, progress=task)
+        collected.set_schema(str(collected.scripts[0].path), database)
+        collected.findings.extend(findings)
+
+    workload = _merge(collected.workloads)
+    return Capture(
+        database=collected.schema[1] if collected.schema else Database(),
+        workload=workload,
+        findings=tuple(collected.findings),
+        sources=tuple(collected.sources),
+        server=collected.server,
+    )
+
+
+def _walk(folder: Path) -> list[Path]:
+    found = []
+    for root, dirs, names in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in _SKIP_DIRS and not d.startswith("."))
+        for name in sorted(names):
+            path = Path(root) / name
+            if path.suffix.lower() in _FOLDER_EXTENSIONS:
+                found.append(path)
+    return found
+
+
+def _read_file(path: Path, collected: _Collected) -> None:
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    from . import xevents
+
+    if xevents.is_xel(data):
+        collected.workloads.append(_take(collected, xevents.read_xel(path, data)))
+        return
+    if is_binary(data):
+        raise InputError(f"{path}: binary file, not SQL text or a capture file")
+    text_file = decode(data, path)
+    kind = detect_kind(text_file)
+    if kind == "capture":
+        capture = load_capture(path)
+        collected.set_schema(str(path), capture.database)
+        collected.workloads.append(capture.workload)
+        collected.findings.extend(capture.findings)
+        collected.server = capture.server or collected.server
+    elif kind == "catalog":
+        from .catalog import read_catalog
+
+        capture = read_catalog(json.loads(text_file.text), path)
+        collected.set_schema(str(path), capture.database)
+        collected.workloads.append(capture.workload)
+        collected.findings.extend(capture.findings)
+        collected.server = capture.server or collected.server
+    elif kind == "xevents":
+        collected.workloads.append(_take(collected, xevents.read_xevents(text_file)))
+    elif kind == "query_store":
+        from .querystore import read_query_store_export
+
+        collected.workloads.append(_take(collected, read_query_store_export(text_file)))
+    elif kind == "spec":
+        from .spec import read_spec
+
+        collected.workloads.append(_take(collected, read_spec(text_file)))
+    elif kind == "sql_workload":
+        from .sqlfile import read_sql_workload
+
+        collected.workloads.append(_take(collected, read_sql_workload(text_file)))
+    elif kind == "script":
+        collected.scripts.append(text_file)
+    else:
+        raise InputError(f"{path}: not a kind of file sqlsrv2tidb reads ({kind})")
+
+
+def _take(collected: _Collected, result: tuple[Workload, list[Finding]]) -> Workload:
+    workload, findings = result
+    collected.findings.extend(findings)
+    return workload
+
+
+def detect_kind(text_file: TextFile) -> str:
+    """Classify a decoded file by content: capture, catalog, xevents, query_store, spec, sql_workload, script."""
+    text = text_file.text.lstrip("\ufeff \t\n")
+    head = text[:4096]
+    if head.startswith("{") or head.startswith("["):
+        fmt = _json_format(text)
+        if fmt is not None and fmt.startswith("sqlsrv2tidb.capture/"):
+            return "capture"
+        if fmt is not None and fmt.startswith("sqlsrv2tidb.catalog/"):
+            return "catalog"
+        if fmt is not None and fmt.startswith("sqlsrv2tidb."):
+            return f"an output file of this tool ({fmt}), not a source"
+        from .querystore import looks_like_query_store_export
+
+        if looks_like_query_store_export(text_file):
+            return "query_store"
+        return "JSON that is neither a capture nor a Query Store export"
+    if head.startswith("<"):
+        from .xevents import looks_like_xevents
+
+        if looks_like_xevents(head):
+            return "xevents"
+        if "TracePersistence" in head or "<TraceData" in head:
+            return "SQL Profiler trace XML; capture with Extended Events instead (see README)"
+        return "XML that is not Extended Events output"
+    from .querystore import looks_like_query_store_export
+    from .spec import looks_like_spec
+
+    if looks_like_spec(text_file):
+        return "spec"
+    if looks_like_query_store_export(text_file):
+        return "query_store"
+    from .scripts import looks_like_schema
+
+    if looks_like_schema(text_file.text):
+        return "script"
+    return "sql_workload"
+
+
+def _json_format(text: str) -> str | None:
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(data, dict) and isinstance(data.get("format"), str):
+        return data["format"]
+    return None
+
+
+def _merge(workloads: list[Workload]) -> Workload:
+    """Combine workloads from several sources; a query class seen twice keeps one entry."""
+    workloads = [w for w in workloads if not w.is_empty or w.windows or w.notes]
+    if not workloads:
+        return Workload()
+    if len(workloads) == 1:
+        return workloads[0]
+    queries: dict[str, object] = {}
+    for w in workloads:
+        for q in w.queries:
+            if q.id in queries:
+                kept = queries[q.id]
+                samples = (kept.samples + q.samples)[:100]  # type: ignore[attr-defined]
+                queries[q.id] = replace(kept, samples=samples)  # type: ignore[arg-type]
+            else:
+                queries[q.id] = q
+    return Workload(
+        queries=tuple(queries.values()),  # type: ignore[arg-type]
+        intervals=tuple(i for w in workloads for i in w.intervals),
+        windows=tuple(win for w in workloads for win in w.windows),
+        events=tuple(sorted((e for w in workloads for e in w.events), key=lambda e: e.timestamp)),
+        notes=tuple(n for w in workloads for n in w.notes),
+    )

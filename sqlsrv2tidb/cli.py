@@ -1,0 +1,371 @@
+"""The command line: parses arguments, calls `api`, and keeps the exit-code contract.
+
+Exit codes: 0 done; 1 done, with findings at or above `--fail-on`; 2 could not run (usage, input,
+connection). Every error is one `Error: ...` line on stderr; a traceback appears only with
+`SQLSRV2TIDB_DEBUG=1`. No logic lives here.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from . import __version__
+from .errors import ToolError, UsageError, one_line
+from .model import Finding, Severity
+
+app = typer.Typer(
+    name="sqlsrv2tidb",
+    help="Assess, translate and replay a Microsoft SQL Server database and workload on TiDB.",
+    no_args_is_help=True,
+    pretty_exceptions_enable=False,
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+rules_app = typer.Typer(help="The rules catalogue: what sqlsrv2tidb checks, and why.", no_args_is_help=True)
+app.add_typer(rules_app, name="rules")
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"Error: {one_line(message)}", err=True)
+    return typer.Exit(2)
+
+
+def command(func: F) -> F:
+    """Wrap a command so tool errors and surprises become one line and exit code 2."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except typer.Exit:
+            raise
+        except ToolError as exc:
+            if os.environ.get("SQLSRV2TIDB_DEBUG"):
+                raise
+            raise _fail(str(exc)) from None
+        except KeyboardInterrupt:
+            raise _fail("interrupted") from None
+        except Exception as exc:  # noqa: BLE001 - the contract is: never a traceback
+            if os.environ.get("SQLSRV2TIDB_DEBUG"):
+                raise
+            raise _fail(f"internal error: {type(exc).__name__}: {exc} (run with SQLSRV2TIDB_DEBUG=1 for details)") from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+# Options shared by several commands, defined once.
+Sources = Annotated[list[Path], typer.Argument(help="Capture folders, .sql scripts, SSDT folders, XE XML, Query Store exports, workload YAML.", show_default=False)]
+Out = Annotated[Path, typer.Option("--output", "-o", help="Folder to write into (new, empty, or written by this tool before).")]
+TidbVersion = Annotated[str, typer.Option("--tidb-version", help="TiDB version the plan targets.")]
+TikvNodes = Annotated[int, typer.Option("--tikv-nodes", help="TiKV nodes in the target cluster (partitions, shard bits).")]
+TidbNodes = Annotated[int | None, typer.Option("--tidb-nodes", help="TiDB nodes in the target cluster (default: sized from the workload).")]
+Config = Annotated[Path | None, typer.Option("--config", help="YAML with per-table, per-type and per-column overrides.")]
+RulesDir = Annotated[Path | None, typer.Option("--rules", help="Folder of rule YAML files that override the built-in ones.")]
+TemplatesDir = Annotated[Path | None, typer.Option("--templates", help="Folder of templates that override the built-in ones.")]
+FailOn = Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding is at or above this severity (info, low, medium, high, blocker, never).")]
+Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
+
+
+def _options(tidb_version: str, tikv_nodes: int, tidb_nodes: int | None, config: Path | None,
+             rules: Path | None = None, templates: Path | None = None):
+    from .options import Options, Version, load_config
+
+    return Options(
+        tidb_version=Version.parse(tidb_version),
+        tikv_nodes=tikv_nodes,
+        tidb_nodes=tidb_nodes,
+        config=load_config(config),
+        config_file=str(config) if config else None,
+        rules_dir=rules,
+        templates_dir=templates,
+    )
+
+
+def _progress(quiet: bool):
+    from .progress import NullProgress, StderrProgress
+
+    return NullProgress() if quiet else StderrProgress()
+
+
+def _threshold(fail_on: str) -> Severity | None:
+    if fail_on.lower() == "never":
+        return None
+    try:
+        return Severity(fail_on.lower())
+    except ValueError:
+        raise UsageError(f"--fail-on must be one of {', '.join(s.value for s in Severity)}, never; got {fail_on!r}") from None
+
+
+def _finish(findings: list[Finding], fail_on: str, wrote: str | None = None) -> None:
+    threshold = _threshold(fail_on)
+    counts: dict[str, int] = {}
+    for f in findings:
+        counts[f.severity.value] = counts.get(f.severity.value, 0) + 1
+    parts = [f"{counts[s.value]} {s.value}" for s in reversed(Severity) if counts.get(s.value)]
+    if wrote:
+        typer.echo(f"Wrote {wrote}", err=True)
+    typer.echo(f"Findings: {', '.join(parts) if parts else 'none'}", err=True)
+    if threshold is not None and any(f.severity >= threshold for f in findings):
+        raise typer.Exit(1)
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        typer.echo(f"sqlsrv2tidb {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version.")] = False,
+) -> None:
+    """Assess, translate and replay a Microsoft SQL Server database and workload on TiDB."""
+
+
+@app.command("schema")
+@command
+def schema_cmd(
+    sources: Sources,
+    json_file: Annotated[Path | None, typer.Option("--json", help="Also write the schema model as JSON to FILE.")] = None,
+    quiet: Quiet = False,
+) -> None:
+    """Read SOURCES and print what they hold: objects by kind, per schema."""
+    from . import api
+    from .model import save_capture
+    from .summary import format_summary, summarize
+
+    capture = api.read(sources, _progress(quiet))
+    typer.echo(format_summary(summarize(capture)))
+    if json_file is not None:
+        if json_file.resolve() in {Path(s).resolve() for s in sources}:
+            raise UsageError(f"--json {json_file} would overwrite a source")
+        save_capture(capture, json_file)
+        typer.echo(f"Wrote {json_file}", err=True)
+
+
+@app.command("ddl")
+@command
+def ddl_cmd(
+    sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3,
+    tidb_nodes: TidbNodes = None, config: Config = None, rules: RulesDir = None, templates: TemplatesDir = None,
+    fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Write TiDB DDL in apply order (ddl/) and the tables and findings of assessment.json."""
+    from . import api
+
+    outcome = api.run_ddl(sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates),
+                          _progress(quiet))
+    _finish(outcome.findings, fail_on, f"{out}/ddl and {out}/assessment.json")
+
+
+@app.command("translate")
+@command
+def translate_cmd(
+    sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", config: Config = None,
+    fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Translate the captured queries to TiDB SQL, flagging every change of meaning."""
+    from . import api
+
+    outcome = api.run_translate(sources, out, _options(tidb_version, 3, None, config), _progress(quiet))
+    _finish(outcome.findings, fail_on, f"{out}/queries.sql and {out}/assessment.json")
+
+
+# Replay options, shared by `replay`, `assess --target` and `experiment`.
+Target = Annotated[str | None, typer.Option("--target", help="mysql://user@host:port/database (password: in the URL, $SQLSRV2TIDB_TARGET_PASSWORD, or a prompt).")]
+Window = Annotated[str | None, typer.Option("--window", help="Named window of the capture to replay (default: the busiest).")]
+Scale = Annotated[float | None, typer.Option("--scale", help="Multiply the captured rates.")]
+Qps = Annotated[float | None, typer.Option("--qps", help="Fixed total rate, split over classes as captured.")]
+Duration = Annotated[float, typer.Option("--duration", help="Seconds to measure (per ramp step).")]
+Warmup = Annotated[float, typer.Option("--warmup", help="Seconds sent before measuring starts.")]
+Workers = Annotated[int | None, typer.Option("--workers", help="Sending processes (default: one per core).")]
+Connections = Annotated[int, typer.Option("--connections", help="Connections in total, over all workers.")]
+ArrivalOpt = Annotated[str, typer.Option("--arrival", help="uniform or poisson send times.")]
+Timed = Annotated[bool, typer.Option("--timed", help="Replay Extended Events with their original spacing.")]
+Speed = Annotated[float, typer.Option("--speed", help="Speed factor for --timed.")]
+RampOpt = Annotated[str | None, typer.Option("--ramp", help="START:STEP:MAX: raise the rate until the target no longer keeps up.")]
+P99Limit = Annotated[float, typer.Option("--p99-limit", help="p99 latency (ms) a ramp step must stay under.")]
+AllowWrites = Annotated[bool, typer.Option("--allow-writes", help="Also send statements that change data.")]
+ConfirmDb = Annotated[str | None, typer.Option("--confirm-database", help="The target database's name, required with --allow-writes.")]
+Seed = Annotated[int, typer.Option("--seed", help="Seed for generated parameter values.")]
+Driver = Annotated[str, typer.Option("--driver", help="MySQL driver: auto, pymysql, mysqlclient.")]
+PromptPassword = Annotated[bool, typer.Option("--password-prompt", help="Ask for the target's password.")]
+
+
+def _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed, speed, ramp,
+                   p99_limit, allow_writes, confirm_database, seed, driver):
+    from .replay.config import Ramp, ReplayConfig
+
+    if arrival not in ("uniform", "poisson"):
+        raise UsageError(f"--arrival must be uniform or poisson, got {arrival!r}")
+    return ReplayConfig(
+        window=window, scale=scale, qps=qps, duration=duration, warmup=warmup, workers=workers,
+        connections=connections, arrival=arrival, timed=timed, speed=speed,
+        ramp=Ramp.parse(ramp) if ramp else None, p99_limit_ms=p99_limit, allow_writes=allow_writes,
+        confirm_database=confirm_database, seed=seed, driver=driver,
+    )
+
+
+@app.command("assess")
+@command
+def assess_cmd(
+    sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3,
+    tidb_nodes: TidbNodes = None, config: Config = None, rules: RulesDir = None, templates: TemplatesDir = None,
+    anonymize: Annotated[bool, typer.Option("--anonymize", help="Replace object names and literals in every output file.")] = False,
+    target: Target = None, window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 60.0,
+    warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
+    timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
+    allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = 1, driver: Driver = "auto",
+    password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Run every stage and write report.html, assessment.json, ddl/ (and replay.json with --target)."""
+    from . import api
+
+    replay_target = replay_config = None
+    if target is not None:
+        from .target import parse_target
+
+        replay_target = parse_target(target, prompt=password_prompt)
+        replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed,
+                                       speed, ramp, p99_limit, allow_writes, confirm_database, seed, driver)
+    outcome = api.run_assess(
+        sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates),
+        replay_target=replay_target, replay_config=replay_config, anonymize=anonymize, progress=_progress(quiet),
+    )
+    _finish(outcome.findings, fail_on, f"{out}/report.html")
+
+
+@app.command("replay")
+@command
+def replay_cmd(
+    sources: Sources, out: Out, target: Annotated[str, typer.Option("--target", help="mysql://user@host:port/database")],
+    tidb_version: TidbVersion = "8.5", config: Config = None,
+    window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 60.0,
+    warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
+    timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
+    allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = 1, driver: Driver = "auto",
+    password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Send the captured workload, translated, to a TiDB/MySQL target at the captured rate."""
+    from .replay.runner import replay_command
+    from .target import parse_target
+
+    outcome = replay_command(
+        sources, out, parse_target(target, prompt=password_prompt),
+        _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed, speed, ramp,
+                       p99_limit, allow_writes, confirm_database, seed, driver),
+        _options(tidb_version, 3, None, config), progress=_progress(quiet),
+    )
+    _finish(outcome.findings, fail_on, f"{out}/replay.json")
+
+
+@app.command("experiment")
+@command
+def experiment_cmd(
+    sources: Sources, out: Out, target: Annotated[str, typer.Option("--target", help="mysql://user@host:port/database")],
+    table: Annotated[str, typer.Option("--table", help="The write-hot table ([schema.]name) to try designs for.")],
+    tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3, config: Config = None,
+    window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 30.0, warmup: Warmup = 5.0,
+    workers: Workers = None, connections: Connections = 16, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
+    confirm_database: ConfirmDb = None, seed: Seed = 1, driver: Driver = "auto",
+    password_prompt: PromptPassword = False, quiet: Quiet = False,
+) -> None:
+    """Create each design of one write-hot table side by side and replay its inserts against each."""
+    from .replay.experiment import experiment_command
+    from .target import parse_target
+
+    outcome = experiment_command(
+        sources, out, parse_target(target, prompt=password_prompt), table,
+        _replay_config(window, scale, qps, duration, warmup, workers, connections, "uniform", False, 1.0, ramp,
+                       p99_limit, confirm_database is not None, confirm_database, seed, driver),
+        _options(tidb_version, tikv_nodes, None, config), progress=_progress(quiet),
+    )
+    _finish(outcome.findings, "never", f"{out}/experiment.json")
+
+
+@app.command("report")
+@command
+def report_cmd(
+    out: Annotated[Path, typer.Argument(help="A folder written by assess, ddl, translate or replay.")],
+    anonymize: Annotated[bool, typer.Option("--anonymize", help="Replace object names and literals.")] = False,
+    quiet: Quiet = False,
+) -> None:
+    """Re-render report.html from the files in OUT."""
+    from . import api
+
+    path = api.render_report(out, anonymize=anonymize, progress=_progress(quiet))
+    typer.echo(f"Wrote {path}", err=True)
+
+
+@app.command("capture")
+@command
+def capture_cmd(
+    connection: Annotated[str, typer.Option("--connection", help='ODBC connection string: "DRIVER={FreeTDS};SERVER=host,1433;DATABASE=db;UID=user"')],
+    out: Out,
+    password_env: Annotated[str, typer.Option("--password-env", help="Environment variable holding the password.")] = "SQLSRV2TIDB_MSSQL_PASSWORD",
+    password_prompt: Annotated[bool, typer.Option("--password-prompt", help="Ask for the password.")] = False,
+    query_store: Annotated[bool, typer.Option("--query-store/--no-query-store", help="Also read Query Store runtime statistics.")] = True,
+    days: Annotated[float, typer.Option("--days", help="Days of Query Store history to read.")] = 7.0,
+    timeout: Annotated[int, typer.Option("--timeout", help="Login timeout in seconds.")] = 15,
+    quiet: Quiet = False,
+) -> None:
+    """Read a live SQL Server's catalog (and Query Store) into a capture folder."""
+    from .capture.live import capture_to_folder
+
+    path = capture_to_folder(connection, out, password_env=password_env, prompt=password_prompt,
+                             query_store=query_store, days=days, timeout=timeout, progress=_progress(quiet))
+    typer.echo(f"Wrote {path}", err=True)
+
+
+@app.command("capture-script")
+@command
+def capture_script_cmd(
+    out: Annotated[Path | None, typer.Option("--output", "-o", help="Write the T-SQL here instead of stdout.")] = None,
+    days: Annotated[float, typer.Option("--days", help="Days of Query Store history the script reads.")] = 7.0,
+) -> None:
+    """Print T-SQL that a DBA runs where the tool cannot connect; its JSON output is a capture source."""
+    from .capture.script_export import capture_script
+    from .outdir import write_text
+
+    text = capture_script(days=days)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        if out.exists():
+            raise UsageError(f"{out} exists; the script is never written over a file")
+        write_text(out, text)
+        typer.echo(f"Wrote {out}", err=True)
+
+
+@rules_app.command("list")
+@command
+def rules_list(
+    rules: RulesDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Machine-readable output.")] = False,
+) -> None:
+    """List every rule: code, severity, name and summary."""
+    from .rules.catalogue import format_rule_list, load_catalogue
+
+    typer.echo(format_rule_list(load_catalogue(rules), as_json=as_json))
+
+
+@rules_app.command("show")
+@command
+def rules_show(code: Annotated[str, typer.Argument(help="A rule code, e.g. DI01.")], rules: RulesDir = None) -> None:
+    """Show one rule in full: rationale, examples, remediation, versions, effort, links."""
+    from .rules.catalogue import format_rule, load_catalogue
+
+    typer.echo(format_rule(load_catalogue(rules), code))
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,77 @@
+"""What the planner hands on: per-table TiDB designs with their reasons, and the ordered DDL files."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from .finding import Finding
+from .schema import SourceRef
+
+Strategy = Literal["none", "key_partition", "pre_split", "auto_random"]
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """How a table's writes are spread over TiKV, and the evidence that decided it."""
+
+    strategy: Strategy = "none"
+    partitions: int | None = None
+    shard_row_id_bits: int | None = None
+    pre_split_regions: int | None = None
+    rationale: str = ""
+    evidence: dict[str, Any] = field(default_factory=dict)
+    alternatives: tuple[str, ...] = ()
+    would_change_if: str | None = None
+    """For a table left alone: the evidence that would change the decision."""
+
+
+@dataclass(frozen=True)
+class ColumnPlan:
+    name: str
+    source_type: str
+    target_type: str
+    nullable: bool = True
+    identity: Literal["auto_increment", "auto_random", "sequence"] | None = None
+    default: str | None = None
+    notes: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class TablePlan:
+    schema: str
+    name: str
+    target: str
+    """The TiDB name, as DDL writes it (may be `db`.`table`)."""
+    columns: tuple[ColumnPlan, ...]
+    primary_key: tuple[str, ...] = ()
+    clustered: bool = True
+    distribution: Distribution = field(default_factory=Distribution)
+    ddl: str = ""
+    """The CREATE TABLE statement applied before the data load."""
+    post_data_ddl: tuple[str, ...] = ()
+    """Secondary indexes and foreign keys added after the load."""
+    row_count: int | None = None
+    size_bytes: int | None = None
+    source: SourceRef = field(default_factory=SourceRef)
+
+
+@dataclass(frozen=True)
+class DdlFile:
+    name: str
+    """`01-sequences.sql`, `02-tables.sql`, ...: applying the files in name order migrates the schema."""
+    title: str
+    content: str
+    statements: int = 0
+
+
+@dataclass(frozen=True)
+class MigrationPlan:
+    tables: tuple[TablePlan, ...] = ()
+    files: tuple[DdlFile, ...] = ()
+    findings: tuple[Finding, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict)
+
+    def table(self, schema: str, name: str) -> TablePlan | None:
+        s, n = schema.casefold(), name.casefold()
+        return next((t for t in self.tables if t.schema.casefold() == s and t.name.casefold() == n), None)

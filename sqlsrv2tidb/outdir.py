@@ -1,0 +1,54 @@
+"""Writing into OUT without ever destroying what the user gave us.
+
+OUT may be new, empty, or a folder this tool wrote before (it holds our `assessment.json`,
+`replay.json` or `report.html`). Anything else is refused, as is an OUT that is, or lies inside,
+one of the SOURCES. Files are written to a temporary name and renamed, so a crash or Ctrl-C never
+leaves a half-written `assessment.json` where a good one was.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from .errors import UsageError
+
+OUR_FILES = ("assessment.json", "replay.json", "report.html", "capture.json", "catalog.json")
+
+
+def prepare_output(out: Path, sources: Iterable[Path | str] = ()) -> Path:
+    out = Path(out)
+    resolved = out.resolve()
+    for source in sources:
+        src = Path(source).resolve()
+        if resolved == src or src.is_relative_to(resolved) or (src.is_dir() and resolved.is_relative_to(src)):
+            raise UsageError(f"-o {out} overlaps the source {source}; choose an output folder outside the sources")
+    if out.exists():
+        if not out.is_dir():
+            raise UsageError(f"-o {out} is a file; give a folder")
+        entries = [p for p in out.iterdir() if not p.name.startswith(".")]
+        if entries and not any((out / name).exists() for name in OUR_FILES):
+            raise UsageError(f"-o {out} already holds files this tool did not write; choose an empty folder")
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def write_text(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def write_json(path: Path, data: Any) -> Path:
+    return write_text(path, json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")

@@ -1,0 +1,79 @@
+"""Everything a replay run is told to do, checked once so the engine can trust it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Literal
+
+from ..errors import UsageError
+
+Arrival = Literal["uniform", "poisson"]
+
+
+@dataclass(frozen=True)
+class Ramp:
+    """`--ramp START:STEP:MAX`: raise the total rate by STEP from START until MAX or saturation."""
+
+    start: float
+    step: float
+    maximum: float
+
+    @classmethod
+    def parse(cls, text: str) -> Ramp:
+        try:
+            start, step, maximum = (float(p) for p in text.split(":"))
+        except ValueError:
+            raise UsageError(f"--ramp must be START:STEP:MAX in queries per second, got {text!r}") from None
+        if start <= 0 or step <= 0 or maximum < start:
+            raise UsageError(f"--ramp {text}: need 0 < START <= MAX and STEP > 0")
+        return cls(start, step, maximum)
+
+    def rates(self) -> list[float]:
+        out, rate = [], self.start
+        while rate <= self.maximum + 1e-9:
+            out.append(rate)
+            rate += self.step
+        return out
+
+
+@dataclass(frozen=True)
+class ReplayConfig:
+    window: str | None = None
+    scale: float | None = None
+    qps: float | None = None
+    duration: float = 60.0
+    warmup: float = 5.0
+    workers: int | None = None
+    connections: int = 16
+    arrival: Arrival = "uniform"
+    timed: bool = False
+    """Replay captured events at their original spacing (Extended Events captures)."""
+    speed: float = 1.0
+    ramp: Ramp | None = None
+    p99_limit_ms: float = 100.0
+    """A ramp step counts as sustained only if p99 stays under this."""
+    allow_writes: bool = False
+    confirm_database: str | None = None
+    seed: int = 1
+    driver: str = "auto"
+
+    def __post_init__(self) -> None:
+        if self.scale is not None and self.qps is not None:
+            raise UsageError("give --scale or --qps, not both")
+        if self.duration <= 0:
+            raise UsageError("--duration must be positive")
+        if self.warmup < 0:
+            raise UsageError("--warmup cannot be negative")
+        if self.connections < 1:
+            raise UsageError("--connections must be at least 1")
+        if self.workers is not None and self.workers < 1:
+            raise UsageError("--workers must be at least 1")
+        if self.speed <= 0:
+            raise UsageError("--speed must be positive")
+        if self.allow_writes and not self.confirm_database:
+            raise UsageError("--allow-writes needs --confirm-database NAME naming the target's database")
+
+    @property
+    def worker_count(self) -> int:
+        return self.workers or os.cpu_count() or 1
