@@ -38,8 +38,14 @@ def to_dict(obj: Any) -> Any:
 
 
 def from_dict(cls: type[T], data: Any) -> T:
-    """Build `cls` from JSON values, converting nested dataclasses, enums, tuples and optionals."""
-    return _convert(cls, data, cls.__name__)
+    """Build `cls` from JSON values, converting nested dataclasses, enums, tuples and optionals.
+
+    A value of the wrong shape raises ValueError naming its path (`Capture.database.tables[3].name`).
+    """
+    try:
+        return _convert(cls, data, cls.__name__)
+    except TypeError as exc:
+        raise ValueError(str(exc)) from None
 
 
 @functools.cache
