@@ -21,7 +21,7 @@ from sqlglot.dialects.tsql import TSQL
 from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
-from ..model.workload import QueryKind
+from ..model.workload import Parameter, QueryKind
 
 _LITERALS = {
     TokenType.STRING,
@@ -181,3 +181,31 @@ def statement_kind(sql: str) -> QueryKind:
 def is_write(kind: QueryKind) -> bool:
     """Statements that change data or schema; replay refuses them without --allow-writes."""
     return kind in ("insert", "update", "delete", "merge", "ddl", "exec")
+
+
+def parse_declarations(text: str) -> tuple[Parameter, ...]:
+    """Read `@P1 int,@P2 nvarchar(50),@P3 decimal(18,2) OUTPUT` into parameters, in order.
+
+    The declaration list of Query Store text, `sp_executesql`'s second argument and `sp_prepexec`
+    all use this form; commas inside type parentheses do not split.
+    """
+    params: list[Parameter] = []
+    depth, start = 0, 0
+    pieces = []
+    for i, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            pieces.append(text[start:i])
+            start = i + 1
+    pieces.append(text[start:])
+    for piece in pieces:
+        m = re.match(r"\s*(@[\w@#$]+)\s+(.*?)\s*$", piece, re.S)
+        if not m:
+            continue
+        type_text = re.sub(r"\s+(OUTPUT|OUT|READONLY)\s*$", "", m[2], flags=re.I)
+        type_text = re.sub(r"\s*=.*$", "", type_text, flags=re.S)  # a default value
+        params.append(Parameter(m[1], " ".join(type_text.split()).lower()))
+    return tuple(params)
