@@ -1,0 +1,145 @@
+"""The one module that imports MySQL drivers: PyMySQL, mysqlclient and asyncmy behind one small interface.
+
+Replay's cost per statement is mostly the driver's, so the driver is a choice (`--driver`): PyMySQL
+(pure Python, always installed), mysqlclient (C, releases the GIL while it waits; `pip install
+sqlsrv2tidb[fast]`) and asyncmy (asyncio). `auto` takes the fastest one installed, in the order
+measured in benchmarks/replay/RESULTS.md. Each driver is imported lazily, here only, so the rest
+of the package never depends on which one is present.
+
+Errors are reduced to (MySQL error code, message, kind): `lost` (the connection is gone: reopen
+it), `fatal` (the target refuses us: stop the run), or `statement` (this statement failed; go on).
+(https://dev.mysql.com/doc/mysql-errors/8.0/en/client-error-reference.html)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ..errors import UsageError
+from ..target import Target
+
+LOST_CODES = frozenset({2003, 2006, 2013, 2055, 2002, 1053, 1927, 4031})
+"""Can't connect, server gone away, lost connection, shutdown in progress, connection killed, idle timeout."""
+FATAL_CODES = frozenset({1044, 1045, 1049, 1698, 1227, 3118})
+"""Access denied, unknown database, account locked: every later statement would fail the same way."""
+
+Kind = Literal["lost", "fatal", "statement"]
+
+# Fastest first, as measured (benchmarks/replay/RESULTS.md).
+AUTO_ORDER = ("mysqlclient", "pymysql")
+_MODULES = {"pymysql": "pymysql", "mysqlclient": "MySQLdb", "asyncmy": "asyncmy"}
+
+
+@dataclass(frozen=True)
+class DriverInfo:
+    name: str
+    mode: Literal["thread", "async"]
+
+
+def installed(name: str) -> bool:
+    return importlib.util.find_spec(_MODULES[name]) is not None
+
+
+def resolve(name: str) -> DriverInfo:
+    """`auto` or a driver name → the driver to use; a missing driver is a usage error naming its extra."""
+    if name == "auto":
+        name = next((n for n in AUTO_ORDER if installed(n)), "pymysql")
+    if name not in _MODULES:
+        raise UsageError(f"--driver must be auto, {', '.join(_MODULES)}; got {name!r}")
+    if not installed(name):
+        raise UsageError(f"--driver {name}: the {_MODULES[name]} module is not installed (pip install {name})")
+    return DriverInfo(name, "async" if name == "asyncmy" else "thread")
+
+
+class Connection:
+    """A blocking connection: `run(sql, params)` executes one statement and reads its whole result."""
+
+    def __init__(self, raw: Any, cursor: Any) -> None:
+        self.raw = raw
+        self.run: Callable[[str, tuple[Any, ...]], Any] = cursor.execute
+        self.cursor = cursor
+
+    def fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+        self.cursor.execute(sql, params)
+        return list(self.cursor.fetchall())
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection must not fail the run
+            pass
+
+
+def connect(target: Target, driver: str, *, timeout: float = 5.0) -> Connection:
+    """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient."""
+    common = {"host": target.host, "port": target.port, "user": target.user, "charset": "utf8mb4",
+              "autocommit": True, "connect_timeout": max(1, int(timeout))}
+    password = target.password.reveal()
+    if driver == "mysqlclient":
+        import MySQLdb
+
+        raw = MySQLdb.connect(passwd=password, db=target.database, **common)
+    elif driver == "pymysql":
+        import pymysql
+
+        raw = pymysql.connect(password=password, database=target.database, **common)
+    else:
+        raise UsageError(f"driver {driver!r} has no blocking connection")
+    return Connection(raw, raw.cursor())
+
+
+class AsyncConnection:
+    """An asyncio connection (asyncmy): `await run(sql, params)`."""
+
+    def __init__(self, raw: Any, cursor: Any) -> None:
+        self.raw = raw
+        self.run: Callable[[str, tuple[Any, ...]], Awaitable[Any]] = cursor.execute
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection must not fail the run
+            pass
+
+
+async def connect_async(target: Target, *, timeout: float = 5.0) -> AsyncConnection:
+    import asyncmy
+
+    raw = await asyncmy.connect(host=target.host, port=target.port, user=target.user,
+                                password=target.password.reveal(), database=target.database, charset="utf8mb4",
+                                autocommit=True, connect_timeout=max(1, int(timeout)))
+    return AsyncConnection(raw, raw.cursor())
+
+
+def classify(exc: BaseException) -> tuple[int, str, Kind]:
+    """(MySQL error code or 0, one-line message, kind) of any driver's exception."""
+    args = getattr(exc, "args", ())
+    code = args[0] if args and isinstance(args[0], int) else 0
+    message = " ".join(str(args[1] if len(args) > 1 else exc).split())[:300] or type(exc).__name__
+    if code in FATAL_CODES:
+        return code, message, "fatal"
+    if code in LOST_CODES or isinstance(exc, (OSError, EOFError)) or type(exc).__name__ == "InterfaceError":
+        return code or 2013, message, "lost"
+    if code == 0 and type(exc).__name__ not in ("ProgrammingError", "DataError", "IntegrityError", "NotSupportedError",
+                                                "OperationalError", "InternalError", "DatabaseError"):
+        # Not a server answer at all (a driver bug, a value it cannot encode): treat as this statement's failure.
+        return 0, f"{type(exc).__name__}: {message}", "statement"
+    return code, message, "statement"
+
+
+def driver_errors(driver: str) -> tuple[type[BaseException], ...]:
+    """The exception classes a driver raises for server and connection errors (caught per statement)."""
+    if driver == "mysqlclient":
+        import MySQLdb
+
+        return (MySQLdb.MySQLError, OSError)
+    if driver == "asyncmy":
+        from asyncmy import errors
+
+        return (errors.MySQLError, OSError, EOFError)
+    import pymysql
+
+    return (pymysql.MySQLError, OSError)

@@ -1,0 +1,172 @@
+"""Hotspot evidence from TiDB: Region counts and leader placement of the hottest tables, before and after.
+
+A write hotspot is visible in TiDB's own tables: a freshly created table is one Region, so every
+insert lands on one TiKV store, and `SHOW TABLE ... REGIONS` shows it (few Regions, their leaders
+on one store, the written bytes all there). `information_schema.tidb_hot_regions` lists the Regions
+PD currently considers hot. Replay records both for the most-written tables before and after the
+run, and turns a concentrated result into a finding that names the distribution rule (DIxx) which
+would have spread the writes. MySQL and MariaDB have no Regions: there the evidence is skipped
+with a note.
+(https://docs.pingcap.com/tidb/stable/sql-statement-show-table-regions,
+ https://docs.pingcap.com/tidb/stable/information-schema-tidb-hot-regions,
+ https://docs.pingcap.com/tidb/stable/troubleshoot-hot-spot-issues)
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from ..model import Capture, Finding, Severity
+from .drivers import Connection
+
+HOTTEST_TABLES = 3
+CONCENTRATED = 0.8
+"""Share of a table's written bytes (or Region leaders) on one store that counts as a hotspot."""
+FALLBACK_RULE = "DI01"
+
+
+@dataclass(frozen=True)
+class Server:
+    kind: str
+    """`tidb`, `mariadb` or `mysql`."""
+    version: str
+
+
+def detect_server(conn: Connection) -> Server:
+    """Ask the target what it is: TiDB says so in VERSION() (and answers tidb_version())."""
+    version = str(conn.fetch("SELECT VERSION()")[0][0])
+    if "tidb" in version.lower():
+        return Server("tidb", version)
+    if "mariadb" in version.lower():
+        return Server("mariadb", version)
+    try:
+        conn.fetch("SELECT tidb_version()")
+        return Server("tidb", version)
+    except Exception:  # noqa: BLE001 - any error means the function does not exist: not TiDB
+        return Server("mysql", version)
+
+
+def quote_table(name: str) -> str:
+    return ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
+
+
+def written_tables(statements: list[tuple[str, str, float]]) -> list[tuple[str, float]]:
+    """The tables written by (kind, target_sql, rate) statements, hottest first (by write rate)."""
+    import sqlglot
+    from sqlglot import exp
+
+    from .sqltext import to_named_markers
+
+    rates: Counter[str] = Counter()
+    for kind, sql, rate in statements:
+        if kind not in ("insert", "update", "delete", "merge"):
+            continue
+        try:
+            tree = sqlglot.parse_one(to_named_markers(sql)[0], read="mysql")
+        except Exception:  # noqa: BLE001 - a statement sqlglot cannot parse names no table here
+            continue
+        table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+        if isinstance(table, exp.Table):
+            rates[f"{table.db}.{table.name}" if table.db else table.name] += rate
+    return rates.most_common(HOTTEST_TABLES)
+
+
+def snapshot(conn: Connection, tables: list[str]) -> dict[str, Any]:
+    """Regions, leader stores and written bytes per table, plus the hot write Regions PD reports."""
+    out: dict[str, Any] = {}
+    for table in tables:
+        try:
+            conn.cursor.execute(f"SHOW TABLE {quote_table(table)} REGIONS")
+            names = [d[0].upper() for d in conn.cursor.description]
+            rows = [dict(zip(names, r, strict=False)) for r in conn.cursor.fetchall()]
+        except Exception as exc:  # noqa: BLE001 - evidence is best effort; a failed query is recorded, not fatal
+            out[table] = {"error": " ".join(str(exc).split())[:200]}
+            continue
+        leaders = Counter(str(r.get("LEADER_STORE_ID")) for r in rows)
+        written: Counter[str] = Counter()
+        for r in rows:
+            written[str(r.get("LEADER_STORE_ID"))] += int(r.get("WRITTEN_BYTES") or 0)
+        out[table] = {"regions": len(rows), "leaders_by_store": dict(leaders),
+                      "written_bytes_by_store": dict(written)}
+        schema, _, name = table.rpartition(".")
+        try:
+            hot = conn.fetch(
+                "SELECT REGION_ID, TYPE, MAX_HOT_DEGREE, FLOW_BYTES FROM information_schema.tidb_hot_regions "
+                "WHERE TABLE_NAME = %s AND (DB_NAME = %s OR %s = '') ORDER BY FLOW_BYTES DESC LIMIT 10",
+                (name, schema, schema))
+            out[table]["hot_regions"] = [
+                {"region_id": r[0], "type": r[1], "max_hot_degree": r[2], "flow_bytes": r[3]} for r in hot
+            ]
+        except Exception as exc:  # noqa: BLE001 - best effort, as above
+            out[table]["hot_regions_error"] = " ".join(str(exc).split())[:200]
+    return out
+
+
+def hotspot_findings(before: dict[str, Any], after: dict[str, Any], capture: Capture,
+                     rules: dict[str, str] | None = None) -> list[Finding]:
+    """An RP01 finding for each table whose writes during the replay sat on one store."""
+    findings = []
+    for table, data in after.items():
+        if "regions" not in data:
+            continue
+        written = data["written_bytes_by_store"]
+        total = sum(written.values())
+        store, top = max(written.items(), key=lambda kv: kv[1]) if written else (None, 0)
+        leaders = data["leaders_by_store"]
+        share = top / total if total else (max(leaders.values()) / data["regions"] if data["regions"] else 0.0)
+        hot_writes = [h for h in data.get("hot_regions", []) if str(h.get("type", "")).lower() == "write"]
+        if share < CONCENTRATED and not (data["regions"] <= 1 and hot_writes):
+            continue
+        rule = _prevention_rule(rules or {})
+        grew = data["regions"] - before.get(table, {}).get("regions", data["regions"])
+        findings.append(Finding(
+            rule="RP01", severity=Severity.HIGH, object=table,
+            message=(f"{table}: during the replay {share:.0%} of the writes went to TiKV store {store} "
+                     f"({data['regions']} Region(s), {grew:+d} during the run); a write hotspot. "
+                     f"Rule {rule} ({rules.get(rule, 'distribution') if rules else 'distribution'}) "
+                     "would have spread these writes (KEY partitioning or SHARD_ROW_ID_BITS/PRE_SPLIT_REGIONS)."),
+            details={"store": store, "share": round(share, 3), "regions_before": before.get(table, {}).get("regions"),
+                     "regions_after": data["regions"], "hot_write_regions": hot_writes, "prevented_by": rule,
+                     "known_table": _known(capture, table)},
+        ))
+    return findings
+
+
+def _prevention_rule(rules: dict[str, str]) -> str:
+    """The distribution rule about write hotspots, from the catalogue when it has one."""
+    for code, name in sorted(rules.items()):
+        if "hotspot" in name or "hot-spot" in name:
+            return code
+    return FALLBACK_RULE
+
+
+def distribution_rules() -> dict[str, str]:
+    """{code: name} of rules/distribution/*.yaml (empty when the catalogue has none yet)."""
+    import yaml
+
+    from ..resources import iter_files
+
+    found = {}
+    try:
+        for _, path in iter_files("rules", "DI*.yaml"):
+            data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+            if isinstance(data, dict) and data.get("code"):
+                found[str(data["code"])] = str(data.get("name", ""))
+    except (OSError, yaml.YAMLError):
+        return {}
+    return found
+
+
+def _known(capture: Capture, table: str) -> bool:
+    schema, _, name = table.rpartition(".")
+    return capture.database.table(schema or None, name) is not None or capture.database.table(None, name) is not None
+
+
+def skipped_note(server: Server) -> Finding:
+    return Finding(
+        rule="RP06", severity=Severity.INFO, object="replay target",
+        message=(f"hotspot evidence needs TiDB (Regions, TiKV stores); the target is {server.kind} {server.version}, "
+                 "so Region counts and leader placement were not recorded"),
+    )

@@ -1,0 +1,271 @@
+"""Parameter values for replayed statements: captured ones first, else generated, always from the seed.
+
+For each `?` marker of a translated statement the value comes from, in order of preference:
+1. the captured values of the class (`QueryClass.samples`, whole rows so that values that belong
+   together stay together), mapped to markers through `TranslatedQuery.parameters`;
+2. a generator from the workload spec (`QueryClass.generators`, keyed by parameter or column
+   name), like seed 000's `e_type = random(1, 8)`;
+3. values already in the target table's column, when the marker is compared with a column in a
+   WHERE clause and the table has rows (so lookups find rows);
+4. a value of the marker's declared type (the parameter's T-SQL type, else the column's type).
+
+The same seed, shard and class always give the same values, so two runs send identical statements.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from ..model import Database, Generator, QueryClass
+from ..model.translation import TranslatedQuery
+from ..model.workload import Scalar
+from .sqltext import to_named_markers
+
+
+@dataclass(frozen=True)
+class MarkerColumn:
+    """What a marker is bound to in the statement: a column, and how (compared, inserted, assigned)."""
+
+    table: str | None = None
+    """`schema.table` or `table` as the statement names it."""
+    column: str | None = None
+    role: str = "other"
+    """`where` (compared with the column), `insert` (a VALUES position), `set` or `other`."""
+
+
+@dataclass(frozen=True)
+class ValueSource:
+    """How one marker's value is made; the plan is built once and shipped to every worker."""
+
+    kind: str
+    """`sample` (index into each captured row), `generator`, `pool` (values read from the target), `type`."""
+    index: int = 0
+    generator: Generator | None = None
+    pool: tuple[Scalar, ...] = ()
+    type: str = "int"
+
+
+@dataclass(frozen=True)
+class ParameterPlan:
+    markers: tuple[ValueSource, ...] = ()
+    samples: tuple[tuple[Scalar, ...], ...] = ()
+    description: str = ""
+    """Where the values come from, in words, for replay.json."""
+
+    @property
+    def sampled(self) -> bool:
+        return any(m.kind == "sample" for m in self.markers)
+
+
+def marker_columns(target_sql: str) -> list[MarkerColumn]:
+    """The column each `?` of a MySQL/TiDB statement is bound to, in marker order (best effort)."""
+    import sqlglot
+    from sqlglot import exp
+
+    named, count = to_named_markers(target_sql)
+    found: list[MarkerColumn] = [MarkerColumn() for _ in range(count)]
+    if not count:
+        return found
+    try:
+        tree = sqlglot.parse_one(named, read="mysql")
+    except Exception:  # noqa: BLE001 - sqlglot raises several kinds; an unparsed statement has no hints
+        return found
+    tables = {t.alias_or_name.casefold(): _table_name(t) for t in tree.find_all(exp.Table)}
+    only_table = next(iter(tables.values())) if len(set(tables.values())) == 1 else None
+    for ph in tree.find_all(exp.Placeholder):
+        m = re.fullmatch(r"p(\d+)", str(ph.this or ""))
+        if not m or int(m[1]) >= count:
+            continue
+        parent = ph.parent
+        column: exp.Column | None = None
+        role = "other"
+        if isinstance(parent, (exp.In, exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE, exp.Like)):
+            other = parent.expression if parent.this is ph else parent.this
+            if isinstance(other, exp.Column):
+                column = other
+                role = "set" if isinstance(parent.parent, exp.Update) else "where"
+        elif isinstance(parent, exp.Tuple) and isinstance(tree, exp.Insert):
+            schema = tree.this
+            if isinstance(schema, exp.Schema) and ph in parent.expressions:
+                position = parent.expressions.index(ph)
+                names = schema.expressions
+                if position < len(names):
+                    found[int(m[1])] = MarkerColumn(_table_name(schema.this), names[position].name, "insert")
+            continue
+        if column is not None:
+            table = tables.get(column.table.casefold()) if column.table else only_table
+            found[int(m[1])] = MarkerColumn(table, column.name, role)
+    return found
+
+
+def _table_name(table: Any) -> str:
+    return f"{table.db}.{table.name}" if getattr(table, "db", "") else table.name
+
+
+def plan_parameters(
+    query: QueryClass | None,
+    translated: TranslatedQuery,
+    markers: int,
+    database: Database,
+    pools: dict[int, tuple[Scalar, ...]] | None = None,
+    columns: Sequence[MarkerColumn] | None = None,
+) -> ParameterPlan:
+    """Decide where each marker's value comes from (see the module docstring for the order)."""
+    pools = pools or {}
+    columns = list(columns) if columns is not None else marker_columns(translated.target_sql or "")
+    columns += [MarkerColumn()] * (markers - len(columns))
+    declared = {p.name.casefold(): (i, p.type) for i, p in enumerate(query.parameters)} if query else {}
+    generators = {k.lstrip("@").casefold(): g for k, g in (query.generators if query else {}).items()}
+    samples = tuple(s for s in (query.samples if query else ()) if len(s) == len(declared)) if declared else ()
+    sources: list[ValueSource] = []
+    why: set[str] = set()
+    for i in range(markers):
+        name = translated.parameters[i] if i < len(translated.parameters) else None
+        col = columns[i]
+        index, type_text = declared.get(name.casefold(), (None, None)) if name else (None, None)
+        gen = (generators.get(name.lstrip("@").casefold()) if name else None) or (
+            generators.get(col.column.casefold()) if col.column else None
+        )
+        if samples and index is not None:
+            sources.append(ValueSource("sample", index=index))
+            why.add("captured values")
+        elif gen is not None:
+            sources.append(ValueSource("generator", generator=gen))
+            why.add("workload spec generators")
+        elif pools.get(i):
+            sources.append(ValueSource("pool", pool=pools[i]))
+            why.add("values sampled from the target")
+        else:
+            sources.append(ValueSource("type", type=type_text or _column_type(database, col) or "int"))
+            why.add("generated from declared types")
+    return ParameterPlan(tuple(sources), samples if any(s.kind == "sample" for s in sources) else (),
+                         ", ".join(sorted(why)))
+
+
+def _column_type(database: Database, col: MarkerColumn) -> str | None:
+    if not col.column or not col.table:
+        return None
+    schema, _, name = col.table.rpartition(".")
+    table = database.table(schema or None, name) or database.table(None, name)
+    column = table.column(col.column) if table else None
+    return str(column.type) if column else None
+
+
+@dataclass
+class ParameterMaker:
+    """Makes the value tuples of one class on one shard; same (seed, shard, class) → same values."""
+
+    plan: ParameterPlan
+    seed: int
+    shard: int
+    shards: int
+    class_id: str
+    rng: random.Random = field(init=False)
+    made: int = field(default=0, init=False)
+
+    def __post_init__(self) -> None:
+        self.rng = random.Random(f"params:{self.seed}:{self.shard}:{self.class_id}")
+
+    def next(self) -> tuple[Any, ...]:
+        rng = self.rng
+        row = rng.choice(self.plan.samples) if self.plan.samples else ()
+        serial = self.shard + self.made * self.shards
+        self.made += 1
+        out = []
+        for source in self.plan.markers:
+            kind = source.kind
+            if kind == "sample":
+                out.append(to_driver(row[source.index]))
+            elif kind == "generator":
+                out.append(generate(source.generator, rng, serial))  # type: ignore[arg-type]
+            elif kind == "pool":
+                out.append(to_driver(rng.choice(source.pool)))
+            else:
+                out.append(value_of_type(source.type, rng))
+        return tuple(out)
+
+
+def to_driver(value: Scalar) -> Any:
+    """A stored JSON value as the driver should send it (`0x..` text is binary)."""
+    if isinstance(value, str) and len(value) > 2 and value[:2] in ("0x", "0X") and _HEX.fullmatch(value[2:]):
+        return bytes.fromhex(value[2:])
+    if isinstance(value, bool):
+        return int(value)
+    return value
+
+
+_HEX = re.compile(r"(?:[0-9A-Fa-f]{2})+")
+_EPOCH = datetime(2024, 1, 1, tzinfo=UTC)
+
+
+def generate(gen: Generator, rng: random.Random, serial: int) -> Any:
+    """One value from a workload-spec generator; `serial` numbers the sends of a shard without overlap."""
+    kind = gen.kind
+    if kind == "random_int":
+        return rng.randint(int(gen.min if gen.min is not None else 0), int(gen.max if gen.max is not None else 2**31 - 1))
+    if kind == "random_float":
+        return rng.uniform(gen.min or 0.0, gen.max if gen.max is not None else 1.0)
+    if kind == "choice":
+        return to_driver(rng.choice(gen.values)) if gen.values else None
+    if kind == "sequence":
+        return (gen.start or 1) + (gen.step or 1) * serial
+    if kind == "constant":
+        return to_driver(gen.value)
+    if kind == "random_string":
+        return _text(rng, gen.length or 16)
+    if kind == "uuid":
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4))
+    if kind == "now":
+        return datetime.now(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+    raise ValueError(f"unknown generator kind {kind!r}")
+
+
+_INT_RANGES = {"tinyint": (0, 255), "smallint": (1, 32767), "int": (1, 2**31 - 1), "bigint": (1, 2**63 - 1)}
+
+
+def value_of_type(type_text: str, rng: random.Random) -> Any:
+    """A random value that fits a T-SQL (or MySQL) type such as `int`, `nvarchar(50)`, `decimal(18,2)`."""
+    m = re.match(r"\s*(\w+)\s*(?:\(\s*(\w+)\s*(?:,\s*(\d+))?\s*\))?", type_text.lower())
+    base = m[1] if m else "int"
+    arg = m[2] if m else None
+    if base in _INT_RANGES:
+        return rng.randint(*_INT_RANGES[base])
+    if base in ("bit", "bool", "boolean"):
+        return rng.randint(0, 1)
+    if base in ("decimal", "numeric", "money", "smallmoney"):
+        precision = int(arg) if arg and arg.isdigit() else 18
+        scale = int(m[3]) if m and m[3] else (4 if "money" in base else 0)
+        whole = 10 ** min(precision - scale, 9) - 1
+        return round(rng.uniform(0, whole), scale)
+    if base in ("float", "real", "double"):
+        return rng.uniform(0, 1e6)
+    if base in ("char", "nchar", "varchar", "nvarchar", "text", "ntext", "sysname"):
+        size = int(arg) if arg and arg.isdigit() else 16
+        length = size if base in ("char", "nchar") else rng.randint(1, max(1, min(size, 32)))
+        return _text(rng, min(length, 255))
+    if base in ("binary", "varbinary", "image", "rowversion", "timestamp"):
+        size = int(arg) if arg and arg.isdigit() else 8
+        return rng.getrandbits(8 * min(size, 64)).to_bytes(min(size, 64), "big")
+    if base == "uniqueidentifier":
+        return str(uuid.UUID(int=rng.getrandbits(128), version=4)).upper()
+    if base in ("date", "datetime", "datetime2", "smalldatetime", "datetimeoffset", "time"):
+        moment = _EPOCH + timedelta(seconds=rng.randrange(365 * 86400))
+        if base == "date":
+            return moment.strftime("%Y-%m-%d")
+        if base == "time":
+            return moment.strftime("%H:%M:%S")
+        return moment.strftime("%Y-%m-%d %H:%M:%S")
+    return rng.randint(1, 1000)
+
+
+_ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+
+
+def _text(rng: random.Random, length: int) -> str:
+    return "".join(rng.choices(_ALPHABET, k=length))

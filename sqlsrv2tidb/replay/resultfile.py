@@ -1,0 +1,238 @@
+"""Builds `replay.json` (format `sqlsrv2tidb.replay/1`), the file the report renders.
+
+Top level (times in seconds, latencies in milliseconds, rates in statements per second):
+
+- `format`, `tool_version`, `started_at` (UTC ISO), `target` (`mysql://user@host:port/db`, never a
+  password), `server` {`kind`: tidb|mariadb|mysql, `version`}, `driver`, `workers`, `connections`;
+- `config`: the options as given (`window`, `scale`, `qps`, `duration`, `warmup`, `arrival`,
+  `timed`, `speed`, `ramp`, `p99_limit_ms`, `allow_writes`, `confirm_database`, `seed`);
+- `mode`: `rate`, `timed` or `ramp`; `window` {`name`, `start`, `end`, `seconds`} or null;
+  `scale`: the factor applied to the captured rate (the effective one when `--qps` was given);
+  `captured_qps`: the chosen classes' captured rate in the window;
+- `target_qps`, `achieved_qps` (successful statements per second over the measured time),
+  `duration_s` (measured seconds, warm-up excluded), `warmup_s`, `statements` (answered, ok or
+  not), `errors`, `missed` (sends due that the client never made because time ran out while it was
+  behind), `reconnects`, `sustained` (achieved ≥ 95 % of target and p99 under the limit);
+- `latency_ms` {`p50`, `p95`, `p99`, `max`, `mean`}: from the intended send time (open loop, so it
+  includes queueing when the target fell behind); `service_ms`: from the actual send; and both as
+  mergeable histograms in `histograms` {`latency`, `service`} (see `stats.Histogram.to_json`);
+- `per_query`: one entry per replayed class: `id`, `fingerprint`, `kind`, `status`, `target_sql`,
+  `parameters` (where values came from), `captured_qps`, `target_qps`, `achieved_qps`,
+  `statements`, `errors`, `latency_ms`, `service_ms`, `captured_duration_ms` {`avg`, `min`,
+  `max`} from SQL Server's own statistics (null when the capture has none);
+- `timeline`: one entry per second since the start (`second`, `step` for a ramp, `warmup`), with
+  `sent`, `completed`, `errors`, `p50_ms`, `p99_ms`, `max_lag_ms` and `per_query`
+  {id: {`sent`, `completed`, `errors`, `p99_ms`}};
+- `error_codes`: [{`code`, `count`, `samples`: [{`query`, `message`}]}], most frequent first;
+- `skipped`: [{`id`, `fingerprint`, `kind`, `status`, `reason`}] for classes not sent;
+- `ramp`: null, or {`steps`: [{`target_qps`, `achieved_qps`, `p99_ms`, `errors`, `sustained`}],
+  `ceiling_qps` (highest target rate sustained, null if none), `p99_limit_ms`}; the top-level
+  figures then describe the ceiling step (or the first step when none was sustained);
+- `evidence`: {`skipped`: reason} on MySQL/MariaDB, else {`tables`: [...], `before`, `after`};
+- `interrupted`, `stopped_by` (null, `interrupt` or the fatal error), `notes`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from .. import __version__
+from ..model import Capture
+from ..model.workload import parse_time
+from .config import ReplayConfig
+from .engine import StepData
+from .selection import Selection
+from .stats import ClassSecond, Histogram
+
+FORMAT = "sqlsrv2tidb.replay/1"
+SUSTAINED_SHARE = 0.95
+
+
+@dataclass
+class StepResult:
+    """One schedule's run, reduced: what the ramp compares and the file reports."""
+
+    target_qps: float
+    warmup: float
+    duration: float
+    data: StepData
+    classes: tuple[str, ...]
+    weights: tuple[float, ...]
+    per_class: dict[int, ClassSecond] = field(default_factory=dict)
+    total: ClassSecond = field(default_factory=ClassSecond)
+    measured: float = 0.0
+
+    def __post_init__(self) -> None:
+        for second, row in self.data.seconds.items():
+            if second < int(self.warmup):
+                continue
+            for cls, cell in row.items():
+                self.per_class.setdefault(cls, ClassSecond()).merge(_copy(cell))
+                self.total.merge(_copy(cell))
+        elapsed = self.data.elapsed - self.warmup
+        self.measured = self.duration if not self.data.interrupted and not self.data.fatal else \
+            max(0.0, min(self.duration, elapsed))
+
+    @property
+    def achieved_qps(self) -> float:
+        return self.total.ok / self.measured if self.measured > 0 else 0.0
+
+    def sustained(self, p99_limit_ms: float) -> bool:
+        p99 = self.total.latency.percentile(99)
+        return (self.achieved_qps >= SUSTAINED_SHARE * self.target_qps and p99 is not None
+                and p99 / 1000 < p99_limit_ms)
+
+
+def _copy(cell: ClassSecond) -> ClassSecond:
+    return ClassSecond().merge(cell)
+
+
+def build(
+    *, capture: Capture, selection: Selection, config: ReplayConfig, steps: list[StepResult], chosen: StepResult,
+    target: str, server: dict[str, Any], driver: str, mode: str, evidence: dict[str, Any],
+    parameters: dict[str, str], ceiling: float | None, stopped_by: str | None,
+) -> dict[str, Any]:
+    """The whole replay.json document."""
+    data = chosen.data
+    window = selection.window
+    share = {cid: w / sum(chosen.weights) for cid, w in zip(chosen.classes, chosen.weights, strict=True)}
+    errors = error_codes([s.data for s in steps])
+    return {
+        "format": FORMAT,
+        "tool_version": __version__,
+        "started_at": datetime.fromtimestamp(steps[0].data.started or 0, UTC).isoformat().replace("+00:00", "Z"),
+        "target": target,
+        "server": server,
+        "driver": driver,
+        "workers": data.workers,
+        "connections": config.connections,
+        "config": _config(config),
+        "mode": mode,
+        "window": {"name": window.name, "start": window.start, "end": window.end, "seconds": window.seconds}
+        if window else None,
+        "scale": round(chosen.target_qps / selection.captured_qps, 6) if selection.captured_qps else None,
+        "captured_qps": round(selection.captured_qps, 3),
+        "target_qps": round(chosen.target_qps, 3),
+        "achieved_qps": round(chosen.achieved_qps, 3),
+        "duration_s": round(chosen.measured, 3),
+        "warmup_s": chosen.warmup,
+        "statements": chosen.total.ok + chosen.total.errors,
+        "errors": chosen.total.errors,
+        "missed": sum(s.data.totals.missed for s in steps),
+        "reconnects": sum(s.data.totals.reconnects for s in steps),
+        "sustained": chosen.sustained(config.p99_limit_ms),
+        "latency_ms": _ms(chosen.total.latency),
+        "service_ms": _ms(chosen.total.service),
+        "histograms": {"latency": chosen.total.latency.to_json(), "service": chosen.total.service.to_json()},
+        "per_query": [_per_query(capture, selection, chosen, i, cid, share[cid], parameters.get(cid, ""))
+                      for i, cid in enumerate(chosen.classes)],
+        "timeline": _timeline(steps),
+        "error_codes": errors,
+        "skipped": [{"id": s.id, "fingerprint": s.fingerprint, "kind": s.kind, "status": s.status, "reason": s.reason}
+                    for s in selection.skipped],
+        "ramp": None if mode != "ramp" else {
+            "steps": [{"target_qps": round(s.target_qps, 3), "achieved_qps": round(s.achieved_qps, 3),
+                       "p99_ms": _ms(s.total.latency)["p99"], "errors": s.total.errors,
+                       "sustained": s.sustained(config.p99_limit_ms)} for s in steps],
+            "ceiling_qps": ceiling,
+            "p99_limit_ms": config.p99_limit_ms,
+        },
+        "evidence": evidence,
+        "interrupted": any(s.data.interrupted for s in steps),
+        "stopped_by": stopped_by,
+        "notes": list(selection.notes),
+    }
+
+
+def _config(config: ReplayConfig) -> dict[str, Any]:
+    return {
+        "window": config.window, "scale": config.scale, "qps": config.qps, "duration": config.duration,
+        "warmup": config.warmup, "workers": config.workers, "connections": config.connections,
+        "arrival": config.arrival, "timed": config.timed, "speed": config.speed,
+        "ramp": None if config.ramp is None else f"{config.ramp.start:g}:{config.ramp.step:g}:{config.ramp.maximum:g}",
+        "p99_limit_ms": config.p99_limit_ms, "allow_writes": config.allow_writes,
+        "confirm_database": config.confirm_database, "seed": config.seed, "driver": config.driver,
+    }
+
+
+def _ms(hist: Histogram) -> dict[str, float | None]:
+    return hist.summary_ms()
+
+
+def _per_query(capture: Capture, selection: Selection, step: StepResult, index: int, cid: str, share: float,
+               parameters: str) -> dict[str, Any]:
+    chosen = next(c for c in selection.chosen if c.query.id == cid)
+    cell = step.per_class.get(index, ClassSecond())
+    tq = chosen.query
+    return {
+        "id": cid, "fingerprint": tq.fingerprint, "kind": tq.kind, "status": tq.status, "target_sql": tq.target_sql,
+        "parameters": parameters,
+        "captured_qps": round(chosen.rate, 6) if selection.rated else None,
+        "target_qps": round(step.target_qps * share, 3),
+        "achieved_qps": round(cell.ok / step.measured, 3) if step.measured > 0 else 0.0,
+        "statements": cell.ok + cell.errors, "errors": cell.errors,
+        "latency_ms": _ms(cell.latency), "service_ms": _ms(cell.service),
+        "captured_duration_ms": _captured_duration(capture, cid, selection),
+    }
+
+
+def _captured_duration(capture: Capture, cid: str, selection: Selection) -> dict[str, float | None] | None:
+    """SQL Server's own duration for the class in the window, from the captured interval totals."""
+    window = selection.window
+    start = parse_time(window.start) if window else None
+    end = parse_time(window.end) if window else None
+    total = executions = 0.0
+    low: float | None = None
+    high: float | None = None
+    for i in capture.workload.intervals:
+        if i.query_id != cid or i.total_duration_us is None:
+            continue
+        if start is not None and end is not None and (parse_time(i.end) <= start or parse_time(i.start) >= end):
+            continue
+        total += i.total_duration_us
+        executions += i.executions
+        if i.min_duration_us is not None:
+            low = i.min_duration_us if low is None else min(low, i.min_duration_us)
+        if i.max_duration_us is not None:
+            high = i.max_duration_us if high is None else max(high, i.max_duration_us)
+    if not executions:
+        return None
+    return {"avg": round(total / executions / 1000, 3), "min": None if low is None else round(low / 1000, 3),
+            "max": None if high is None else round(high / 1000, 3)}
+
+
+def _timeline(steps: list[StepResult]) -> list[dict[str, Any]]:
+    rows = []
+    offset = 0
+    for number, step in enumerate(steps):
+        seconds = step.data.seconds
+        last = max(seconds) if seconds else -1
+        for second in range(min(0, min(seconds, default=0)), last + 1):
+            row = seconds.get(second, {})
+            hist = Histogram()
+            for cell in row.values():
+                hist.merge(cell.latency)
+            rows.append({
+                "second": offset + second, "step": number, "warmup": second < int(step.warmup),
+                "sent": sum(c.sent for c in row.values()), "completed": sum(c.ok for c in row.values()),
+                "errors": sum(c.errors for c in row.values()),
+                "p50_ms": _ms(hist)["p50"], "p99_ms": _ms(hist)["p99"],
+                "max_lag_ms": round(max((c.max_lag_us for c in row.values()), default=0) / 1000, 3),
+                "per_query": {step.classes[cls]: {"sent": c.sent, "completed": c.ok, "errors": c.errors,
+                                                  "p99_ms": _ms(c.latency)["p99"]} for cls, c in sorted(row.items())},
+            })
+        offset += last + 1
+    return rows
+
+
+def error_codes(datas: list[StepData]) -> list[dict[str, Any]]:
+    merged: dict[int, list[Any]] = {}
+    for d in datas:
+        for code, (count, samples) in d.totals.errors.items():
+            entry = merged.setdefault(code, [0, []])
+            entry[0] += count
+            entry[1].extend(s for s in samples if s not in entry[1])
+    return [{"code": code, "count": count, "samples": [{"query": q, "message": m} for q, m in samples[:3]]}
+            for code, (count, samples) in sorted(merged.items(), key=lambda kv: -kv[1][0])]

@@ -1,0 +1,240 @@
+"""`sqlsrv2tidb replay` and the replay inside `assess --target`: from a capture to `replay.json`.
+
+Order of work: refuse unsafe targets and unconfirmed writes before anything connects; choose the
+classes and their rates; open one probe connection to learn what the target is, sample parameter
+domains and take the "before" hotspot evidence; run the schedule (or each ramp step) over the
+worker processes; take the "after" evidence; write `replay.json` atomically; and only then, if the
+run was cut short by Ctrl-C or a fatal error, raise — so whatever was measured is always on disk.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import ConnectionFailed, Interrupted, one_line
+from ..model import Capture, Finding, Severity
+from ..model.translation import Translation
+from ..model.workload import parse_time
+from ..options import Options
+from ..outdir import prepare_output, write_json
+from ..progress import NullProgress, Progress
+from ..target import Target
+from . import drivers, evidence, resultfile
+from .config import ReplayConfig
+from .engine import live_printer, run_schedule
+from .params import MarkerColumn, marker_columns, plan_parameters
+from .resultfile import StepResult
+from .safety import check_not_source, check_writes_confirmed
+from .schedule import RateSchedule, Schedule, TimedSchedule
+from .selection import Selection, select, total_rate
+from .sqltext import to_format_style
+from .workers import Job, Statement
+
+POOL_ROWS = 1000
+
+
+@dataclass
+class ReplayOutcome:
+    findings: list[Finding] = field(default_factory=list)
+    result: dict[str, Any] = field(default_factory=dict)
+    path: Path | None = None
+
+
+def replay_command(sources: Sequence[Path | str], out: Path, target: Target, config: ReplayConfig, options: Options,
+                   progress: Progress | None = None) -> Any:
+    """Read SOURCES, translate them, replay against TARGET, write OUT/replay.json."""
+    from .. import api
+
+    progress = progress or NullProgress()
+    check_writes_confirmed(target, config)
+    out = prepare_output(out, sources)
+    capture = api.read(sources, progress)
+    translation = api.translate(capture, options, progress)
+    outcome = run_replay(capture, translation, target, config, out=out, progress=progress)
+    return api.Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
+
+
+def run_replay(capture: Capture, translation: Translation, target: Target, config: ReplayConfig | None, *,
+               out: Path, progress: Progress | None = None) -> ReplayOutcome:
+    """Replay the translated workload against TARGET; writes OUT/replay.json and returns its findings."""
+    config = config or ReplayConfig()
+    check_not_source(target, capture.server)
+    check_writes_confirmed(target, config)
+    selection = select(capture, translation, config)
+    driver = drivers.resolve(config.driver)
+    probe = _probe(target, driver.name)
+    try:
+        server = evidence.detect_server(probe)
+        statements, sources = _statements(probe, capture, selection)
+        tables = [t for t, _ in evidence.written_tables(
+            [(c.query.kind, c.query.target_sql or "", c.rate) for c in selection.chosen])]
+        before = evidence.snapshot(probe, tables) if server.kind == "tidb" else {}
+    except Exception:
+        probe.close()
+        raise
+    quiet = isinstance(progress, NullProgress) or progress is None
+    live = None if quiet else live_printer(sys.stderr, 1 if sys.stderr.isatty() else 5)
+    steps: list[StepResult] = []
+    ceiling: float | None = None
+    stopped_by: str | None = None
+    mode = "timed" if config.timed else "ramp" if config.ramp else "rate"
+    for number, schedule in enumerate(_schedules(capture, selection, config)):
+        warmup = config.warmup if number == 0 else 0.0
+        if not quiet:
+            sys.stderr.write(f"Replaying {schedule.total_qps:.1f} q/s for {schedule.duration:.0f}s "
+                             f"against {target.display}\n")
+        job = Job(target, driver.name, statements, schedule, config.seed)
+        data = run_schedule(job, config.worker_count, live)
+        step = StepResult(schedule.total_qps, warmup, schedule.duration - warmup, data,
+                          tuple(c.query.id for c in selection.chosen), tuple(c.rate for c in selection.chosen))
+        steps.append(step)
+        if data.interrupted or data.fatal:
+            stopped_by = "interrupt" if data.interrupted else data.fatal
+            break
+        if mode == "ramp":
+            if not step.sustained(config.p99_limit_ms):
+                break
+            ceiling = step.target_qps
+    if live is not None and sys.stderr.isatty():
+        sys.stderr.write("\n")
+    try:
+        after = evidence.snapshot(probe, tables) if server.kind == "tidb" else {}
+    finally:
+        probe.close()
+    findings = _findings(capture, selection, config, steps, ceiling, mode)
+    if server.kind == "tidb":
+        findings += evidence.hotspot_findings(before, after, capture, evidence.distribution_rules())
+        proof: dict[str, Any] = {"tables": tables, "before": before, "after": after}
+    else:
+        findings.append(evidence.skipped_note(server))
+        proof = {"skipped": findings[-1].message}
+    chosen = _chosen_step(steps, ceiling, mode)
+    doc = resultfile.build(
+        capture=capture, selection=selection, config=config, steps=steps, chosen=chosen, target=target.display,
+        server={"kind": server.kind, "version": server.version}, driver=driver.name, mode=mode, evidence=proof,
+        parameters=sources, ceiling=ceiling, stopped_by=stopped_by,
+    )
+    path = write_json(Path(out) / "replay.json", doc)
+    if stopped_by == "interrupt":
+        raise Interrupted(f"interrupted: partial results written to {path}")
+    if stopped_by:
+        raise ConnectionFailed(f"{target.display}: replay stopped: {one_line(stopped_by)}; "
+                               f"partial results written to {path}")
+    return ReplayOutcome(findings, doc, path)
+
+
+def _probe(target: Target, driver: str) -> drivers.Connection:
+    blocking = "pymysql" if driver == "asyncmy" else driver
+    try:
+        return drivers.connect(target, blocking)
+    except drivers.driver_errors(blocking) as exc:
+        code, message, _ = drivers.classify(exc)
+        raise ConnectionFailed(f"{target.display}: {message}" + (f" (MySQL error {code})" if code else "")) from None
+
+
+def _statements(probe: drivers.Connection, capture: Capture,
+                selection: Selection) -> tuple[tuple[Statement, ...], dict[str, str]]:
+    """Driver-ready statements with their parameter plans; values sampled from the target where useful."""
+    out, described = [], {}
+    for chosen in selection.chosen:
+        tq = chosen.query
+        sql, markers = to_format_style(tq.target_sql or "")
+        columns = marker_columns(tq.target_sql or "") if markers else []
+        needs_pool = not (chosen.source and chosen.source.samples)
+        pools = {i: _pool(probe, col) for i, col in enumerate(columns) if needs_pool and col.role == "where"}
+        plan = plan_parameters(chosen.source, tq, markers, capture.database, {i: p for i, p in pools.items() if p},
+                               columns)
+        out.append(Statement(tq.id, sql, plan))
+        described[tq.id] = plan.description or "no parameters"
+    return tuple(out), described
+
+
+def _pool(probe: drivers.Connection, col: MarkerColumn) -> tuple[Any, ...]:
+    """Up to POOL_ROWS distinct values of a column already in the target (none if the table is empty)."""
+    if not col.table or not col.column:
+        return ()
+    from ..model.workload import jsonable
+
+    column = "`" + col.column.replace("`", "``") + "`"
+    try:
+        rows = probe.fetch(f"SELECT DISTINCT {column} FROM {evidence.quote_table(col.table)} LIMIT {POOL_ROWS}")
+    except Exception:  # noqa: BLE001 - a table the target lacks just means: generate from the type
+        return ()
+    return tuple(jsonable(r[0]) for r in rows if r[0] is not None)
+
+
+def _schedules(capture: Capture, selection: Selection, config: ReplayConfig) -> list[Schedule]:
+    classes = tuple(c.query.id for c in selection.chosen)
+    weights = tuple(c.rate for c in selection.chosen)
+    length = config.warmup + config.duration
+    if config.timed:
+        window = selection.window
+        events = tuple(e for e in capture.workload.events
+                       if window is None or parse_time(window.start) <= parse_time(e.timestamp) < parse_time(window.end))
+        if not events:
+            from ..errors import UsageError
+
+            raise UsageError("--timed needs captured events (Extended Events) in the window; this capture has none")
+        return [TimedSchedule(classes, events, length, config.connections, config.speed)]
+    common = {"classes": classes, "weights": weights, "shards": config.connections, "arrival": config.arrival,
+              "seed": config.seed}
+    if config.ramp:
+        rates = config.ramp.rates()
+        return [RateSchedule(total_qps=r, duration=(length if i == 0 else config.duration), **common)
+                for i, r in enumerate(rates)]
+    return [RateSchedule(total_qps=total_rate(selection, config), duration=length, **common)]
+
+
+def _chosen_step(steps: list[StepResult], ceiling: float | None, mode: str) -> StepResult:
+    if mode == "ramp" and ceiling is not None:
+        return next(s for s in steps if s.target_qps == ceiling)
+    return steps[0] if mode == "ramp" else steps[-1]
+
+
+def _findings(capture: Capture, selection: Selection, config: ReplayConfig, steps: list[StepResult],
+              ceiling: float | None, mode: str) -> list[Finding]:
+    findings: list[Finding] = []
+    writes = [s for s in selection.skipped if s.reason.startswith("changes data")]
+    if writes:
+        findings.append(Finding(
+            rule="RP02", severity=Severity.INFO, object="replay",
+            message=f"{len(writes)} query class(es) that change data were not replayed (read-only by default; "
+                    "--allow-writes --confirm-database NAME sends them)",
+            details={"queries": [s.id for s in writes]}))
+    unsupported = [s for s in selection.skipped if s.reason.startswith("unsupported")]
+    if unsupported:
+        findings.append(Finding(
+            rule="RP03", severity=Severity.LOW, object="replay",
+            message=f"{len(unsupported)} query class(es) have no TiDB statement and were not replayed; "
+                    "their load is missing from the measurement",
+            details={"queries": [s.id for s in unsupported]}))
+    step = _chosen_step(steps, ceiling, mode)
+    p99 = step.total.latency.percentile(99)
+    p99_text = "no answers" if p99 is None else f"p99 {p99 / 1000:.1f} ms"
+    if mode == "ramp":
+        wanted = total_rate(selection, config) if selection.rated or config.qps else None
+        if ceiling is None or (wanted and ceiling < wanted):
+            findings.append(Finding(
+                rule="RP04", severity=Severity.HIGH, object="replay target",
+                message=(f"the target sustained at most {ceiling:g} q/s" if ceiling is not None else
+                         "the target sustained none of the ramp's rates")
+                + (f", below the {wanted:.0f} q/s the workload needs" if wanted else "")
+                + f" (achieved ≥ 95% of the rate and p99 under {config.p99_limit_ms:g} ms)",
+                details={"ceiling_qps": ceiling, "needed_qps": wanted}))
+    elif not step.data.interrupted and not step.sustained(config.p99_limit_ms):
+        findings.append(Finding(
+            rule="RP04", severity=Severity.HIGH, object="replay target",
+            message=f"the target did not sustain {step.target_qps:.1f} q/s: achieved {step.achieved_qps:.1f} q/s, "
+                    f"{p99_text} (needs ≥ 95% of the rate and p99 under {config.p99_limit_ms:g} ms)",
+            details={"target_qps": step.target_qps, "achieved_qps": step.achieved_qps}))
+    for entry in resultfile.error_codes([s.data for s in steps]):
+        sample = entry["samples"][0] if entry["samples"] else {"query": "replay", "message": ""}
+        findings.append(Finding(
+            rule="RP05", severity=Severity.MEDIUM, object=f"query {sample['query']}",
+            message=f"MySQL error {entry['code']} on {entry['count']} replayed statement(s): {sample['message']}",
+            details={"code": entry["code"], "count": entry["count"], "samples": entry["samples"]}))
+    return findings

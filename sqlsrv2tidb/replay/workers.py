@@ -1,0 +1,320 @@
+"""The sending side of a replay: worker processes, each driving its share of connections on schedule.
+
+Python runs one thread at a time per process, so the run is spread over processes (one per core by
+default). Inside a worker each connection owns one shard of the schedule (see `schedule`) and is
+driven by its own thread (blocking drivers, which release the GIL while they wait for the server)
+or its own asyncio task (asyncmy). A connection waits until its next intended send time, sends,
+and records the result in a `Recorder` only it touches; there is no queue and no lock per
+statement. When the target is slow the connection is late, sends at once, and the lateness is in
+the latency (open loop). Sends still due when the run's time is up are counted as `missed`.
+
+Measurements leave the worker once per second, as whole seconds, over a multiprocessing queue:
+`("ready", w, error)`, `("seconds", w, {second: {class: ClassSecond}})`, and finally
+`("done", w, WorkerTotals)`. SIGINT is ignored in workers; the parent asks them to stop through an
+event, and they still send everything measured.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..target import Target
+from . import drivers
+from .params import ParameterMaker, ParameterPlan
+from .schedule import Schedule
+from .stats import Recorder
+
+RECONNECT_PAUSE = 0.1
+"""Seconds between attempts to reopen a lost connection; sends due meanwhile count as errors."""
+SAMPLES_PER_CODE = 3
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One replayable query class: the driver-ready text and where its values come from."""
+
+    id: str
+    sql: str
+    plan: ParameterPlan
+
+
+@dataclass(frozen=True)
+class Job:
+    """Everything a worker needs; inherited by the forked worker process."""
+
+    target: Target
+    driver: str
+    statements: tuple[Statement, ...]
+    schedule: Schedule
+    seed: int
+    connect_timeout: float = 5.0
+
+
+@dataclass
+class WorkerTotals:
+    """What a worker reports once, at the end: error groups, reconnects, missed sends."""
+
+    errors: dict[int, list[Any]] = field(default_factory=dict)
+    """code → [count, [(class id, message), ...] up to SAMPLES_PER_CODE]."""
+    reconnects: int = 0
+    missed: int = 0
+    fatal: str | None = None
+
+    def error(self, code: int, class_id: str, message: str) -> None:
+        entry = self.errors.get(code)
+        if entry is None:
+            entry = self.errors[code] = [0, []]
+        entry[0] += 1
+        if len(entry[1]) < SAMPLES_PER_CODE and (class_id, message) not in entry[1]:
+            entry[1].append((class_id, message))
+
+    def merge(self, other: WorkerTotals) -> WorkerTotals:
+        for code, (count, samples) in other.errors.items():
+            entry = self.errors.setdefault(code, [0, []])
+            entry[0] += count
+            for s in samples:
+                if len(entry[1]) < SAMPLES_PER_CODE and s not in entry[1]:
+                    entry[1].append(s)
+        self.reconnects += other.reconnects
+        self.missed += other.missed
+        self.fatal = self.fatal or other.fatal
+        return self
+
+
+class Pacer:
+    """Waits for intended send times on an injectable clock; `wait` returns False once stopped."""
+
+    def __init__(self, start: float, clock: Callable[[], float], sleep: Callable[[float], bool]) -> None:
+        self.start, self.clock, self.sleep = start, clock, sleep
+        self.stopped = False
+
+    def now(self) -> float:
+        return self.clock() - self.start
+
+    def wait(self, t: float) -> bool:
+        delay = t - (self.clock() - self.start)
+        if delay > 0 and self.sleep(delay):
+            self.stopped = True
+        return not self.stopped
+
+
+class _Sender:
+    """Shared logic of one connection's loop: values, errors, reconnects (thread or asyncio flavour)."""
+
+    def __init__(self, job: Job, shard: int, totals: WorkerTotals, recorder: Recorder) -> None:
+        self.job, self.shard, self.totals = job, shard, totals
+        self.recorder = recorder
+        self.makers: dict[int, ParameterMaker] = {}
+        self.last_attempt = -1e9
+        self.end = job.schedule.duration
+
+    def values(self, cls: int, captured: tuple[Any, ...] | None) -> tuple[Any, ...]:
+        statement = self.job.statements[cls]
+        if captured is not None and statement.plan.sampled:
+            from .params import to_driver
+
+            markers = statement.plan.markers
+            if all(m.kind == "sample" and m.index < len(captured) for m in markers):
+                return tuple(to_driver(captured[m.index]) for m in markers)
+        maker = self.makers.get(cls)
+        if maker is None:
+            maker = self.makers[cls] = ParameterMaker(statement.plan, self.job.seed, self.shard,
+                                                      self.job.schedule.shards, statement.id)
+        return maker.next()
+
+    def failed(self, cls: int, exc: BaseException) -> str:
+        """Count a failure; returns its kind (`lost` means: drop the connection)."""
+        code, message, kind = drivers.classify(exc)
+        self.totals.error(code, self.job.statements[cls].id, message)
+        if kind == "fatal":
+            self.totals.fatal = self.totals.fatal or f"MySQL error {code}: {message}"
+        return kind
+
+    def may_reconnect(self, now: float) -> bool:
+        if now - self.last_attempt < RECONNECT_PAUSE:
+            return False
+        self.last_attempt = now
+        return True
+
+    def count_missed(self, stream: Any) -> None:
+        self.totals.missed += 1 + sum(1 for t, _, _ in stream if t < self.end)
+
+
+def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None, pacer: Pacer,
+                          totals: WorkerTotals, recorder: Recorder, errors: tuple[type[BaseException], ...]) -> None:
+    """Drive one blocking connection through its shard, recording into `recorder`."""
+    sender = _Sender(job, shard, totals, recorder)
+    statements, clock, start, done = job.statements, pacer.clock, pacer.start, sender.recorder.done
+    end = sender.end
+    stream = job.schedule.stream(shard)
+    for t, cls, captured in stream:
+        if not pacer.wait(t) or totals.fatal:
+            break
+        if clock() - start > end:
+            sender.count_missed(stream)
+            break
+        params = sender.values(cls, captured)
+        if conn is None and sender.may_reconnect(clock() - start):
+            try:
+                conn = drivers.connect(job.target, job.driver, timeout=job.connect_timeout)
+                totals.reconnects += 1
+            except errors as exc:
+                sender.failed(cls, exc)
+                now = clock() - start
+                done(cls, t, now, now, False)
+                continue
+        sent = clock() - start
+        if conn is None:
+            totals.error(2003, statements[cls].id, "not connected (waiting to reconnect)")
+            done(cls, t, sent, sent, False)
+            continue
+        try:
+            conn.run(statements[cls].sql, params)
+            ok = True
+        except errors as exc:
+            ok = False
+            if sender.failed(cls, exc) == "lost":
+                conn.close()
+                conn = None
+        done(cls, t, sent, clock() - start, ok)
+    if conn is not None:
+        conn.close()
+
+
+async def run_async_connection(job: Job, shard: int, conn: drivers.AsyncConnection | None, pacer: Pacer,
+                               totals: WorkerTotals, recorder: Recorder,
+                               errors: tuple[type[BaseException], ...]) -> None:
+    """The asyncio twin of `run_thread_connection` (asyncmy)."""
+    sender = _Sender(job, shard, totals, recorder)
+    statements, clock, start, done = job.statements, pacer.clock, pacer.start, sender.recorder.done
+    end = sender.end
+    stream = job.schedule.stream(shard)
+    for t, cls, captured in stream:
+        delay = t - (clock() - start)
+        while delay > 0 and not pacer.stopped:
+            await asyncio.sleep(min(delay, 0.2))
+            delay = t - (clock() - start)
+        if pacer.stopped or totals.fatal:
+            break
+        if clock() - start > end:
+            sender.count_missed(stream)
+            break
+        params = sender.values(cls, captured)
+        if conn is None and sender.may_reconnect(clock() - start):
+            try:
+                conn = await drivers.connect_async(job.target, timeout=job.connect_timeout)
+                totals.reconnects += 1
+            except errors as exc:
+                sender.failed(cls, exc)
+                now = clock() - start
+                done(cls, t, now, now, False)
+                continue
+        sent = clock() - start
+        if conn is None:
+            totals.error(2003, statements[cls].id, "not connected (waiting to reconnect)")
+            done(cls, t, sent, sent, False)
+            continue
+        try:
+            await conn.run(statements[cls].sql, params)
+            ok = True
+        except errors as exc:
+            ok = False
+            if sender.failed(cls, exc) == "lost":
+                conn.close()
+                conn = None
+        done(cls, t, sent, clock() - start, ok)
+    if conn is not None:
+        conn.close()
+
+
+def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: Any, start_at: Any, stop: Any) -> None:
+    """Entry point of a worker process: connect, wait for the common start, send, report."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    totals = WorkerTotals()
+    recorders = [Recorder() for _ in shards]
+    try:
+        errors = drivers.driver_errors(job.driver)
+        if job.driver == "asyncmy":
+            asyncio.run(_async_worker(job, worker, shards, queue, go, start_at, stop, totals, recorders, errors))
+            return
+        try:
+            conns = [drivers.connect(job.target, job.driver, timeout=job.connect_timeout) for _ in shards]
+        except errors as exc:
+            queue.put(("ready", worker, _describe(exc)))
+            return
+        queue.put(("ready", worker, None))
+        go.wait()
+        local_stop = threading.Event()
+        threading.Thread(target=lambda: (stop.wait(), local_stop.set()), daemon=True).start()
+        pacer = Pacer(start_at.value, time.perf_counter, local_stop.wait)
+        if stop.is_set():
+            pacer.stopped = True
+        runners = [threading.Thread(target=_guarded, args=(job, s, c, pacer, totals, r, errors), daemon=True)
+                   for s, c, r in zip(shards, conns, recorders, strict=True)]
+        for thread in runners:
+            thread.start()
+        while any(thread.is_alive() for thread in runners):
+            next(thread for thread in runners if thread.is_alive()).join(0.5)
+            _send_seconds(queue, worker, recorders, int(pacer.now()) - 1)
+    except Exception as exc:  # noqa: BLE001 - a worker's failure must reach the parent as a message, not a traceback
+        totals.fatal = totals.fatal or f"worker {worker} failed: {type(exc).__name__}: {exc}"
+    _send_seconds(queue, worker, recorders, None)
+    queue.put(("done", worker, totals))
+
+
+def _guarded(job: Job, shard: int, conn: drivers.Connection, pacer: Pacer, totals: WorkerTotals,
+             recorder: Recorder, errors: tuple[type[BaseException], ...]) -> None:
+    """A connection thread that turns any surprise into a fatal stop instead of a thread traceback."""
+    try:
+        run_thread_connection(job, shard, conn, pacer, totals, recorder, errors)
+    except Exception as exc:  # noqa: BLE001 - reported through the totals, the run stops cleanly
+        totals.fatal = totals.fatal or f"connection {shard} failed: {type(exc).__name__}: {exc}"
+
+
+def _describe(exc: BaseException) -> str:
+    code, message, _ = drivers.classify(exc)
+    return f"MySQL error {code}: {message}" if code else message
+
+
+def _send_seconds(queue: Any, worker: int, recorders: list[Recorder], before: int | None) -> None:
+    from .stats import merge_seconds
+
+    out: dict[int, dict[int, Any]] = {}
+    for recorder in recorders:
+        merge_seconds(out, recorder.take(before))
+    if out:
+        queue.put(("seconds", worker, out))
+
+
+async def _async_worker(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: Any, start_at: Any, stop: Any,
+                        totals: WorkerTotals, recorders: list[Recorder],
+                        errors: tuple[type[BaseException], ...]) -> None:
+    """One asyncio loop per worker: connect, start together, one task per connection, flush each second."""
+    loop = asyncio.get_running_loop()
+    try:
+        conns = [await drivers.connect_async(job.target, timeout=job.connect_timeout) for _ in shards]
+    except errors as exc:
+        queue.put(("ready", worker, _describe(exc)))
+        return
+    queue.put(("ready", worker, None))
+    await loop.run_in_executor(None, go.wait)
+    pacer = Pacer(start_at.value, time.perf_counter, lambda _delay: False)
+    pacer.stopped = stop.is_set()
+    tasks = [asyncio.ensure_future(run_async_connection(job, s, c, pacer, totals, r, errors))
+             for s, c, r in zip(shards, conns, recorders, strict=True)]
+    while not all(task.done() for task in tasks):
+        await asyncio.wait(tasks, timeout=0.5)
+        if stop.is_set():
+            pacer.stopped = True
+        _send_seconds(queue, worker, recorders, int(pacer.now()) - 1)
+    for task in tasks:
+        if task.exception() is not None:
+            totals.fatal = totals.fatal or f"worker {worker} failed: {task.exception()!r}"
+    _send_seconds(queue, worker, recorders, None)
+    queue.put(("done", worker, totals))

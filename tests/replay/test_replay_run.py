@@ -1,0 +1,127 @@
+"""Replay against the suite's real MariaDB: rate accuracy, writes, restarts, results on disk."""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+
+import pytest
+from replay_helpers import create_keywords, keywords_case
+
+from sqlsrv2tidb.errors import Refused
+from sqlsrv2tidb.replay.config import ReplayConfig
+from sqlsrv2tidb.replay.runner import run_replay
+from sqlsrv2tidb.target import parse_target
+
+pytestmark = pytest.mark.mariadb
+
+
+def _rows(mariadb, database: str) -> int:
+    with mariadb.connect(database) as conn, conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM keywords")
+        return cur.fetchone()[0]
+
+
+def test_achieved_rate_matches_a_modest_target(mariadb, database, tmp_path):
+    create_keywords(mariadb, database)
+    capture, translation = keywords_case(insert_rate=150, select_rate=50)
+    config = ReplayConfig(qps=200, duration=5, warmup=0, workers=2, connections=4,
+                          allow_writes=True, confirm_database=database)
+    outcome = run_replay(capture, translation, parse_target(mariadb.url(database)), config, out=tmp_path)
+    doc = json.loads((tmp_path / "replay.json").read_text())
+    assert doc["format"] == "sqlsrv2tidb.replay/1"
+    assert doc["target_qps"] == 200
+    # A busy 2-core box may lose a few sends; open-loop pacing must keep the total within 3 %.
+    assert doc["achieved_qps"] == pytest.approx(200, rel=0.03)
+    assert doc["errors"] == 0 and doc["missed"] == 0
+    per = {q["id"]: q for q in doc["per_query"]}
+    assert per["qinsert"]["statements"] == pytest.approx(750, rel=0.03)
+    assert per["qselect"]["statements"] == pytest.approx(250, rel=0.05)
+    assert per["qinsert"]["captured_duration_ms"]["avg"] == 0.25
+    assert _rows(mariadb, database) == per["qinsert"]["statements"]
+    assert doc["latency_ms"]["p99"] >= doc["service_ms"]["p50"] > 0
+    assert sum(row["completed"] for row in doc["timeline"]) == doc["statements"]
+    assert doc["evidence"]["skipped"].startswith("hotspot evidence needs TiDB")
+    assert any(f.rule == "RP06" for f in outcome.findings)
+    assert "password" not in json.dumps(doc).lower()
+
+
+
+def test_writes_are_refused_without_allow_writes(mariadb, database, tmp_path):
+    create_keywords(mariadb, database)
+    capture, translation = keywords_case(insert_rate=50, select_rate=50)
+    config = ReplayConfig(qps=50, duration=1, warmup=0, workers=1, connections=2)
+    outcome = run_replay(capture, translation, parse_target(mariadb.url(database)), config, out=tmp_path)
+    doc = outcome.result
+    assert [q["id"] for q in doc["per_query"]] == ["qselect"]
+    assert doc["skipped"][0]["id"] == "qinsert" and "--allow-writes" in doc["skipped"][0]["reason"]
+    assert any(f.rule == "RP02" for f in outcome.findings)
+    assert _rows(mariadb, database) == 0
+
+
+def test_allow_writes_with_the_wrong_database_is_refused(mariadb, database, tmp_path):
+    create_keywords(mariadb, database)
+    capture, translation = keywords_case()
+    config = ReplayConfig(qps=50, duration=1, warmup=0, workers=1, connections=1,
+                          allow_writes=True, confirm_database="production")
+    with pytest.raises(Refused, match="does not name the target's database"):
+        run_replay(capture, translation, parse_target(mariadb.url(database)), config, out=tmp_path)
+    assert _rows(mariadb, database) == 0
+    assert not (tmp_path / "replay.json").exists()
+
+
+def test_the_capture_source_is_never_a_target(mariadb, database, tmp_path):
+    from sqlsrv2tidb.model import ServerInfo
+
+    capture, translation = keywords_case(server=ServerInfo(instance=f"localhost,{mariadb.port}/{database}"))
+    config = ReplayConfig(qps=10, duration=1, warmup=0, workers=1, connections=1)
+    with pytest.raises(Refused, match="capture's own source"):
+        run_replay(capture, translation, parse_target(mariadb.url(database)), config, out=tmp_path)
+
+
+def test_the_same_seed_inserts_the_same_rows(mariadb, tmp_path):
+    rows = []
+    for name, seed in (("t_seed_a", 7), ("t_seed_b", 7), ("t_seed_c", 8)):
+        database = mariadb.create_database(name)
+        create_keywords(mariadb, database)
+        capture, translation = keywords_case(insert_rate=1, select_rate=0)
+        config = ReplayConfig(qps=100, duration=1, warmup=0, workers=2, connections=3, seed=seed,
+                              allow_writes=True, confirm_database=database)
+        run_replay(capture, translation, parse_target(mariadb.url(database)), config, out=tmp_path / name)
+        with mariadb.connect(database) as conn, conn.cursor() as cur:
+            cur.execute("SELECT e_type, e_id, s_type, r_id FROM keywords ORDER BY 1, 2, 3, 4")
+            rows.append(cur.fetchall())
+    assert len(rows[0]) == 100
+    assert rows[0] == rows[1]
+    assert rows[0] != rows[2]
+    assert {r[0] for r in rows[0]} <= set(range(1, 9)) and {r[2] for r in rows[0]} <= {1, 2, 3}
+
+
+def test_a_server_restart_mid_run_is_survived(mariadb, database, tmp_path):
+    create_keywords(mariadb, database)
+    capture, translation = keywords_case(insert_rate=40, select_rate=10)
+    config = ReplayConfig(qps=50, duration=7, warmup=0, workers=1, connections=2,
+                          allow_writes=True, confirm_database=database)
+    restarted = threading.Event()
+
+    def restart() -> None:
+        time.sleep(1.0)
+        mariadb.restart()
+        restarted.set()
+
+    thread = threading.Thread(target=restart)
+    thread.start()
+    try:
+        outcome = run_replay(capture, translation, parse_target(mariadb.url(database)), config, out=tmp_path)
+    finally:
+        thread.join()
+    doc = outcome.result
+    assert restarted.is_set()
+    assert doc["errors"] > 0
+    assert doc["reconnects"] >= 1
+    assert {e["code"] for e in doc["error_codes"]} & {2003, 2006, 2013}
+    assert doc["stopped_by"] is None and not doc["interrupted"]
+    tail = [row for row in doc["timeline"] if row["second"] >= 5]
+    assert sum(row["completed"] for row in tail) > 0, "statements complete again after the restart"
+    assert json.loads((tmp_path / "replay.json").read_text())["errors"] == doc["errors"]
