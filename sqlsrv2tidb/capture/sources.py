@@ -77,7 +77,9 @@ def read_sources(paths: Sequence[Path | str], progress: Progress | None = None) 
         collected.set_schema(str(collected.scripts[0].path), database)
         collected.findings.extend(findings)
 
-    workload = _merge(collected.workloads)
+    from .windows import with_detected_windows
+
+    workload = with_detected_windows(_merge(collected.workloads))
     return Capture(
         database=collected.schema[1] if collected.schema else Database(),
         workload=workload,

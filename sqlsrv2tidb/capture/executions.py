@@ -1,0 +1,259 @@
+"""Collects executions of statements into query classes, per-minute intervals and timed events.
+
+Extended Events and `.sql` workload files both end up with a stream of "this statement ran (at
+this time, for this long, with these values)". This module turns that stream into the workload
+model: one `QueryClass` per fingerprint (translated once, however often it ran), per-minute
+`IntervalStat` totals so any window's QPS can be computed, and the individual `Event`s for a timed
+replay. Fingerprints are cached by a statement's literal-free shape, so ten thousand executions of
+three shapes cost three fingerprint computations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+from ..model.schema import SourceRef
+from ..model.workload import (
+    Event,
+    IntervalStat,
+    Origin,
+    Parameter,
+    QueryClass,
+    QueryKind,
+    Scalar,
+    format_time,
+    parse_time,
+)
+from .fingerprint import fingerprint, query_id, statement_kind
+from .wrappers import procedure_name
+
+SAMPLE_LIMIT = 20
+"""Distinct parameter value sets kept per class: enough for replay to vary its values."""
+BUCKET_SECONDS = 60
+_CACHE_LIMIT = 50_000
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One statement ready to be classed: its text, literal-free shape and this execution's values.
+
+    `values` is None when the parameters' values are not known (a variable set by a subquery);
+    such executions count but add no sample.
+    """
+
+    text: str
+    key: str
+    line: int = 1
+    parameters: tuple[Parameter, ...] = ()
+    values: tuple[Scalar, ...] | None = ()
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """What one execution cost, as the source reported it (durations and CPU in microseconds)."""
+
+    duration_us: float | None = None
+    cpu_us: float | None = None
+    logical_reads: float | None = None
+    rows: float | None = None
+    error: bool = False
+
+    def share(self, parts: int) -> Metrics:
+        """This execution's cost split evenly over the `parts` statements of its batch."""
+        if parts <= 1:
+            return self
+
+        def div(x: float | None) -> float | None:
+            return None if x is None else x / parts
+
+        return Metrics(div(self.duration_us), div(self.cpu_us), div(self.logical_reads), div(self.rows), self.error)
+
+
+@dataclass(frozen=True)
+class Context:
+    """Who ran it: the database, login and application name, and the procedure it ran in."""
+
+    database: str | None = None
+    user: str | None = None
+    application: str | None = None
+    procedure: str | None = None
+
+
+@dataclass
+class _Bucket:
+    executions: int = 0
+    duration: float | None = None
+    min_duration: float | None = None
+    max_duration: float | None = None
+    cpu: float | None = None
+    reads: float | None = None
+    rows: float | None = None
+    errors: int = 0
+
+    def add(self, m: Metrics, count: int) -> None:
+        self.executions += count
+        self.errors += count if m.error else 0
+        if m.duration_us is not None:
+            self.duration = (self.duration or 0.0) + m.duration_us * count
+            self.min_duration = m.duration_us if self.min_duration is None else min(self.min_duration, m.duration_us)
+            self.max_duration = m.duration_us if self.max_duration is None else max(self.max_duration, m.duration_us)
+        if m.cpu_us is not None:
+            self.cpu = (self.cpu or 0.0) + m.cpu_us * count
+        if m.logical_reads is not None:
+            self.reads = (self.reads or 0.0) + m.logical_reads * count
+        if m.rows is not None:
+            self.rows = (self.rows or 0.0) + m.rows * count
+
+
+@dataclass
+class _Class:
+    query: QueryClass
+    samples: list[tuple[Scalar, ...]] = field(default_factory=list)
+    seen: set[tuple[Scalar, ...]] = field(default_factory=set)
+    executions: int = 0
+
+
+class Collector:
+    """Accumulates executions from one source file; `classes()`, `intervals()` and `events()` read it out."""
+
+    def __init__(self, origin: Origin, file: str, *, keep_events: bool = True) -> None:
+        self.origin = origin
+        self.file = file
+        self.keep_events = keep_events
+        self._classes: dict[str, _Class] = {}
+        self._shapes: dict[str, tuple[str, str, QueryKind]] = {}
+        self._buckets: dict[tuple[str, int], _Bucket] = {}
+        self._events: list[Event] = []
+        self._first: datetime | None = None
+        self._last: datetime | None = None
+        self._moments = 0
+        self._previous: datetime | None = None
+
+    def classify(self, piece: Piece) -> tuple[str, str, QueryKind]:
+        """(fingerprint, query id, kind) of a statement, computed once per literal-free shape."""
+        hit = self._shapes.get(piece.key)
+        if hit is None:
+            fp = fingerprint(piece.text)
+            hit = (fp, query_id(fp), statement_kind(piece.text))
+            if len(self._shapes) >= _CACHE_LIMIT:
+                self._shapes.clear()
+            self._shapes[piece.key] = hit
+        return hit
+
+    def add(
+        self,
+        piece: Piece,
+        *,
+        line: int | None,
+        when: datetime | None = None,
+        count: int = 1,
+        metrics: Metrics | None = None,
+        context: Context | None = None,
+        session_id: int | None = None,
+        event: str | None = None,
+    ) -> str:
+        """Record `count` executions of `piece`; returns the query class id."""
+        fp, qid, kind = self.classify(piece)
+        cls = self._classes.get(qid)
+        if cls is None:
+            ctx = context or Context()
+            procedure = ctx.procedure or (procedure_name(piece.text) if kind == "exec" else None)
+            cls = self._classes[qid] = _Class(QueryClass(
+                id=qid, fingerprint=fp, text=piece.text, kind=kind, parameters=piece.parameters,
+                database=ctx.database, user=ctx.user, application=ctx.application, procedure=procedure,
+                origin=self.origin, source=SourceRef(self.file, line),
+            ))
+        cls.executions += count
+        values = self._sample(cls, piece)
+        if when is None:
+            return qid
+        metrics = metrics or Metrics()
+        if when != self._previous:  # statements split from one event share its moment
+            self._moments += 1
+            self._previous = when
+        self._first = when if self._first is None or when < self._first else self._first
+        self._last = when if self._last is None or when > self._last else self._last
+        bucket_key = (qid, int(when.timestamp() // BUCKET_SECONDS))
+        bucket = self._buckets.get(bucket_key)
+        if bucket is None:
+            bucket = self._buckets[bucket_key] = _Bucket()
+        bucket.add(metrics, count)
+        if self.keep_events:
+            self._events.append(Event(
+                timestamp=format_time(when), query_id=qid, values=values, session_id=session_id,
+                duration_us=_int(metrics.duration_us), cpu_us=_int(metrics.cpu_us), rows=_int(metrics.rows),
+                logical_reads=_int(metrics.logical_reads), event=event, error=metrics.error,
+            ))
+        return qid
+
+    def _sample(self, cls: _Class, piece: Piece) -> tuple[Scalar, ...]:
+        """Keep the first distinct value sets; returns the values in the class's parameter order."""
+        if piece.values is None or not piece.parameters:
+            return ()
+        names = [p.name.casefold() for p in cls.query.parameters]
+        if names != [p.name.casefold() for p in piece.parameters]:
+            return ()
+        values = tuple(piece.values)
+        if len(cls.samples) < SAMPLE_LIMIT and values not in cls.seen:
+            cls.samples.append(values)
+            cls.seen.add(values)
+        return values
+
+    @property
+    def executions(self) -> int:
+        return sum(c.executions for c in self._classes.values())
+
+    def counts(self) -> dict[str, int]:
+        return {qid: c.executions for qid, c in self._classes.items()}
+
+    def classes(self) -> tuple[QueryClass, ...]:
+        out = []
+        for c in self._classes.values():
+            q = c.query
+            out.append(QueryClass(
+                id=q.id, fingerprint=q.fingerprint, text=q.text, kind=q.kind, parameters=q.parameters,
+                samples=tuple(c.samples), database=q.database, user=q.user, application=q.application,
+                procedure=q.procedure, origin=q.origin, source=q.source,
+            ))
+        return tuple(out)
+
+    def intervals(self) -> tuple[IntervalStat, ...]:
+        """Per-minute totals; the first and last minute are clipped to the capture's estimated span.
+
+        A capture starts before its first event and ends after its last one. With n events over
+        a span, arrivals spread evenly would leave span/(n-1) on each side, so that is the margin:
+        a ten-second capture keeps its real rate instead of being spread over a minute, and a
+        sparse one is not squeezed into the second of its last event. One event gets its minute.
+        """
+        if self._first is None or self._last is None:
+            return ()
+        first, last = self._first.timestamp(), self._last.timestamp()
+        margin = (last - first) / (self._moments - 1) if self._moments > 1 else BUCKET_SECONDS
+        span_start = round(first - margin, 3)
+        span_end = round(last + margin, 3)
+        out = []
+        for (qid, index), b in self._buckets.items():
+            start = max(index * BUCKET_SECONDS, span_start)
+            end = min((index + 1) * BUCKET_SECONDS, span_end)
+            if end <= start:
+                end = start + 0.001
+            out.append(IntervalStat(
+                query_id=qid, start=_iso(start), end=_iso(end), executions=b.executions,
+                total_duration_us=b.duration, min_duration_us=b.min_duration, max_duration_us=b.max_duration,
+                total_cpu_us=b.cpu, total_logical_reads=b.reads, total_rows=b.rows, errors=b.errors,
+            ))
+        out.sort(key=lambda i: (parse_time(i.start), i.query_id))
+        return tuple(out)
+
+    def events(self) -> tuple[Event, ...]:
+        # Sort by time, not by text: `...:04Z` and `...:04.5Z` do not compare in time order as strings.
+        return tuple(sorted(self._events, key=lambda e: parse_time(e.timestamp)))
+
+
+def _iso(seconds: float) -> str:
+    return format_time(datetime.fromtimestamp(seconds, UTC))
+
+
+def _int(value: float | None) -> int | None:
+    return None if value is None else int(round(value))
