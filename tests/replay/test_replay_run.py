@@ -125,3 +125,30 @@ def test_a_server_restart_mid_run_is_survived(mariadb, database, tmp_path):
     tail = [row for row in doc["timeline"] if row["second"] >= 5]
     assert sum(row["completed"] for row in tail) > 0, "statements complete again after the restart"
     assert json.loads((tmp_path / "replay.json").read_text())["errors"] == doc["errors"]
+
+
+def test_failed_and_untranslated_classes_are_reported(mariadb, database, tmp_path):
+    from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
+
+    create_keywords(mariadb, database)
+    capture, translation = keywords_case(insert_rate=0, select_rate=20,
+                                         extra_sql={"qmissing": ("select", "SELECT x FROM no_such_table", 20.0),
+                                                    "qxml": ("select", "SELECT ... FOR XML PATH", 5.0)})
+    queries = tuple(q if q.id != "qxml" else TranslatedQuery(q.id, q.fingerprint, q.source_sql, None, "unsupported",
+                                                              kind="select") for q in translation.queries)
+    config = ReplayConfig(qps=40, duration=1, warmup=0, workers=1, connections=2)
+    outcome = run_replay(capture, Translation(queries), parse_target(mariadb.url(database)), config, out=tmp_path)
+    doc = outcome.result
+    assert [e["code"] for e in doc["error_codes"]] == [1146]
+    assert doc["error_codes"][0]["samples"][0]["query"] == "qmissing"
+    assert "no_such_table" in doc["error_codes"][0]["samples"][0]["message"]
+    per = {q["id"]: q for q in doc["per_query"]}
+    assert per["qmissing"]["errors"] == per["qmissing"]["statements"]
+    assert per["qselect"]["errors"] == 0
+    assert per["qmissing"]["statements"] + per["qselect"]["statements"] == 40
+    assert abs(per["qmissing"]["statements"] - 20) <= 1
+    assert {s["id"]: s["reason"].split(":")[0] for s in doc["skipped"]} == {"qinsert": "changes data",
+                                                                            "qxml": "unsupported"}
+    rules = {f.rule: f for f in outcome.findings}
+    assert rules["RP05"].details["code"] == 1146 and rules["RP05"].details["count"] == per["qmissing"]["errors"]
+    assert "1 query class(es) have no TiDB statement" in rules["RP03"].message

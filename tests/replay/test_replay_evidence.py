@@ -1,0 +1,47 @@
+"""Hotspot evidence: concentrated writes in TiDB's Region data become an RP01 finding.
+
+There is no TiDB on the test machines, so these tests feed `hotspot_findings` the shape that
+`snapshot` builds from `SHOW TABLE ... REGIONS` and `information_schema.tidb_hot_regions` rows.
+"""
+
+from __future__ import annotations
+
+from replay_helpers import INSERT_SQL, SELECT_SQL, keywords_case
+
+from sqlsrv2tidb.replay.evidence import _prevention_rule, hotspot_findings, quote_table, written_tables
+
+
+def _table(regions, leaders, written, hot=()):
+    return {"regions": regions, "leaders_by_store": leaders, "written_bytes_by_store": written,
+            "hot_regions": list(hot)}
+
+
+def test_writes_on_one_store_raise_a_hotspot_finding():
+    capture, _ = keywords_case()
+    before = {"keywords": _table(1, {"4": 1}, {"4": 0})}
+    after = {"keywords": _table(2, {"4": 2}, {"4": 9_000_000, "5": 0},
+                                [{"region_id": 12, "type": "write", "max_hot_degree": 30, "flow_bytes": 9_000_000}])}
+    (finding,) = hotspot_findings(before, after, capture, {"DI01": "write-hotspot-composite-key"})
+    assert finding.rule == "RP01" and finding.object == "keywords"
+    assert "100% of the writes went to TiKV store 4" in finding.message and "DI01" in finding.message
+    assert finding.details["regions_before"] == 1 and finding.details["regions_after"] == 2
+    assert finding.details["known_table"] is True
+
+
+def test_writes_spread_over_stores_raise_nothing():
+    capture, _ = keywords_case()
+    after = {"keywords": _table(16, {"1": 5, "2": 6, "3": 5}, {"1": 300, "2": 340, "3": 310})}
+    assert hotspot_findings({}, after, capture) == []
+    assert hotspot_findings({}, {"keywords": {"error": "Table 'x' doesn't exist"}}, capture) == []
+
+
+def test_the_finding_names_the_catalogue_hotspot_rule():
+    assert _prevention_rule({"DI02": "pre-split-regions", "DI07": "write-hotspot-sequential-key"}) == "DI07"
+    assert _prevention_rule({}) == "DI01"
+
+
+def test_written_tables_are_ranked_by_write_rate():
+    statements = [("insert", INSERT_SQL, 10.0), ("select", SELECT_SQL, 500.0),
+                  ("update", "UPDATE db.other SET a = ? WHERE id = ?", 30.0), ("insert", INSERT_SQL, 25.0)]
+    assert written_tables(statements) == [("keywords", 35.0), ("db.other", 30.0)]
+    assert quote_table("db.we`ird") == "`db`.`we``ird`"
