@@ -263,6 +263,8 @@ class Module:
     is_clr: bool = False
     is_schema_bound: bool = False
     native_compilation: bool = False
+    created_with: Literal["create", "create_or_alter", "alter"] = "create"
+    """The script statement that defined it; `alter` means the script changes a module defined elsewhere."""
     parent: str | None = None
     """The table a DML trigger belongs to (`schema.name`)."""
     base_object: str | None = None
