@@ -61,6 +61,10 @@ class ReplayConfig:
     def __post_init__(self) -> None:
         if self.scale is not None and self.qps is not None:
             raise UsageError("give --scale or --qps, not both")
+        if self.qps is not None and self.qps <= 0:
+            raise UsageError("--qps must be positive")
+        if self.scale is not None and self.scale <= 0:
+            raise UsageError("--scale must be positive")
         if self.duration <= 0:
             raise UsageError("--duration must be positive")
         if self.warmup < 0:

@@ -40,6 +40,8 @@ class StepData:
     interrupted: bool = False
     fatal: str | None = None
     workers: int = 0
+    coordinator_cpu_s: float = 0.0
+    """CPU seconds this (parent) process spent starting workers and merging their measurements."""
 
 
 def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] | None = None,
@@ -58,6 +60,7 @@ def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] |
         for w in range(workers)
     ]
     data = StepData(workers=workers)
+    cpu_at_start = time.process_time()
     interrupt = _InterruptFlag()
     with interrupt:
         for p in procs:
@@ -75,6 +78,7 @@ def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] |
         _collect(queue, procs, stop, interrupt, data, start_at.value, live)
     data.elapsed = max(0.0, time.perf_counter() - start_at.value)
     _reap(procs)
+    data.coordinator_cpu_s = time.process_time() - cpu_at_start
     return data
 
 

@@ -13,6 +13,8 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
   `duration_s` (measured seconds, warm-up excluded), `warmup_s`, `statements` (answered, ok or
   not), `errors`, `missed` (sends due that the client never made because time ran out while it was
   behind), `reconnects`, `sustained` (achieved ≥ 95 % of target and p99 under the limit);
+- `client_cpu` {`workers_s`, `coordinator_s`, `us_per_statement`}: what sending cost the client
+  machine (all statements of the run, warm-up included), to judge whether the client kept up;
 - `latency_ms` {`p50`, `p95`, `p99`, `max`, `mean`}: from the intended send time (open loop, so it
   includes queueing when the target fell behind); `service_ms`: from the actual send; and both as
   mergeable histograms in `histograms` {`latency`, `service`} (see `stats.Histogram.to_json`);
@@ -123,6 +125,7 @@ def build(
         "missed": sum(s.data.totals.missed for s in steps),
         "reconnects": sum(s.data.totals.reconnects for s in steps),
         "sustained": chosen.sustained(config.p99_limit_ms),
+        "client_cpu": _client_cpu(chosen),
         "latency_ms": _ms(chosen.total.latency),
         "service_ms": _ms(chosen.total.service),
         "histograms": {"latency": chosen.total.latency.to_json(), "service": chosen.total.service.to_json()},
@@ -144,6 +147,14 @@ def build(
         "stopped_by": stopped_by,
         "notes": list(selection.notes),
     }
+
+
+def _client_cpu(step: StepResult) -> dict[str, float]:
+    """What sending cost this machine: worker and coordinator CPU, and per answered statement."""
+    workers, coordinator = step.data.totals.cpu_s, step.data.coordinator_cpu_s
+    answered = sum(c.ok + c.errors for row in step.data.seconds.values() for c in row.values())
+    return {"workers_s": round(workers, 3), "coordinator_s": round(coordinator, 3),
+            "us_per_statement": round(1e6 * (workers + coordinator) / answered, 2) if answered else 0.0}
 
 
 def _config(config: ReplayConfig) -> dict[str, Any]:

@@ -65,6 +65,8 @@ class WorkerTotals:
     reconnects: int = 0
     missed: int = 0
     fatal: str | None = None
+    cpu_s: float = 0.0
+    """CPU seconds the worker process used (all its threads), to report client cost per statement."""
 
     def error(self, code: int, class_id: str, message: str) -> None:
         entry = self.errors.get(code)
@@ -84,13 +86,22 @@ class WorkerTotals:
         self.reconnects += other.reconnects
         self.missed += other.missed
         self.fatal = self.fatal or other.fatal
+        self.cpu_s += other.cpu_s
         return self
 
 
 class Pacer:
-    """Waits for intended send times on an injectable clock; `wait` returns False once stopped."""
+    """Waits for intended send times on an injectable clock and sleep; `wait` returns False once stopped.
 
-    def __init__(self, start: float, clock: Callable[[], float], sleep: Callable[[float], bool]) -> None:
+    Sleeps are cut into slices of at most `SLICE` seconds so a stop request is seen quickly, and a
+    delay under `MIN_SLEEP` is not slept at all: a timer wake-up costs more CPU (tens of µs in a
+    VM) and overshoots by more than that, so the send leaves at once, a few µs early.
+    """
+
+    SLICE = 0.2
+    MIN_SLEEP = 50e-6
+
+    def __init__(self, start: float, clock: Callable[[], float], sleep: Callable[[float], Any]) -> None:
         self.start, self.clock, self.sleep = start, clock, sleep
         self.stopped = False
 
@@ -99,8 +110,9 @@ class Pacer:
 
     def wait(self, t: float) -> bool:
         delay = t - (self.clock() - self.start)
-        if delay > 0 and self.sleep(delay):
-            self.stopped = True
+        while delay > self.MIN_SLEEP and not self.stopped:
+            self.sleep(delay if delay < self.SLICE else self.SLICE)
+            delay = t - (self.clock() - self.start)
         return not self.stopped
 
 
@@ -197,7 +209,7 @@ async def run_async_connection(job: Job, shard: int, conn: drivers.AsyncConnecti
     stream = job.schedule.stream(shard)
     for t, cls, captured in stream:
         delay = t - (clock() - start)
-        while delay > 0 and not pacer.stopped:
+        while delay > Pacer.MIN_SLEEP and not pacer.stopped:
             await asyncio.sleep(min(delay, 0.2))
             delay = t - (clock() - start)
         if pacer.stopped or totals.fatal:
@@ -236,6 +248,7 @@ async def run_async_connection(job: Job, shard: int, conn: drivers.AsyncConnecti
 def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: Any, start_at: Any, stop: Any) -> None:
     """Entry point of a worker process: connect, wait for the common start, send, report."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    cpu_at_start = time.process_time()
     totals = WorkerTotals()
     recorders = [Recorder() for _ in shards]
     try:
@@ -250,11 +263,8 @@ def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: 
             return
         queue.put(("ready", worker, None))
         go.wait()
-        local_stop = threading.Event()
-        threading.Thread(target=lambda: (stop.wait(), local_stop.set()), daemon=True).start()
-        pacer = Pacer(start_at.value, time.perf_counter, local_stop.wait)
-        if stop.is_set():
-            pacer.stopped = True
+        pacer = Pacer(start_at.value, time.perf_counter, time.sleep)
+        threading.Thread(target=_stop_when_asked, args=(stop, pacer), daemon=True).start()
         runners = [threading.Thread(target=_guarded, args=(job, s, c, pacer, totals, r, errors), daemon=True)
                    for s, c, r in zip(shards, conns, recorders, strict=True)]
         for thread in runners:
@@ -265,7 +275,13 @@ def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: 
     except Exception as exc:  # noqa: BLE001 - a worker's failure must reach the parent as a message, not a traceback
         totals.fatal = totals.fatal or f"worker {worker} failed: {type(exc).__name__}: {exc}"
     _send_seconds(queue, worker, recorders, None)
+    totals.cpu_s = time.process_time() - cpu_at_start
     queue.put(("done", worker, totals))
+
+
+def _stop_when_asked(stop: Any, pacer: Pacer) -> None:
+    stop.wait()
+    pacer.stopped = True
 
 
 def _guarded(job: Job, shard: int, conn: drivers.Connection, pacer: Pacer, totals: WorkerTotals,
@@ -317,4 +333,5 @@ async def _async_worker(job: Job, worker: int, shards: tuple[int, ...], queue: A
         if task.exception() is not None:
             totals.fatal = totals.fatal or f"worker {worker} failed: {task.exception()!r}"
     _send_seconds(queue, worker, recorders, None)
+    totals.cpu_s = time.process_time()
     queue.put(("done", worker, totals))

@@ -50,7 +50,7 @@ GENERATORS = {
 
 
 def keywords_case(*, insert_rate: float = 150.0, select_rate: float = 50.0, extra_sql: dict | None = None,
-                  server: ServerInfo | None = None) -> tuple[Capture, Translation]:
+                  server: ServerInfo | None = None, select_generators: bool = False) -> tuple[Capture, Translation]:
     """A capture whose one-hour window runs the insert and the select at the given rates."""
     params = tuple(Parameter(p, t) for p, t in (("@e_type", "smallint"), ("@e_id", "int"), ("@s_type", "smallint"),
                                                  ("@r_id", "int")))
@@ -58,7 +58,8 @@ def keywords_case(*, insert_rate: float = 150.0, select_rate: float = 50.0, extr
         QueryClass("qinsert", "INSERT INTO keywords ...", "INSERT INTO keywords ...", "insert", params,
                    generators=GENERATORS, origin="spec"),
         QueryClass("qselect", "SELECT ... FROM keywords WHERE ...", "SELECT ...", "select",
-                   (Parameter("@e_type", "smallint"), Parameter("@e_id", "int")), origin="spec"),
+                   (Parameter("@e_type", "smallint"), Parameter("@e_id", "int")), origin="spec",
+                   generators={k: GENERATORS[k] for k in ("@e_type", "@e_id")} if select_generators else {}),
     ]
     translated = [
         TranslatedQuery("qinsert", "INSERT ...", "INSERT ...", INSERT_SQL, "translated", kind="insert",

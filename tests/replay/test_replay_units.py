@@ -223,14 +223,16 @@ def test_pacer_sleeps_until_the_intended_time_on_an_injected_clock():
     def sleep(d):
         slept.append(round(d, 6))
         now[0] += d
-        return False
 
     pacer = Pacer(start=10.0, clock=lambda: now[0], sleep=sleep)
-    assert pacer.wait(0.5) and pacer.now() == 0.5
-    now[0] += 0.7  # the target was slow: the next send is already late
-    assert pacer.wait(1.0) and slept == [0.5]
-    stop = Pacer(start=0.0, clock=lambda: 0.0, sleep=lambda d: True)
-    assert stop.wait(1.0) is False and stop.stopped
+    assert pacer.wait(0.5) and pacer.now() == pytest.approx(0.5)
+    assert slept == [0.2, 0.2, 0.1], "long waits are sliced so that a stop is seen quickly"
+    now[0] += 0.7  # the target was slow: the next send is already late and leaves at once
+    assert pacer.wait(1.0) and len(slept) == 3
+    assert pacer.wait(1.2 + 0.00002) and len(slept) == 3, "a wait shorter than a timer tick is not slept"
+    assert pacer.wait(2.0) and slept[3:] == [0.2, 0.2, 0.2, 0.2]
+    pacer.stopped = True
+    assert pacer.wait(5.0) is False and slept[-1] == 0.2
 
 
 # --- safety -------------------------------------------------------------------------------------

@@ -1,0 +1,185 @@
+"""Replay benchmark: the engine against sysbench and a bare driver loop, on one MariaDB, in one run.
+
+Run on purpose, never from the test suite:
+
+    python3 benchmarks/replay/bench.py [--seconds 8] [--json results.json]
+
+It starts a private MariaDB (the same class the tests use), creates seed 000's `keywords` table,
+and for the single-row INSERT and a point SELECT, at 1 and 16 connections, measures:
+- sysbench 1.0 with `keywords.lua` (closed loop, as fast as it can);
+- a bare driver loop (threads calling `cursor.execute` as fast as they can) per installed driver;
+- the replay engine per driver: once asked for far more than it can send (its own ceiling, the
+  closed-loop equivalent) and once at 70 % of that ceiling (below saturation: schedule accuracy).
+Client CPU is user + system time of the client processes (getrusage of the benchmark and its
+reaped children; the server runs on as a child and is not counted until it stops).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import re
+import resource
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "tests" / "replay")]
+
+from replay_helpers import INSERT_SQL, KEYWORDS_DDL, SELECT_SQL, keywords_case  # noqa: E402
+from servers import MariaDB  # noqa: E402
+
+from sqlsrv2tidb.replay import drivers  # noqa: E402
+from sqlsrv2tidb.replay.config import ReplayConfig  # noqa: E402
+from sqlsrv2tidb.replay.runner import run_replay  # noqa: E402
+from sqlsrv2tidb.target import parse_target  # noqa: E402
+
+CORES = os.cpu_count() or 1
+
+
+def client_cpu() -> float:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def sysbench(server: MariaDB, db: str, statement: str, threads: int, seconds: float) -> dict:
+    cpu0 = client_cpu()
+    out = subprocess.run(
+        ["sysbench", str(HERE / "keywords.lua"), f"--statement={statement}", f"--threads={threads}",
+         f"--time={int(seconds)}", "--mysql-host=127.0.0.1", f"--mysql-port={server.port}", "--mysql-user=root",
+         f"--mysql-db={db}", "--db-ps-mode=disable", "--rand-type=uniform", "run"],
+        check=True, capture_output=True, text=True, cwd=HERE,
+    ).stdout
+    cpu = client_cpu() - cpu0
+    queries = int(re.search(r"queries:\s+(\d+)", out)[1])
+    return {"statements": queries, "qps": queries / seconds, "cpu_s": cpu}
+
+
+def _bare_worker(url: str, driver: str, sql: str, threads: int, seconds: float, out: multiprocessing.Queue) -> None:
+    import random
+
+    target = parse_target(url)
+    conns = [drivers.connect(target, driver) for _ in range(threads)]
+    counts = [0] * threads
+    deadline = time.perf_counter() + seconds
+    is_insert = sql.startswith("INSERT")
+
+    def loop(i: int) -> None:
+        rng, run, n = random.Random(), conns[i].run, 0  # fresh keys every run
+        while time.perf_counter() < deadline:
+            if is_insert:
+                run(sql, (rng.randint(1, 8), rng.randint(1, 2_100_000_000), rng.randint(1, 3),
+                          rng.randint(1, 2_100_000_000)))
+            else:
+                run(sql, (rng.randint(1, 8), rng.randint(1, 2_100_000_000)))
+            n += 1
+        counts[i] = n
+
+    ts = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
+    for t in ts:
+        t.start()
+    for t in ts:
+        t.join()
+    out.put(sum(counts))
+
+
+def bare(server: MariaDB, db: str, driver: str, statement: str, conns: int, seconds: float) -> dict:
+    from sqlsrv2tidb.replay.sqltext import to_format_style
+
+    sql = to_format_style(INSERT_SQL if statement == "insert" else SELECT_SQL)[0]
+    procs_n = min(conns, CORES)
+    ctx = multiprocessing.get_context("fork")
+    q = ctx.Queue()
+    cpu0 = client_cpu()
+    procs = [ctx.Process(target=_bare_worker, args=(server.url(db), driver, sql, len(range(w, conns, procs_n)),
+                                                     seconds, q)) for w in range(procs_n)]
+    for p in procs:
+        p.start()
+    total = sum(q.get() for _ in procs)
+    for p in procs:
+        p.join()
+    return {"statements": total, "qps": total / seconds, "cpu_s": client_cpu() - cpu0}
+
+
+def engine(server: MariaDB, db: str, driver: str, statement: str, conns: int, seconds: float, qps: float) -> dict:
+    capture, translation = keywords_case(insert_rate=1 if statement == "insert" else 0,
+                                         select_rate=1 if statement == "select" else 0, select_generators=True)
+    config = ReplayConfig(qps=qps, duration=seconds, warmup=0, workers=min(conns, CORES), connections=conns,
+                          driver=driver, allow_writes=statement == "insert", confirm_database=db,
+                          seed=time.time_ns())  # a new seed per run: the same seed would insert the same keys
+    with tempfile.TemporaryDirectory() as out:
+        cpu0 = client_cpu()
+        doc = run_replay(capture, translation, parse_target(server.url(db)), config, out=Path(out)).result
+        cpu = client_cpu() - cpu0
+    return {"statements": doc["statements"], "qps": doc["achieved_qps"], "cpu_s": cpu, "target_qps": qps,
+            "errors": doc["errors"], "p99_ms": doc["latency_ms"]["p99"], "service_p99_ms": doc["service_ms"]["p99"]}
+
+
+def per_statement_us(row: dict) -> float:
+    return 1e6 * row["cpu_s"] / max(1, row["statements"])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--json", type=Path)
+    parser.add_argument("--connections", default="1,16")
+    args = parser.parse_args()
+    names = [d for d in ("pymysql", "mysqlclient", "asyncmy") if drivers.installed(d)]
+    base = Path(tempfile.mkdtemp(prefix="sqlsrv2tidb-bench-"))
+    server = MariaDB(base)
+    server.initialize()
+    server.start()
+    rows: list[dict] = []
+    try:
+        db = server.create_database("bench")
+        with server.connect(db) as conn, conn.cursor() as cur:
+            cur.execute(KEYWORDS_DDL)
+        for statement in ("insert", "select"):
+            for conns in (int(c) for c in args.connections.split(",")):
+                def add(tool: str, driver: str, result: dict, mode: str = "max", statement: str = statement,
+                        conns: int = conns) -> dict:
+                    row = {"statement": statement, "connections": conns, "tool": tool, "driver": driver,
+                           "mode": mode, **result, "cpu_us_per_statement": per_statement_us(result)}
+                    rows.append(row)
+                    print(json.dumps(row), flush=True)
+                    return row
+
+                ref = add("sysbench", "libmariadb", sysbench(server, db, statement, conns, args.seconds))
+                for d in names:
+                    if d != "asyncmy":
+                        add("bare-loop", d, bare(server, db, d, statement, conns, args.seconds))
+                for d in names:
+                    top = add("engine", d, engine(server, db, d, statement, conns, args.seconds, ref["qps"] * 4))
+                    add("engine", d, engine(server, db, d, statement, conns, args.seconds, round(top["qps"] * 0.7)),
+                        mode="70%")
+    finally:
+        server.stop()
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1) + "\n")
+    print_table(rows)
+
+
+def print_table(rows: list[dict]) -> None:
+    print("\n| statement | conns | tool | driver | mode | target q/s | achieved q/s | achieved/target | "
+          "client CPU µs/stmt | × sysbench CPU/stmt |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        ref = next(x for x in rows if x["tool"] == "sysbench" and x["statement"] == r["statement"]
+                   and x["connections"] == r["connections"])
+        target = r.get("target_qps")
+        ratio = f"{r['qps'] / target:.4f}" if target and r["mode"] != "max" else ""
+        print(f"| {r['statement']} | {r['connections']} | {r['tool']} | {r['driver']} | {r['mode']} | "
+              f"{target or '':} | {r['qps']:.0f} | {ratio} | {r['cpu_us_per_statement']:.1f} | "
+              f"{r['cpu_us_per_statement'] / ref['cpu_us_per_statement']:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
