@@ -49,6 +49,7 @@ class _Map(dict):
 
 class _Seq(list):
     line: int = 0
+    lines: list[int]
 
 
 class _Loader(yaml.SafeLoader):
@@ -71,6 +72,7 @@ def _construct_map(loader: _Loader, node: yaml.MappingNode) -> _Map:
 def _construct_seq(loader: _Loader, node: yaml.SequenceNode) -> _Seq:
     out = _Seq(loader.construct_object(child, deep=True) for child in node.value)
     out.line = node.start_mark.line + 1
+    out.lines = [child.start_mark.line + 1 for child in node.value]
     return out
 
 
@@ -107,7 +109,7 @@ def read_spec(tf: TextFile) -> tuple[Workload, list[Finding]]:
     classes: dict[str, QueryClass] = {}
     executions: dict[tuple[str, str], float] = {}
     for index, entry in enumerate(doc["queries"]):
-        line = getattr(entry, "line", doc.line)
+        line = doc["queries"].lines[index]
         label = f"queries[{index}]"
         if isinstance(entry, dict) and isinstance(entry.get("name"), str):
             label += f" ({entry['name']})"
@@ -213,6 +215,8 @@ def _duration(value: Any, body: _Map) -> float:
 class _Declared:
     parameter: Parameter
     generator: Generator | None
+    typed: bool = True
+    """False when the type was only inferred from the generator."""
 
 
 def _query(entry: _Map, defaults: dict[str, Any], windows: dict[str, Window],
@@ -229,7 +233,11 @@ def _query(entry: _Map, defaults: dict[str, Any], windows: dict[str, Window],
                        entry.lines.get("parameters", entry.line))
     for name, spec in raw_params.items():
         line = raw_params.lines.get(name, entry.line) if isinstance(raw_params, _Map) else entry.line
-        declared[f"@{str(name).lstrip('@')}".casefold()] = _parameter(str(name), spec, line)
+        key = f"@{str(name).lstrip('@')}".casefold()
+        given = _parameter(str(name), spec, line)
+        if not given.typed and key in declared:  # `(@id int)` in the SQL already typed it
+            given = _Declared(declared[key].parameter, given.generator)
+        declared[key] = given
     try:
         pieces = split_batch(body)
     except SplitError as exc:
@@ -307,8 +315,9 @@ def _parameter(name: str, spec: Any, line: int) -> _Declared:
         raise _Invalid(f"parameter {full}: needs a type or a generator", line)
     if type_text is not None and not isinstance(type_text, str):
         raise _Invalid(f"parameter {full}: type must be T-SQL type text such as int or nvarchar(50)", line)
-    type_text = " ".join(type_text.split()).lower() if type_text else _inferred_type(generator)  # type: ignore[arg-type]
-    return _Declared(Parameter(full, type_text), generator)
+    if type_text:
+        return _Declared(Parameter(full, " ".join(type_text.split()).lower()), generator)
+    return _Declared(Parameter(full, _inferred_type(generator)), generator, typed=False)  # type: ignore[arg-type]
 
 
 def _pair(value: Any, full: str, kind: str, line: int) -> tuple[float, float]:

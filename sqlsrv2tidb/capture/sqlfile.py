@@ -217,6 +217,47 @@ def split_batch(
     references. `DECLARE @x int = 5` and `SET @x = 6` with literals are bindings, not statements.
     Raises SplitError for text that cannot be tokenized.
     """
+    parts = _ANALYSED.get(text)
+    if parts is None:
+        parts = _analyse(text)
+        if len(_ANALYSED) > 20_000:
+            _ANALYSED.clear()
+        _ANALYSED[text] = parts
+    inherited = {p.name.casefold(): (p, None if values is None else values[i]) for i, p in enumerate(parameters)}
+    pieces = []
+    for part in parts:
+        params: list[Parameter] = []
+        vals: list[Scalar] = []
+        known = values is not None
+        for name, param, value, has_value in part.refs:
+            if param is not None:
+                known = known and has_value
+            elif name in inherited:
+                param, value = inherited[name]
+            else:
+                continue
+            params.append(param)
+            vals.append(value)
+        pieces.append(Piece(part.text, part.key, part.line, tuple(params), tuple(vals) if known else None))
+    return pieces
+
+
+@dataclass(frozen=True)
+class _Part:
+    """A statement of a batch, and each variable it uses: (name, DECLAREd parameter or None, value, known)."""
+
+    text: str
+    key: str
+    line: int
+    refs: tuple[tuple[str, Parameter | None, Scalar, bool], ...]
+
+
+# Drivers send the same statement text again and again with new values; analysing it once is
+# what keeps a capture of many executions of few statements fast.
+_ANALYSED: dict[str, list[_Part]] = {}
+
+
+def _analyse(text: str) -> list[_Part]:
     toks = tokens(text)
     for tok in toks:
         if tok.kind == "punct" and tok.text in ("'", "["):
@@ -229,35 +270,22 @@ def split_batch(
         if len(_SPLIT_CACHE) > 20_000:
             _SPLIT_CACHE.clear()
         _SPLIT_CACHE[key] = spans
-    inherited = {p.name.casefold(): (p, None if values is None else values[i]) for i, p in enumerate(parameters)}
     bound: dict[str, tuple[Parameter, Scalar, bool]] = {}
-    pieces = []
+    parts = []
     for first, last in spans:
         part = toks[first:last]
         if _bind_variables(part, text, bound):
             continue
-        start, end = part[0].start, part[-1].start + len(part[-1].text)
-        params: list[Parameter] = []
-        vals: list[Scalar] = []
-        known = values is not None
+        refs: dict[str, tuple[str, Parameter | None, Scalar, bool]] = {}
         for tok in part:
             if tok.kind != "var" or tok.text.startswith("@@"):
                 continue
             name = tok.text.casefold()
-            if any(p.name.casefold() == name for p in params):
-                continue
-            if name in bound:
-                param, value, has_value = bound[name]
-                known = known and has_value
-            elif name in inherited:
-                param, value = inherited[name]
-            else:
-                continue
-            params.append(param)
-            vals.append(value)
-        pieces.append(Piece(text[start:end], shape_key(part), text.count("\n", 0, start) + 1, tuple(params),
-                            tuple(vals) if known else None))
-    return pieces
+            if name not in refs:
+                refs[name] = (name, *bound[name]) if name in bound else (name, None, None, True)
+        start, end = part[0].start, part[-1].start + len(part[-1].text)
+        parts.append(_Part(text[start:end], shape_key(part), text.count("\n", 0, start) + 1, tuple(refs.values())))
+    return parts
 
 
 def _bind_variables(part: list[Token], text: str, bound: dict[str, tuple[Parameter, Scalar, bool]]) -> bool:

@@ -15,6 +15,7 @@ detected beside them.
 
 from __future__ import annotations
 
+import math
 from bisect import bisect_left
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -87,15 +88,18 @@ def _busiest_hour(buckets: list[_Bucket]) -> Window:
     if last - first <= HOUR:
         total = sum(b.executions for b in buckets)
         return Window("peak", _iso(first), _iso(last), kind="busiest_hour",
-                      description=f"the whole capture (under an hour): {total / (last - first):,.1f} qps")
+                      description=f"the whole capture (under an hour): {_qps(total / (last - first))}")
     starts = [b.start for b in buckets]
     longest = max(b.seconds for b in buckets)
     # The executions in a sliding hour change slope only where its start or end meets an interval
     # boundary, so the best hour starts at an interval start or ends at an interval end.
-    candidates = {min(max(s, first), last - HOUR) for s in starts}
-    candidates |= {min(max(b.end - HOUR, first), last - HOUR) for b in buckets}
+    # Hours that start at an interval start come first, so a tie keeps the rounder window.
+    # The hour stays inside the capture (its end rounded up to a whole second).
+    latest = max(math.ceil(last - HOUR), first)
+    at_starts = sorted({min(max(s, first), latest) for s in starts})
+    at_ends = sorted({min(max(b.end - HOUR, first), latest) for b in buckets} - set(at_starts))
     best, best_total = first, -1.0
-    for c in sorted(candidates):
+    for c in at_starts + at_ends:
         total = 0.0
         i = bisect_left(starts, c - longest)
         while i < len(buckets) and buckets[i].start < c + HOUR:
@@ -106,8 +110,10 @@ def _busiest_hour(buckets: list[_Bucket]) -> Window:
             i += 1
         if total > best_total + 1e-9:
             best, best_total = c, total
+        elif abs(total - best_total) <= 1e-9 and c < best and c in at_starts:
+            best = c
     return Window("peak", _iso(best), _iso(best + HOUR), kind="busiest_hour",
-                  description=f"the busiest hour: {best_total / HOUR:,.1f} qps")
+                  description=f"the busiest hour: {_qps(best_total / HOUR)}")
 
 
 def _batches(buckets: list[_Bucket]) -> list[Window]:
@@ -136,10 +142,14 @@ def _batches(buckets: list[_Bucket]) -> list[Window]:
         seconds = sum(b.seconds for b in run)
         windows.append(Window(
             f"batch-{len(windows) + 1}", _iso(start), _iso(end), kind="batch",
-            description=(f"sustained writes: {writes / executions:.0%} of {executions / seconds:,.1f} qps, "
-                         f"against a median of {usual_rate:,.1f} qps"),
+            description=(f"sustained writes: {writes / executions:.0%} of {_qps(executions / seconds)}, "
+                         f"against a median of {_qps(usual_rate)}"),
         ))
     return windows
+
+
+def _qps(rate: float) -> str:
+    return f"{rate:,.1f} qps" if rate >= 10 else f"{rate:.3g} qps"
 
 
 def _iso(seconds: float) -> str:

@@ -22,10 +22,15 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Literal, NamedTuple
 
 from ..model.workload import Parameter, Scalar
-from .fingerprint import parse_declarations, strip_parameter_prefix
+from .fingerprint import parse_declarations as _parse_declarations
+from .fingerprint import strip_parameter_prefix
+
+# A driver sends the same declaration list with every call of a statement.
+parse_declarations = lru_cache(maxsize=4096)(_parse_declarations)
 
 # One regex pass splits T-SQL into tokens; every character lands in some token, so an unterminated
 # string shows up as a lone `'` punctuation token instead of being silently swallowed.
@@ -58,13 +63,13 @@ class Token(NamedTuple):
 
 def tokens(text: str, *, keep_space: bool = False) -> list[Token]:
     """T-SQL tokens of `text` (whitespace and comments dropped unless `keep_space`)."""
-    out = []
-    for m in _LEX.finditer(text):
-        kind = m.lastgroup or "punct"
-        if not keep_space and kind in ("ws", "comment"):
-            continue
-        out.append(Token(kind, m.group(), m.start()))
-    return out
+    if keep_space:
+        return [Token(m.lastgroup or "punct", m.group(), m.start()) for m in _LEX.finditer(text)]
+    return [Token(kind, m.group(), m.start()) for m in _LEX.finditer(text)
+            if (kind := m.lastgroup or "punct") not in _SPACE]
+
+
+_SPACE = frozenset(("ws", "comment"))
 
 
 class NotALiteral(ValueError):

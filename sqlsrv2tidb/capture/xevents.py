@@ -137,6 +137,7 @@ class _Reader:
             self._drain(parser)
             parser.close()
         except etree.XMLSyntaxError as exc:
+            self._drain(parser)  # the events completed before the error are still queued
             line = exc.lineno or None
             if not self.names:
                 raise InputError(f"{self.file}:{line}: not well-formed XML ({exc.msg})") from None
