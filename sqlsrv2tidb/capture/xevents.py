@@ -33,7 +33,7 @@ from ..model import Finding, Severity, Workload
 from ..model.workload import parse_time
 from .executions import Collector, Context, Metrics, Piece
 from .fingerprint import parse_declarations, strip_parameter_prefix
-from .sqlfile import SplitError, split_batch
+from .statements import SplitError, split_batch
 from .textfile import TextFile
 from .wrappers import Unwrapper, wrapper_name
 

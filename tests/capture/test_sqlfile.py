@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from sqlsrv2tidb.capture.sqlfile import SplitError, read_sql_workload, split_batch, split_go
+from sqlsrv2tidb.capture.sqlfile import read_sql_workload, split_go
+from sqlsrv2tidb.capture.statements import SplitError, split_batch
 from sqlsrv2tidb.capture.textfile import TextFile
 from sqlsrv2tidb.model import Parameter
 from sqlsrv2tidb.workload_rates import class_rates, executions_in

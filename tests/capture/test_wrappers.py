@@ -4,15 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from sqlsrv2tidb.capture.wrappers import (
-    NotALiteral,
-    Unwrapper,
-    literal_value,
-    procedure_name,
-    tokens,
-    typed_value,
-    wrapper_name,
-)
+from sqlsrv2tidb.capture.literals import NotALiteral, literal_value, tokens, typed_value
+from sqlsrv2tidb.capture.wrappers import Unwrapper, procedure_name, wrapper_name
 from sqlsrv2tidb.model import Parameter
 
 
