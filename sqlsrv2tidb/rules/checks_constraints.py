@@ -4,8 +4,9 @@ CHECK: parsed and ignored before v7.2.0; from v7.2.0 enforced only with
 `tidb_enable_check_constraint = ON`, and then only for deterministic expressions
 (https://docs.pingcap.com/tidb/stable/constraints#check).
 FOREIGN KEY: parsed and ignored before v6.6.0, enforced but experimental from v6.6.0, generally
-available from v8.5.0, never on a partitioned parent or child table, and `SET DEFAULT` acts as
-`RESTRICT` (https://docs.pingcap.com/tidb/stable/foreign-key).
+available from v8.5.0, and `SET DEFAULT` acts as `RESTRICT` (https://docs.pingcap.com/tidb/stable/foreign-key).
+That no foreign key may touch a partitioned table is the planner's guard on partitioning, and
+TB07 names the foreign keys of tables SQL Server partitions.
 Each rule's `applies_to` carries its version gate, so the engine runs only the one that matches.
 """
 
@@ -122,46 +123,6 @@ def foreign_keys_experimental(ctx: RuleContext) -> Iterator[Hit]:
         source=first_fks[0].source if first_fks[0].source.file else first_table.source,
         details={"foreign_keys": [f"{t.qualified_name}.{_fk_label(fk)}" for t, fks in tables for fk in fks]},
     )
-
-
-def _partitioned(ctx: RuleContext, table: Table) -> str | None:
-    """Why `table` will be a partitioned TiDB table, or None."""
-    plan = ctx.plan_for(table)
-    if plan is not None:
-        if plan.distribution.strategy == "key_partition":
-            return f"partitioned by KEY for write distribution ({plan.distribution.partitions} partitions)"
-        if "PARTITION BY" in plan.ddl.upper():
-            return "partitioned in the generated DDL"
-        return None
-    if table.partitioning is not None:
-        return f"partitioned by scheme {table.partitioning.scheme}"
-    return None
-
-
-@rule("TB15")
-def foreign_keys_on_partitioned_tables(ctx: RuleContext) -> Iterator[Hit]:
-    db = ctx.database
-    for table in db.tables:
-        why = _partitioned(ctx, table)
-        if why is None:
-            continue
-        own = [_fk_label(fk) for fk in table.foreign_keys]
-        referencing = [f"{t.qualified_name}.{_fk_label(fk)}" for t, fk in db.referencing_foreign_keys(table)
-                       if t is not table]
-        if not own and not referencing:
-            continue
-        parts = []
-        if own:
-            parts.append(f"its own foreign key(s) {_listing(own)}")
-        if referencing:
-            parts.append(f"foreign key(s) pointing at it ({_listing(referencing)})")
-        yield Hit(
-            object=table.qualified_name,
-            message=f"{table.qualified_name} is {why} and has {' and '.join(parts)}: TiDB creates no foreign key "
-                    "whose parent or child table is partitioned",
-            source=table.source,
-            details={"partitioned": why, "foreign_keys": own, "referenced_by": referencing},
-        )
 
 
 @rule("TB16")

@@ -5,6 +5,8 @@ indexes, no filter, no included columns, descending order ignored, no indexes on
 clustered only by the primary key. Each check names the index, its table and where it was defined,
 and the catalogue says what to build instead (a TiFlash replica for a columnstore index, a wider
 key for INCLUDE, ...). https://docs.pingcap.com/tidb/stable/sql-statement-create-index#mysql-compatibility
+Keys over TiDB's 3072-byte or 16-column limits, renamed indexes and filtered unique indexes made
+non-unique are decisions of the DDL planner (plan/indexes.py), which reports them itself.
 """
 
 from __future__ import annotations
@@ -12,12 +14,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..model import DataType, Index, IndexColumn, Key, Module, Severity, Table
+from ..model import Index, IndexColumn, Key, Module, Severity, Table
 from .engine import RuleContext
 from .registry import Hit, rule
-
-MAX_INDEX_BYTES = 3072
-"""TiDB's default `max-index-length`: https://docs.pingcap.com/tidb/stable/tidb-limitations#limitations-on-indexes"""
 
 
 def _indexes(ctx: RuleContext, kinds: set[str] | None = None) -> Iterator[tuple[Table, Index]]:
@@ -109,6 +108,8 @@ def filtered_indexes(ctx: RuleContext) -> Iterator[Hit]:
                 source=index.source, details=details, severity=Severity.INFO,
             )
         elif index.unique:
+            if ctx.plan_for(table) is not None:
+                continue  # the planner creates it non-unique and reports that itself
             yield Hit(
                 object=_name(index, table),
                 message=f"filtered unique index {index.name} on {table.qualified_name} WHERE {index.filter}: TiDB has "
@@ -135,7 +136,9 @@ def included_columns(ctx: RuleContext) -> Iterator[Hit]:
         yield Hit(
             object=_name(index, table),
             message=f"index {index.name} on {table.qualified_name} INCLUDEs {', '.join(index.include)}: TiDB has no "
-                    f"included columns, so queries it covered will read the table row too{over}",
+                    "included columns; the DDL appends them to the key of a non-unique index while it stays within "
+                    "16 columns and 3072 bytes (a wider index), and otherwise drops them, so the queries it "
+                    f"covered also read the table row{over}",
             source=index.source,
             details={"table": table.qualified_name, "key": [c.name for c in index.columns],
                      "include": list(index.include)},
@@ -231,49 +234,3 @@ def clustered_index_not_primary_key(ctx: RuleContext) -> Iterator[Hit]:
                      "columns": [c.name for c in clustered.columns],
                      "primary_key": list(pk.column_names) if pk else []},
         )
-
-
-_CHAR_TYPES = {"char", "varchar", "nchar", "nvarchar"}
-_BINARY_TYPES = {"binary", "varbinary"}
-_FIXED_BYTES = {
-    "bit": 1, "tinyint": 1, "smallint": 2, "int": 4, "bigint": 8, "real": 4, "float": 8, "money": 8,
-    "smallmoney": 4, "date": 3, "time": 6, "datetime": 8, "datetime2": 8, "smalldatetime": 8,
-    "datetimeoffset": 8, "uniqueidentifier": 36 * 4, "decimal": 16, "numeric": 16, "rowversion": 8,
-    "timestamp": 8,
-}
-
-
-def key_bytes(data_type: DataType) -> int | None:
-    """Bytes a column takes in a TiDB index key (utf8mb4: 4 per character); None when unknown or (max)."""
-    name = data_type.name.lower()
-    if data_type.is_max:
-        return None
-    if name in _CHAR_TYPES:
-        return 4 * (data_type.length or 1)
-    if name in _BINARY_TYPES:
-        return data_type.length or 1
-    return _FIXED_BYTES.get(name)
-
-
-@rule("IX11")
-def index_key_too_long(ctx: RuleContext) -> Iterator[Hit]:
-    for table in ctx.database.tables:
-        for key in _keys(table):
-            total, widths = 0, []
-            for ic in key.columns:
-                column = table.column(ic.name)
-                size = key_bytes(column.type) if column is not None else None
-                if size is None:
-                    continue
-                total += size
-                widths.append(f"{ic.name} {column.type} = {size}")  # type: ignore[union-attr]
-            if total <= MAX_INDEX_BYTES:
-                continue
-            yield Hit(
-                object=_name(key, table),
-                message=f"{'key' if isinstance(key, Key) else 'index'} {key.name or ''} on {table.qualified_name} is "
-                        f"{total} bytes in utf8mb4 ({'; '.join(widths)}), over TiDB's {MAX_INDEX_BYTES}-byte index "
-                        "limit: CREATE fails",
-                source=key.source,
-                details={"table": table.qualified_name, "bytes": total, "limit": MAX_INDEX_BYTES},
-            )

@@ -11,6 +11,8 @@ import re
 from collections.abc import Iterator
 
 from ..model import Table
+from ..plan.identifiers import fit
+from ..translate.naming import NameMap
 from .engine import RuleContext
 from .expressions import expression_problems
 from .registry import Hit, rule
@@ -64,19 +66,29 @@ def _column_names(table: Table) -> frozenset[str]:
 
 @rule("TB03")
 def inexpressible_computed_columns(ctx: RuleContext) -> Iterator[Hit]:
+    """Computed columns TiDB cannot evaluate.
+
+    With a plan, a column the planner already left out of the DDL is its finding, not ours; what is
+    left is a column the DDL keeps as a generated column that TiDB would refuse.
+    """
     for table in ctx.database.tables:
         names = _column_names(table)
+        plan = ctx.plan_for(table)
+        planned = {c.name.casefold() for c in plan.columns} if plan is not None else None
         for column in table.columns:
             if column.computed is None:
+                continue
+            if planned is not None and fit(column.name).casefold() not in planned:
                 continue
             problems = expression_problems(column.computed.expression, names)
             if not problems:
                 continue
+            consequence = ("the generated DDL keeps it as a generated column, which TiDB refuses" if planned is not None
+                           else "a TiDB generated column allows only deterministic built-in functions")
             yield Hit(
                 object=f"{table.qualified_name}.{column.name}",
                 message=f"computed column {table.qualified_name}.{column.name} AS {column.computed.expression} "
-                        f"{'; '.join(p.describe() for p in problems)}: a TiDB generated column allows only "
-                        "deterministic built-in functions",
+                        f"{'; '.join(p.describe() for p in problems)}: {consequence}",
                 source=column.source if column.source.file else table.source,
                 details={"expression": column.computed.expression, "persisted": column.computed.persisted,
                          "reasons": [p.reason for p in problems], "calls": [p.detail for p in problems]},
@@ -166,43 +178,46 @@ def partition_schemes(ctx: RuleContext) -> Iterator[Hit]:
                          if scheme is not None and f.name.casefold() == scheme.function.casefold()), None)
         bounds = f", RANGE {'RIGHT' if function.range_right else 'LEFT'} with {len(function.boundaries)} " \
                  f"boundaries" if function else ""
+        # TiDB refuses a foreign key whose parent or child is partitioned:
+        # https://docs.pingcap.com/tidb/stable/foreign-key#restrictions
+        fks = [fk.name or f"({', '.join(fk.columns)})" for fk in table.foreign_keys]
+        fks += [f"{t.qualified_name}.{fk.name or '?'}" for t, fk in db.referencing_foreign_keys(table) if t is not table]
+        fk_note = f"; keeping it partitioned rules out its foreign keys ({', '.join(fks)})" if fks else ""
         yield Hit(
             object=table.qualified_name,
             message=f"{table.qualified_name} is partitioned by scheme {part.scheme} on {part.column}"
                     f"{f' (function {function.name}{bounds})' if function else ''}: TiDB partitions by RANGE "
-                    "without filegroups, and every unique key must include the partitioning column",
+                    f"without filegroups, and every unique key must include the partitioning column{fk_note}",
             source=table.source,
             details={"scheme": part.scheme, "column": part.column,
                      "function": function.name if function else None,
                      "boundaries": list(function.boundaries) if function else [],
-                     "range_right": function.range_right if function else None},
+                     "range_right": function.range_right if function else None,
+                     "foreign_keys": fks},
         )
 
 
 @rule("TB08")
 def long_identifiers(ctx: RuleContext) -> Iterator[Hit]:
+    """Names of tables, views and sequences as TiDB will see them (after schema merging).
+
+    Column names are the planner's (it shortens them and says so); index and constraint names are
+    shortened silently because code rarely names them.
+    """
     db = ctx.database
-
-    def over(kind: str, name: str | None, owner: str, source) -> Iterator[Hit]:
-        if name and len(name) > MAX_IDENTIFIER:
-            yield Hit(
-                object=f"{owner}.{name}" if owner else name,
-                message=f"{kind} name {name!r} has {len(name)} characters; TiDB allows {MAX_IDENTIFIER}",
-                source=source,
-                details={"kind": kind, "length": len(name)},
-            )
-
-    for table in db.tables:
-        yield from over("table", table.name, table.schema, table.source)
-        for column in table.columns:
-            yield from over("column", column.name, table.qualified_name, column.source)
-        for key in [*([table.primary_key] if table.primary_key else []), *table.unique_keys, *table.indexes]:
-            yield from over("index", key.name, table.qualified_name, key.source)
-        for fk in table.foreign_keys:
-            yield from over("foreign key", fk.name, table.qualified_name, fk.source)
-        for check in table.checks:
-            yield from over("constraint", check.name, table.qualified_name, check.source)
-    for view in db.modules_of("view"):
-        yield from over("view", view.name, view.schema or "", view.source)
-    for seq in db.sequences:
-        yield from over("sequence", seq.name, seq.schema, seq.source)
+    names = NameMap.for_database(db)
+    objects = [("table", t.schema, t.name, t.source) for t in db.tables]
+    objects += [("view", v.schema, v.name, v.source) for v in db.modules_of("view")]
+    objects += [("sequence", s.schema, s.name, s.source) for s in db.sequences]
+    for kind, schema, name, source in objects:
+        tidb = names.object(schema, name).name
+        if len(tidb) <= MAX_IDENTIFIER:
+            continue
+        renamed = f" (its TiDB name {tidb} includes the schema)" if tidb != name else ""
+        yield Hit(
+            object=f"{schema}.{name}" if schema else name,
+            message=f"{kind} name {tidb!r} has {len(tidb)} characters{renamed}; TiDB allows {MAX_IDENTIFIER}, so "
+                    "its CREATE fails until it is renamed",
+            source=source,
+            details={"kind": kind, "tidb_name": tidb, "length": len(tidb)},
+        )
