@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import UsageError
+from ..errors import InputError
 from ..model import Capture, Database, Finding, Module, Severity, Table
 from ..model.plan import MigrationPlan, TablePlan
 from ..model.translation import Translation
@@ -69,26 +69,26 @@ class RuleSettings:
         section = (options.config or {}).get("rules")
         if section is None:
             return cls()
-        where = options.config_file or "config"
+        where = options.config_file or "--config"
         if not isinstance(section, dict):
-            raise UsageError(f"{where}: `rules` must be a mapping with `disable` and/or `severity`")
+            raise InputError(f"{where}: `rules` must be a mapping with `disable` and/or `severity`")
         unknown = sorted(set(section) - {"disable", "severity"})
         if unknown:
-            raise UsageError(f"{where}: rules.{unknown[0]} is not a setting (use disable or severity)")
+            raise InputError(f"{where}: rules.{unknown[0]} is not a setting (use disable or severity)")
         disable = section.get("disable") or []
         if isinstance(disable, str):
             disable = [disable]
         if not isinstance(disable, list):
-            raise UsageError(f"{where}: rules.disable must be a list of rule codes or names")
+            raise InputError(f"{where}: rules.disable must be a list of rule codes or names")
         severity_map = section.get("severity") or {}
         if not isinstance(severity_map, dict):
-            raise UsageError(f"{where}: rules.severity must map rule codes or names to a severity")
+            raise InputError(f"{where}: rules.severity must map rule codes or names to a severity")
         severities: dict[str, Severity] = {}
         for key, value in severity_map.items():
             try:
                 severities[_resolve(catalogue, key, where)] = Severity(str(value).lower())
             except ValueError:
-                raise UsageError(
+                raise InputError(
                     f"{where}: rules.severity.{key}: {value!r} is not one of {', '.join(s.value for s in Severity)}"
                 ) from None
         return cls(frozenset(_resolve(catalogue, key, where) for key in disable), severities)
@@ -110,7 +110,7 @@ def _resolve(catalogue: Catalogue, key: Any, where: str) -> str:
     text = str(key).strip()
     found = catalogue.get(text) or catalogue.by_name(text)
     if found is None:
-        raise UsageError(f"{where}: no rule {text!r} (give a code like IX05 or a name like included-columns)")
+        raise InputError(f"{where}: no rule {text!r} (give a code like IX05 or a name like included-columns)")
     return found.code
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from rules_models import col, findings, index, table
 
-from sqlsrv2tidb.errors import UsageError
+from sqlsrv2tidb.errors import InputError
 from sqlsrv2tidb.model import CheckConstraint, Database, Finding, Severity
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.rules import registry
@@ -48,7 +48,7 @@ def test_config_disables_rules_and_sets_severity_by_name_or_code():
     ({"rules": {"enable": ["IX05"]}}, "rules.enable is not a setting"),
 ])
 def test_bad_rule_settings_name_the_config_file(config, message):
-    with pytest.raises(UsageError, match=message) as err:
+    with pytest.raises(InputError, match=message) as err:
         findings(DB, config=config, config_file="overrides.yaml")
     assert str(err.value).startswith("overrides.yaml: ")
 
