@@ -1,0 +1,315 @@
+"""Column definitions for TiDB: type, collation, nullability, identity, default and computed value.
+
+Every decision that changes or drops something becomes a finding on the column with the file and
+line it was defined at. Defaults follow TiDB's rules for DEFAULT: literals, CURRENT_TIMESTAMP on
+date-time columns, NEXT VALUE FOR on integers, UUID() on strings; no literal default on TEXT/BLOB
+(https://docs.pingcap.com/tidb/stable/data-type-default-values). A computed column becomes a
+generated column, STORED when SQL Server persisted it (https://docs.pingcap.com/tidb/stable/generated-columns).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from datetime import date, timedelta
+
+from ..model import Column, Database, Finding, Severity, Table
+from ..model.plan import ColumnPlan
+from ..options import Options
+from ..translate.ddl import ColumnDef
+from ..translate.naming import NameMap
+from ..translate.types import MappedType, TypeInfo, TypeMapper, type_info
+from .expressions import translate_ddl_expression
+from .identifiers import fit, sql_name
+from .identity import AUTO_RANDOM_BITS, IdentityPlan, SequencePlan, sequence_reference
+
+# Severity of each type-loss rule, as in its YAML in rules/types/.
+TYPE_LOSS_SEVERITY = {
+    "TY01": Severity.LOW, "TY02": Severity.MEDIUM, "TY03": Severity.LOW, "TY04": Severity.MEDIUM,
+    "TY05": Severity.INFO, "TY06": Severity.HIGH, "TY07": Severity.MEDIUM, "TY08": Severity.HIGH,
+    "TY09": Severity.HIGH, "TY10": Severity.HIGH, "TY14": Severity.LOW,
+}
+
+UNKNOWN_TYPES = ("sql_variant",)
+"""What the script reader records for a computed column whose type SQL Server derives from the expression."""
+
+_TIME_FUNCS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", "SYSDATE")
+_LITERAL = re.compile(r"^(?:-?\s*\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|'(?:[^'\\]|''|\\.)*'|NULL|TRUE|FALSE|[xX]'[0-9A-Fa-f]*'|0x[0-9A-Fa-f]+)$",
+                      re.I)
+
+
+@dataclass
+class BuiltColumn:
+    column: Column
+    name: str
+    """The TiDB name, unquoted."""
+    mapped: MappedType
+    ddl: ColumnDef
+    plan: ColumnPlan
+    info: TypeInfo
+
+
+@dataclass
+class ColumnBuilder:
+    database: Database
+    names: NameMap
+    options: Options
+    mapper: TypeMapper
+    sequences: dict[tuple[str, str], SequencePlan] = field(default_factory=dict)
+    findings: list[Finding] = field(default_factory=list)
+
+    def build(self, table: Table, identity: IdentityPlan | None, table_collation: str) -> list[BuiltColumn]:
+        out = []
+        for column in table.columns:
+            built = self._column(table, column, identity, table_collation)
+            if built is not None:
+                out.append(built)
+        return out
+
+    def _finding(self, rule: str, severity: Severity, table: Table, column: Column, message: str, **details: object) -> None:
+        src = column.source if column.source.file else table.source
+        self.findings.append(Finding(rule=rule, severity=severity, object=f"{table.qualified_name}.{column.name}",
+                                     message=message, file=src.file, line=src.line, details=dict(details)))
+
+    def _column(self, table: Table, column: Column, identity: IdentityPlan | None,
+                table_collation: str) -> BuiltColumn | None:
+        key = f"{table.schema}.{table.name}.{column.name}"
+        name = fit(column.name)
+        if name != column.name:
+            self._finding("TY21", Severity.MEDIUM, table, column,
+                          f"column name is {len(column.name)} characters; TiDB allows 64, so it becomes {name} "
+                          f"(queries that name it must use the new name)")
+        is_identity = identity is not None and identity.column.casefold() == column.name.casefold()
+        mapped = self.mapper.map_type(column.type, column_key=key)
+        notes: list[str] = []
+        if mapped.override:
+            notes.append(f"type from {mapped.override}")
+        elif column.computed is None:  # a computed value's losses are its operands' losses
+            for loss in mapped.losses:
+                self._finding(loss.rule, TYPE_LOSS_SEVERITY.get(loss.rule, Severity.MEDIUM), table, column, loss.message)
+        target = mapped.target
+        if is_identity and identity is not None:
+            target = self._identity_type(table, column, identity, target)
+        info = type_info(target)
+        nullable = column.nullable and not is_identity
+        if column.type.name.casefold() in ("rowversion", "timestamp") and not mapped.override:
+            nullable = True  # nothing fills it in any more
+        collate = None
+        if info.is_string:
+            collation = self.mapper.map_collation(column.collation) if column.collation else None
+            if collation is not None and collation.target != table_collation:
+                collate = collation.target
+        auto = default = generated = None
+        kind = None
+        if is_identity and identity is not None:
+            kind = identity.kind
+            if identity.kind == "auto_increment":
+                auto = "AUTO_INCREMENT"
+            elif identity.kind == "auto_random":
+                auto = f"/*T![auto_rand] AUTO_RANDOM({AUTO_RANDOM_BITS}) */"
+            elif identity.sequence is not None:
+                default = f"DEFAULT NEXT VALUE FOR {identity.sequence.target}"
+        elif column.computed is not None:
+            generated, target, info = self._computed(table, column, target, info)
+            if generated is None:
+                return None
+        elif column.generated_always is not None:
+            # A temporal table's period column: SQL Server fills it; TiDB has no system versioning.
+            default = "DEFAULT CURRENT_TIMESTAMP(6)" if column.generated_always == "row_start" else "DEFAULT '9999-12-31 23:59:59.999999'"
+            target, info = "DATETIME(6)", type_info("DATETIME(6)")
+            notes.append(f"period column ({column.generated_always}) of a temporal table: a plain column with a default")
+        elif column.default is not None:
+            default = self._default(table, column, info, target)
+            if default and default.startswith("DEFAULT NEXT VALUE FOR"):
+                kind = "sequence"
+        comment = _string_literal(column.description[:1024]) if column.description else None
+        ddl = ColumnDef(sql_name(name), target, collate, nullable, auto, default, generated, comment)
+        plan = ColumnPlan(name, mapped.source, target, nullable, kind,  # type: ignore[arg-type]
+                          default.removeprefix("DEFAULT ") if default else None, tuple(notes))
+        return BuiltColumn(column, name, mapped, ddl, plan, info)
+
+    def _identity_type(self, table: Table, column: Column, identity: IdentityPlan, target: str) -> str:
+        if identity.kind == "auto_random" or identity.widen_to_bigint:
+            return "BIGINT"
+        if column.type.name.casefold() in ("decimal", "numeric"):
+            # AUTO_INCREMENT needs an integer type; SQL Server allows IDENTITY on decimal(p,0).
+            self._finding("ID06", Severity.LOW, table, column,
+                          f"IDENTITY on {column.type} becomes BIGINT AUTO_INCREMENT (TiDB increments integers only)")
+            return "BIGINT"
+        return target
+
+    # Defaults -------------------------------------------------------------------------------
+
+    def _default(self, table: Table, column: Column, info: TypeInfo, target: str) -> str | None:
+        ref = sequence_reference(column.default)
+        if ref is not None:
+            seq = self.database.sequence(ref[0], ref[1])
+            plan = self.sequences.get((seq.schema.casefold(), seq.name.casefold())) if seq else None
+            if plan is None:
+                self._finding("TY18", Severity.MEDIUM, table, column,
+                              f"default {column.default} names a sequence that is not in the schema; the default is left out")
+                return None
+            if info.family != "integer":
+                self._finding("TY18", Severity.MEDIUM, table, column,
+                              f"default {column.default} on a {target} column: TiDB allows NEXT VALUE FOR on integer "
+                              f"columns only; the default is left out")
+                return None
+            return f"DEFAULT NEXT VALUE FOR {plan.target}"
+        assert column.default is not None
+        text, notes = translate_ddl_expression(column.default, database=self.database, table=table, names=self.names,
+                                               options=self.options)
+        if text is None:
+            why = "; ".join(n.message for n in notes) or "no TiDB equivalent"
+            self._finding("TY18", Severity.MEDIUM, table, column,
+                          f"default {column.default} cannot be translated ({why}); it is left out of the DDL")
+            return None
+        value = unparen(text)
+        if _LITERAL.match(value) and value.upper() == "NULL":
+            return None
+        if info.is_lob:
+            self._finding("TY17", Severity.MEDIUM if not column.nullable else Severity.LOW, table, column,
+                          f"default {column.default} on a {target} column is left out: TiDB before v8.0 allows no "
+                          f"default on TEXT/BLOB/JSON and later versions only expression defaults; inserts that omit "
+                          f"the column must now supply it")
+            return None
+        if _LITERAL.match(value):
+            return "DEFAULT " + self._literal_for(value, info, column)
+        func = re.match(r"^([A-Z_]+)\s*\((.*)\)$", value, re.I | re.S) or re.match(r"^([A-Z_]+)$", value, re.I)
+        name = func[1].upper() if func else ""
+        if name in _TIME_FUNCS and info.family == "datetime":
+            if name == "UTC_TIMESTAMP":
+                self._finding("TY19", Severity.LOW, table, column,
+                              f"default {column.default} (UTC) becomes CURRENT_TIMESTAMP, which is in the session "
+                              f"time zone: run the TiDB connections with time_zone = '+00:00' to keep UTC values")
+            return f"DEFAULT CURRENT_TIMESTAMP({info.fsp})" if info.fsp else "DEFAULT CURRENT_TIMESTAMP"
+        if name == "UUID" and info.family == "string" and (info.length or 0) >= 36:
+            return "DEFAULT (UUID())"
+        if name == "UUID" and info.family == "binary" and info.length == 16:
+            # UUID_TO_BIN is TiDB/MySQL 8 only; MariaDB reads the comment and leaves no default.
+            return "/*T! DEFAULT (UUID_TO_BIN(UUID())) */"
+        self._finding("TY18", Severity.MEDIUM, table, column,
+                      f"default {column.default} translates to {text}, which TiDB does not allow as a default on a "
+                      f"{target} column; it is left out of the DDL")
+        return None
+
+    def _literal_for(self, value: str, info: TypeInfo, column: Column) -> str:
+        if info.family in ("datetime", "date") and re.match(r"^-?\s*\d+(?:\.\d*)?$", value):
+            # SQL Server reads a number as days after 1900-01-01; MySQL would store a zero date.
+            day = date(1900, 1, 1) + timedelta(days=int(float(value.replace(" ", ""))))
+            return f"'{day.isoformat()}'" if info.family == "date" else f"'{day.isoformat()} 00:00:00'"
+        if info.family == "integer" and value.startswith("'") and re.match(r"^'-?\d+'$", value):
+            return value.strip("'")
+        del column
+        return value
+
+    # Computed columns -----------------------------------------------------------------------
+
+    def _computed(self, table: Table, column: Column, target: str, info: TypeInfo) -> tuple[str | None, str, TypeInfo]:
+        assert column.computed is not None
+        text, notes = translate_ddl_expression(column.computed.expression, database=self.database, table=table,
+                                               names=self.names, options=self.options)
+        if text is None:
+            why = "; ".join(n.message for n in notes) or "no TiDB equivalent"
+            self._finding("TY20", Severity.MEDIUM, table, column,
+                          f"computed column AS {column.computed.expression} cannot be expressed in TiDB ({why}); the "
+                          f"column is left out of the DDL: compute it in queries or the application")
+            return None, target, info
+        if column.type.name.casefold() in UNKNOWN_TYPES or column.type.name.casefold() not in self.mapper.types:
+            inferred = infer_type(text, table, self.mapper)
+            if inferred is None:
+                self._finding("TY20", Severity.MEDIUM, table, column,
+                              f"computed column AS {column.computed.expression}: its type cannot be inferred; the "
+                              f"column is left out of the DDL")
+                return None, target, info
+            target, info = inferred, type_info(inferred)
+        storage = "STORED" if column.computed.persisted else "VIRTUAL"
+        return f"({unparen(text)}) {storage}", target, info
+
+
+def infer_type(expression: str, table: Table, mapper: TypeMapper) -> str | None:
+    """The MySQL type of a translated expression over `table`'s columns, via sqlglot's type annotation."""
+    import sqlglot
+    from sqlglot import exp
+    from sqlglot.errors import SqlglotError
+    from sqlglot.optimizer.annotate_types import annotate_types
+
+    schema = {c.name: mapper.map_type(c.type).target for c in table.columns if c.computed is None}
+    try:
+        tree = sqlglot.parse_one(expression, read="mysql")
+        for col in tree.find_all(exp.Column):
+            if col.name in schema:
+                col.type = exp.DataType.build(schema[col.name], dialect="mysql")
+        typed = annotate_types(tree, dialect="mysql")
+    except (SqlglotError, ValueError, KeyError):
+        return None
+    dtype = typed.type
+    if dtype is None or dtype.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.NULL):
+        return None
+    if dtype.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT) and not dtype.expressions:
+        return "VARCHAR(4000)"
+    if dtype.this == exp.DataType.Type.DECIMAL and not dtype.expressions:
+        return "DECIMAL(38,6)"
+    return dtype.sql(dialect="mysql")
+
+
+def unparen(text: str) -> str:
+    text = text.strip()
+    while text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
+        text = text[1:-1].strip()
+    return text
+
+
+def _balanced(text: str) -> bool:
+    depth, quote = 0, None
+    for ch in text:
+        if quote:
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'\"`":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+            if depth < 0:
+                return False
+    return depth == 0
+
+
+def _string_literal(text: str) -> str:
+    return "'" + text.replace("\\", "\\\\").replace("'", "''") + "'"
+
+
+def shrink_row(columns: list[BuiltColumn], keep: set[str], table: Table, findings: list[Finding],
+               limit: int = 65000) -> list[BuiltColumn]:
+    """Turn the widest VARCHAR columns into TEXT until the row fits MySQL's 65,535-byte limit.
+
+    TiDB itself does not enforce that limit (pingcap/tidb#24728), but the same DDL must also run on
+    MySQL and MariaDB, and TEXT costs TiDB nothing: both are stored inline in the row.
+    `keep` holds folded names of columns used in keys, which must stay VARCHAR.
+    """
+    total = sum(c.info.row_bytes for c in columns)
+    if total <= limit:
+        return columns
+    changed = []
+    order = sorted((c for c in columns if c.info.family == "string" and c.name.casefold() not in keep
+                    and c.column.computed is None and c.ddl.default is None),
+                   key=lambda c: -c.info.row_bytes)
+    for col in order:
+        if total <= limit:
+            break
+        total -= col.info.row_bytes - 12
+        new_type = "TEXT" if (col.info.length or 0) <= 16383 else "MEDIUMTEXT"
+        col.ddl = replace(col.ddl, type=new_type)
+        col.plan = replace(col.plan, target_type=new_type, notes=(*col.plan.notes, "TEXT to fit the 65,535-byte row"))
+        col.info = type_info(new_type)
+        changed.append(f"{col.name} ({col.mapped.target})")
+    if changed:
+        findings.append(Finding(
+            rule="TY15", severity=Severity.LOW, object=table.qualified_name,
+            message=f"the row would exceed MySQL's 65,535-byte limit (utf8mb4 takes 4 bytes per character), so "
+                    f"{', '.join(changed)} become TEXT; TiDB stores them the same way",
+            file=table.source.file, line=table.source.line,
+        ))
+    return columns

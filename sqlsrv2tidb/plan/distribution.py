@@ -1,0 +1,305 @@
+"""Per-table distribution decisions: how a write-hot table's inserts get spread over TiKV nodes.
+
+This is seed 000 as code. A new TiDB table is one Region on one TiKV node, and a monotonically
+increasing row key keeps every insert on the last Region however large the table grows
+(https://docs.pingcap.com/tidb/stable/troubleshoot-hot-spot-issues). For a table whose captured
+write rate crosses the write-hot threshold the planner chooses, with its evidence:
+
+- `key_partition`: `PARTITION BY KEY(<pk columns>) PARTITIONS <TiKV nodes>` for a clustered
+  primary key that is composite or not monotonic. Guards: TiDB >= 7.0 (earlier versions silently
+  create a normal table), no foreign key on or to the table, and every unique key contains the
+  partition columns or becomes a global index (>= 8.3)
+  (https://docs.pingcap.com/tidb/stable/partitioned-table#key-partitioning,
+  https://docs.pingcap.com/tidb/stable/global-indexes, https://docs.pingcap.com/tidb/stable/foreign-key).
+- `pre_split`: `PRIMARY KEY ... NONCLUSTERED` + `SHARD_ROW_ID_BITS` (~log2 of the TiKV nodes) +
+  `PRE_SPLIT_REGIONS` (<= the shard bits), `merge_option=deny` and `tidb_scatter_region`, when the
+  table has no clustered key (its rows get `_tidb_rowid`) or key partitioning is blocked
+  (https://docs.pingcap.com/tidb/stable/shard-row-id-bits, https://docs.pingcap.com/tidb/stable/table-attributes).
+- a recommendation only (finding ID04) for a single monotonic clustered key: AUTO_RANDOM or a
+  NONCLUSTERED key with shard bits change how ids look, so they are applied only when configured.
+
+Tables below the threshold, or with no workload to judge by, are left alone, and the decision says
+which evidence would change it. The per-table `tables:` overrides of --config win over all this.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from ..model import Database, Finding, Severity, Table
+from ..model.plan import Distribution
+from ..options import Options, Version
+from .config import PlanConfig, TableOverride
+from .table_rates import TableRate
+
+KEY_PARTITION_SINCE = Version(7, 0)
+GLOBAL_INDEX_SINCE = Version(8, 3)
+SCATTER_ENUM_SINCE = Version(8, 4)
+"""`tidb_scatter_region` became SESSION|GLOBAL with values ''/TABLE/GLOBAL in v8.4 (pingcap/docs#18901)."""
+MAX_SHARD_BITS = 15
+
+
+@dataclass(frozen=True)
+class TableDesign:
+    """What the distribution decision changes in the table's DDL."""
+
+    distribution: Distribution
+    clustered: bool
+    partition_columns: tuple[str, ...] = ()
+    global_unique: frozenset[str] = frozenset()
+    """Names (folded) of unique keys that become GLOBAL indexes of the partitioned table."""
+    auto_random: bool = False
+    merge_deny: bool = False
+    findings: tuple[Finding, ...] = field(default=(), compare=False)
+
+
+def shard_bits_for(tikv_nodes: int) -> int:
+    """SHARD_ROW_ID_BITS = log2 of the TiKV nodes, rounded up (12 nodes -> 4, as seed 000 used)."""
+    return max(1, min(MAX_SHARD_BITS, math.ceil(math.log2(max(tikv_nodes, 2)))))
+
+
+def monotonic_column(table: Table) -> str | None:
+    """The first primary-key column when its values only grow: IDENTITY or a NEXT VALUE FOR default."""
+    if table.primary_key is None or not table.primary_key.columns:
+        return None
+    column = table.column(table.primary_key.columns[0].name)
+    if column is None:
+        return None
+    if column.identity is not None or (column.default and "next value for" in column.default.casefold()):
+        return column.name
+    return None
+
+
+def unique_keys(table: Table) -> list[tuple[str, tuple[str, ...]]]:
+    """(name, columns) of every UNIQUE constraint and unique rowstore index."""
+    keys = [(k.name or f"unique_{i}", k.column_names) for i, k in enumerate(table.unique_keys)]
+    keys += [(ix.name or f"unique_ix_{i}", tuple(c.name for c in ix.columns))
+             for i, ix in enumerate(table.indexes) if ix.unique and ix.kind == "rowstore" and not ix.clustered]
+    return keys
+
+
+class DistributionPlanner:
+    def __init__(self, database: Database, options: Options, config: PlanConfig, *, rates_known: bool) -> None:
+        self.database = database
+        self.options = options
+        self.config = config
+        self.rates_known = rates_known
+        self.version = options.tidb_version
+
+    def decide(self, table: Table, rate: TableRate | None) -> TableDesign:
+        facts = self._facts(table, rate)
+        override = self.config.table(table.schema, table.name)
+        if override is not None and (override.distribution or override.identity == "auto_random"):
+            return self._configured(table, override, facts)
+        threshold = self.config.write_hot_qps
+        pk = table.primary_key
+        clustered = bool(pk and pk.clustered)
+        if not self.rates_known:
+            return self._leave(table, facts, "No captured write rates, so no distribution change.",
+                               f"A capture with write rates (Query Store, Extended Events or a workload spec) showing "
+                               f"at least {threshold:g} writes/s to this table would make it write-hot.")
+        load = rate.load if rate else 0.0
+        if load < threshold:
+            where = f" in window {rate.window!r}" if rate and rate.window else ""
+            return self._leave(table, facts, f"Peak write rate {load:,.1f}/s{where} is below the write-hot threshold "
+                               f"of {threshold:g}/s: one Region keeps up, so the table is left as is.",
+                               f"A peak write rate of {threshold:g}/s or more (thresholds.write_hot_qps).")
+        assert rate is not None
+        hot = (f"Peak write rate {load:,.0f}/s in window {rate.window!r} is above the write-hot threshold of "
+               f"{threshold:g}/s; a new table is one Region on one TiKV node, which seed 000 saw top out near 25,000 inserts/s.")
+        if self.options.tikv_nodes < 2:
+            return self._leave(table, facts, hot + " With one TiKV node there is nothing to spread the writes over.",
+                               "More than one TiKV node (--tikv-nodes).")
+        if pk is None or not clustered:
+            why = "has no primary key" if pk is None else "has a NONCLUSTERED primary key"
+            return self._pre_split(table, facts, hot + f" The table {why}, so rows get TiDB's increasing _tidb_rowid.", None)
+        mono = monotonic_column(table)
+        if mono is not None and len(pk.columns) == 1:
+            return self._recommend_auto_random(table, facts, hot, mono, rate)
+        blocked = self._key_partition_blockers(table)
+        if blocked:
+            return self._pre_split(table, facts, hot, blocked)
+        return self._key_partition(table, facts, hot, override)
+
+    # Facts and evidence ---------------------------------------------------------------------
+
+    def _facts(self, table: Table, rate: TableRate | None) -> dict[str, object]:
+        pk = table.primary_key
+        referencing = [f"{t.schema}.{t.name}.{fk.name or '?'}" for t, fk in self.database.referencing_foreign_keys(table)]
+        evidence: dict[str, object] = {
+            "threshold_write_qps": self.config.write_hot_qps,
+            "rates_known": self.rates_known,
+            "primary_key": list(pk.column_names) if pk else [],
+            "primary_key_clustered": bool(pk and pk.clustered),
+            "primary_key_monotonic": monotonic_column(table) is not None,
+            "foreign_keys": [fk.name or "?" for fk in table.foreign_keys],
+            "referenced_by": referencing,
+            "unique_keys": [f"{n} ({', '.join(c)})" for n, c in unique_keys(table)],
+            "tikv_nodes": self.options.tikv_nodes,
+            "tidb_version": str(self.version),
+        }
+        if rate is not None:
+            evidence.update(rate.evidence())
+        if table.partitioning is not None:
+            evidence["sql_server_partition_scheme"] = f"{table.partitioning.scheme}({table.partitioning.column})"
+        return evidence
+
+    def _key_partition_blockers(self, table: Table) -> list[str]:
+        reasons = []
+        if self.version < KEY_PARTITION_SINCE:
+            reasons.append(f"TiDB {self.version} has no KEY partitioning (it arrived in v7.0.0; earlier versions "
+                           "silently create a normal table)")
+        if table.foreign_keys:
+            reasons.append(f"the table has foreign keys ({', '.join(fk.name or '?' for fk in table.foreign_keys)}), "
+                           "and TiDB cannot partition a table with foreign keys")
+        referencing = self.database.referencing_foreign_keys(table)
+        if referencing:
+            names = ", ".join(f"{t.schema}.{t.name}" for t, _ in referencing)
+            reasons.append(f"foreign keys of {names} point at it, and TiDB cannot partition a referenced table")
+        pk_cols = {c.casefold() for c in table.primary_key.column_names} if table.primary_key else set()
+        missing = [n for n, cols in unique_keys(table) if not pk_cols <= {c.casefold() for c in cols}]
+        if missing and self.version < GLOBAL_INDEX_SINCE:
+            reasons.append(f"unique keys {', '.join(missing)} do not contain all partition columns, and global "
+                           f"indexes need TiDB 8.3 (target is {self.version})")
+        return reasons
+
+    def _alternatives(self, table: Table, chosen: str) -> tuple[str, ...]:
+        bits = shard_bits_for(self.options.tikv_nodes)
+        pk = ", ".join(table.primary_key.column_names) if table.primary_key else ""
+        out = []
+        if chosen != "key_partition" and table.primary_key:
+            out.append(f"key_partition: PARTITION BY KEY({pk}) PARTITIONS {self.options.tikv_nodes} spreads writes by a hash "
+                       "of the key; range reads that do not name the key visit every partition")
+        if chosen != "pre_split":
+            key = f"PRIMARY KEY ({pk}) NONCLUSTERED + " if pk else ""
+            out.append(f"pre_split: {key}SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={bits} (2^{bits} Regions) with "
+                       "ATTRIBUTES 'merge_option=deny' and tidb_scatter_region; key lookups then read the row through "
+                       "the primary-key index")
+        if chosen != "auto_random" and monotonic_column(table):
+            out.append("auto_random: AUTO_RANDOM on a BIGINT first key column scatters new ids; ids stop being "
+                       "increasing, so nothing may rely on their order")
+        if chosen != "none":
+            out.append("none: keep the SQL Server design and accept one hot Region until the table splits")
+        return tuple(out)
+
+    # Outcomes -------------------------------------------------------------------------------
+
+    def _leave(self, table: Table, facts: dict[str, object], rationale: str, would_change_if: str | None) -> TableDesign:
+        pk = table.primary_key
+        dist = Distribution("none", rationale=rationale, evidence=facts,
+                            alternatives=self._alternatives(table, "none"), would_change_if=would_change_if)
+        return TableDesign(dist, clustered=bool(pk and pk.clustered) if pk else False)
+
+    def _key_partition(self, table: Table, facts: dict[str, object], hot: str,
+                       override: TableOverride | None) -> TableDesign:
+        assert table.primary_key is not None
+        partitions = (override.partitions if override and override.partitions else None) or self.options.tikv_nodes
+        cols = table.primary_key.column_names
+        pk_cols = {c.casefold() for c in cols}
+        global_unique = frozenset(n.casefold() for n, c in unique_keys(table) if not pk_cols <= {x.casefold() for x in c})
+        bits = shard_bits_for(self.options.tikv_nodes)
+        rationale = (f"{hot} PARTITION BY KEY({', '.join(cols)}) PARTITIONS {partitions} (one per TiKV node) starts the "
+                     f"table as {partitions} Regions and spreads inserts by a hash of the primary key, as seed 000 did "
+                     f"(25,000 -> 60,000 inserts/s on 12 TiKV nodes). The alternative is a pre-split table: PRIMARY KEY "
+                     f"... NONCLUSTERED with SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={bits}, merge_option=deny and "
+                     f"tidb_scatter_region. Partitions cost extra round trips for reads that do not name the key.")
+        if global_unique:
+            rationale += f" Unique keys without the partition columns become global indexes: {', '.join(sorted(global_unique))}."
+        dist = Distribution("key_partition", partitions=partitions, rationale=rationale, evidence=facts,
+                            alternatives=self._alternatives(table, "key_partition"))
+        findings = [Finding(
+            rule="DI01", severity=Severity.HIGH, object=table.qualified_name,
+            message=f"write-hot table ({facts.get('write_qps', 0)} writes/s in window {facts.get('window')!r}): "
+                    f"PARTITION BY KEY({', '.join(cols)}) PARTITIONS {partitions}; alternative: pre-split with "
+                    f"SHARD_ROW_ID_BITS={bits}",
+            file=table.source.file, line=table.source.line, details={"evidence": facts},
+        )]
+        for name in sorted(global_unique):
+            findings.append(Finding(
+                rule="DI03", severity=Severity.INFO, object=f"{table.qualified_name}.{name}",
+                message=f"unique key {name} does not contain the partition columns ({', '.join(cols)}); it becomes a "
+                        f"GLOBAL index (TiDB {self.version} >= 8.3), which costs a cross-partition write on every insert",
+                file=table.source.file, line=table.source.line,
+            ))
+        # Each partition starts as an empty Region; keep PD from merging them back before the load.
+        return TableDesign(dist, clustered=True, partition_columns=cols, global_unique=global_unique,
+                           merge_deny=True, findings=tuple(findings))
+
+    def _pre_split(self, table: Table, facts: dict[str, object], hot: str, blocked: list[str] | None,
+                   override: TableOverride | None = None) -> TableDesign:
+        bits = (override.shard_row_id_bits if override and override.shard_row_id_bits else None) or shard_bits_for(self.options.tikv_nodes)
+        split = (override.pre_split_regions if override and override.pre_split_regions else None) or bits
+        split = min(split, bits)
+        pk = table.primary_key
+        key = f"PRIMARY KEY ({', '.join(pk.column_names)}) NONCLUSTERED + " if pk else ""
+        why = f" KEY partitioning is ruled out: {'; '.join(blocked)}." if blocked else ""
+        rationale = (f"{hot}{why} {key}SHARD_ROW_ID_BITS={bits} scatters row ids over 2^{bits} shards, "
+                     f"PRE_SPLIT_REGIONS={split} starts the table as 2^{split} Regions, merge_option=deny keeps PD from "
+                     f"merging them back while empty, and tidb_scatter_region makes CREATE TABLE wait until they are "
+                     f"spread (seed 000: ~60,000 inserts/s on 12 TiKV nodes).")
+        dist = Distribution("pre_split", shard_row_id_bits=bits, pre_split_regions=split, rationale=rationale,
+                            evidence=facts, alternatives=self._alternatives(table, "pre_split"))
+        message = f"write-hot table ({facts.get('write_qps', 0)} writes/s in window {facts.get('window')!r}): " \
+                  f"{key}SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={split}"
+        if blocked:
+            message += f" (KEY partitioning ruled out: {'; '.join(blocked)})"
+        finding = Finding(rule="DI02", severity=Severity.HIGH, object=table.qualified_name, message=message,
+                          file=table.source.file, line=table.source.line, details={"evidence": facts})
+        return TableDesign(dist, clustered=False, merge_deny=True, findings=(finding,))
+
+    def _recommend_auto_random(self, table: Table, facts: dict[str, object], hot: str, column: str,
+                               rate: TableRate) -> TableDesign:
+        bits = shard_bits_for(self.options.tikv_nodes)
+        col = table.column(column)
+        is_int = col is not None and col.type.name.casefold() in ("int", "bigint", "smallint", "tinyint")
+        option = (f"AUTO_RANDOM on {column} (as BIGINT{'' if col and col.type.name.casefold() == 'bigint' else ', widened'})"
+                  if is_int else f"PRIMARY KEY ({column}) NONCLUSTERED with SHARD_ROW_ID_BITS={bits}")
+        rationale = (f"{hot} The clustered key {column} only grows, so every insert lands on the last Region however "
+                     f"far the table splits. Recommended: {option} (tables: {{{table.qualified_name}: {{identity: "
+                     f"auto_random}}}} or {{distribution: pre_split}} in --config); not applied, because ids would no "
+                     f"longer increase and code may rely on their order.")
+        dist = Distribution("none", rationale=rationale, evidence=facts,
+                            alternatives=self._alternatives(table, "none"),
+                            would_change_if="Configure identity: auto_random or distribution: pre_split for this table.")
+        finding = Finding(
+            rule="ID04", severity=Severity.HIGH, object=table.qualified_name,
+            message=f"{rate.insert_rate:,.0f} inserts/s (window {rate.window!r}) on the increasing clustered key "
+                    f"{column}: one hot Region. Recommend {option}, or PRIMARY KEY ({column}) NONCLUSTERED with "
+                    f"SHARD_ROW_ID_BITS={bits}; applied only when configured",
+            file=table.source.file, line=table.source.line, details={"evidence": facts},
+        )
+        return TableDesign(dist, clustered=True, findings=(finding,))
+
+    def _configured(self, table: Table, override: TableOverride, facts: dict[str, object]) -> TableDesign:
+        wanted = override.distribution or "auto_random"
+        if override.identity == "auto_random":
+            wanted = "auto_random"
+        facts = {**facts, "configured": wanted, "config": self.config.source}
+        note = f"Configured in {self.config.source}: distribution {wanted}."
+        pk = table.primary_key
+        if wanted == "none":
+            return self._leave(table, facts, note, None)
+        if wanted == "key_partition":
+            blockers = self._key_partition_blockers(table) if pk else ["the table has no primary key"]
+            if pk is None or blockers:
+                return self._refuse(table, facts, wanted, blockers)
+            return self._key_partition(table, facts, note, override)
+        if wanted == "pre_split":
+            return self._pre_split(table, facts, note, None, override)
+        col = table.column(pk.columns[0].name) if pk and pk.columns else None
+        if col is None or col.type.name.casefold() not in ("int", "bigint", "smallint", "tinyint", "decimal", "numeric"):
+            return self._refuse(table, facts, wanted, ["AUTO_RANDOM needs an integer first primary-key column"])
+        dist = Distribution(
+            "auto_random", pre_split_regions=override.pre_split_regions,
+            rationale=f"{note} {col.name} becomes BIGINT AUTO_RANDOM in a CLUSTERED primary key: new ids are scattered "
+                      f"over the key range, so inserts spread over Regions; ids no longer increase.",
+            evidence=facts, alternatives=self._alternatives(table, "auto_random"))
+        return TableDesign(dist, clustered=True, auto_random=True)
+
+    def _refuse(self, table: Table, facts: dict[str, object], wanted: str, reasons: list[str]) -> TableDesign:
+        design = self._leave(table, facts, f"Configured distribution {wanted} cannot be applied: {'; '.join(reasons)}.", None)
+        finding = Finding(rule="DI04", severity=Severity.MEDIUM, object=table.qualified_name,
+                          message=f"configured distribution {wanted} not applied: {'; '.join(reasons)}",
+                          file=table.source.file, line=table.source.line)
+        return TableDesign(design.distribution, design.clustered, findings=(finding,))

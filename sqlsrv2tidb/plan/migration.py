@@ -1,0 +1,343 @@
+"""The migration plan: every table's TiDB design with its reasons, and the ordered ddl/ files.
+
+`build_plan` is the planner's one entry point (api.plan calls it). For each table it takes the
+distribution decision (distribution.py) from the captured write rates (table_rates.py), the
+identity decision (identity.py), maps columns (columns.py) and keys (indexes.py), and renders the
+statements through translate/ddl.py. files.py then lays them out in apply order: sequences,
+tables, TiDB-only placement, indexes after the load, foreign keys, views, and modules kept as source.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass
+
+from ..errors import InputError
+from ..model import Capture, Finding, ForeignKey, Severity, Table
+from ..model.plan import MigrationPlan, TablePlan
+from ..options import Options
+from ..progress import NullProgress, Progress
+from ..translate.ddl import DdlRenderer, ForeignKeyDdl, TableDdl
+from ..translate.naming import NameMap
+from ..translate.types import TypeMapper
+from .columns import BuiltColumn, ColumnBuilder, shrink_row, unparen
+from .config import PlanConfig, load_plan_config
+from .distribution import DistributionPlanner, TableDesign
+from .expressions import translate_ddl_expression, using_fallback
+from .files import PlannedTable, assemble_files
+from .identifiers import NameScope, fit, sql_name
+from .identity import IdentityPlanner, SequencePlan
+from .indexes import KeyPlanner, TableKeys
+from .table_rates import table_write_rates
+from .views import kept_modules, plan_views
+
+_NONDETERMINISTIC = re.compile(
+    r"\b(CURRENT_TIMESTAMP|CURRENT_DATE|CURRENT_TIME|CURDATE|CURTIME|NOW|SYSDATE|UTC_TIMESTAMP|UTC_DATE|UUID|RAND|"
+    r"CONNECTION_ID|CURRENT_USER|USER|LAST_INSERT_ID)\b", re.I)
+_ACTIONS = {"cascade": "CASCADE", "set_null": "SET NULL", "no_action": None, "set_default": None}
+
+
+@dataclass
+class _TableWork:
+    table: Table
+    target: str
+    design: TableDesign
+    columns: list[BuiltColumn]
+    keys: TableKeys
+    collation: str
+
+
+def build_plan(capture: Capture, options: Options, progress: Progress | None = None) -> MigrationPlan:
+    progress = progress or NullProgress()
+    db = capture.database
+    config = load_plan_config(options)
+    mapper = TypeMapper(options.rules_dir, type_overrides=config.types, column_overrides=config.columns,
+                        collation_overrides=config.collations)
+    for key, value in config.collations.items():
+        if value not in mapper.allowed_collations:
+            raise InputError(f"{config.source}: `collations.{key}`: {value!r} is not one of {', '.join(mapper.allowed_collations)}")
+    names = NameMap.for_database(db)
+    renderer = DdlRenderer(options.templates_dir)
+    rates = table_write_rates(capture.workload, db)
+    findings: list[Finding] = []
+
+    identity = IdentityPlanner(db, names, config, rates)
+    sequences, seq_findings = identity.plan_sequences()
+    findings += seq_findings
+    db_collation = mapper.map_collation(db.collation)
+    distribution = DistributionPlanner(db, options, config, rates_known=rates.known)
+    builder = ColumnBuilder(db, names, options, mapper, {(s.schema.casefold(), s.name.casefold()): s for s in sequences})
+    check_scope = NameScope()
+    work: list[_TableWork] = []
+    extra_sequences: list[SequencePlan] = []
+    planned: list[PlannedTable] = []
+
+    with progress.task("Planning TiDB tables", total=len(db.tables)) as task:
+        for table in db.tables:
+            target = _table_name(table, names)
+            design = distribution.decide(table, rates.rate(table.schema, table.name))
+            findings += design.findings
+            ident = identity.plan_identity(table, auto_random=design.auto_random)
+            if ident is not None:
+                findings += ident.findings
+                if ident.sequence is not None:
+                    extra_sequences.append(ident.sequence)
+            columns = builder.build(table, ident, db_collation.target)
+            lookup = {b.column.name.casefold(): (b.name, b.info) for b in columns}
+            keys = KeyPlanner(table, target, lookup).plan(
+                clustered=design.clustered, global_unique=design.global_unique,
+                identity_column=ident.column if ident and ident.kind == "auto_increment" else None,
+            )
+            findings += keys.findings
+            keep = keys.key_columns | {c.casefold() for fk in table.foreign_keys for c in fk.columns}
+            keep |= {c.casefold() for _, fk in db.referencing_foreign_keys(table) for c in fk.ref_columns}
+            shrink_row(columns, keep, table, findings)
+            checks = _checks(table, db, names, options, check_scope, findings)
+            ddl = renderer.create_table(TableDdl(
+                name=target,
+                columns=tuple(c.ddl for c in columns),
+                keys=tuple(keys.create_keys),
+                checks=tuple(checks),
+                options=tuple(_table_options(table, design, ident, db_collation.target, mapper.charset)),
+                partition=_partition(design, lookup),
+                notes=_table_notes(table, design),
+            ))
+            work.append(_TableWork(table, target, design, columns, keys, db_collation.target))
+            planned.append(PlannedTable(table, target, design, ddl, [renderer.create_index(ix) for ix in keys.indexes],
+                                        keys.columnstore))
+            task.advance()
+    findings += builder.findings
+
+    fk_statements = _foreign_keys(work, db, renderer, findings)
+    plans = []
+    for item, pt in zip(work, planned, strict=True):
+        post = tuple(pt.index_statements) + tuple(fk_statements.get(id(item.table), ()))
+        pk = item.table.primary_key
+        lookup = {b.column.name.casefold(): b.name for b in item.columns}
+        plans.append(TablePlan(
+            schema=item.table.schema, name=item.table.name, target=item.target,
+            columns=tuple(b.plan for b in item.columns),
+            primary_key=tuple(lookup.get(c.name.casefold(), c.name) for c in pk.columns) if pk else (),
+            clustered=item.design.clustered if pk else False,
+            distribution=item.design.distribution, ddl=pt.create_statement, post_data_ddl=post,
+            row_count=item.table.row_count, size_bytes=item.table.size_bytes, source=item.table.source,
+        ))
+    findings += _collation_findings(db, work, mapper)
+    findings += _alias_findings(db)
+    views = plan_views(db, names, options)
+    findings += views.findings
+    if not rates.known and db.tables:
+        findings.append(Finding(
+            rule="DI06", severity=Severity.INFO, object=db.name or "database",
+            message=f"no captured write rates: no table's distribution was changed. A Query Store export, an Extended "
+                    f"Events capture or a workload spec showing {config.write_hot_qps:g}+ writes/s to a table would make "
+                    f"it write-hot (KEY partitioning or pre-split)",
+        ))
+    findings += _unused_overrides(config, mapper, db)
+    settings = {
+        "tidb_version": str(options.tidb_version), "tikv_nodes": options.tikv_nodes,
+        "write_hot_qps": config.write_hot_qps, "low_insert_qps": config.low_insert_qps,
+        "reorg_worker_cnt": config.reorg_worker_cnt, "table_collation": db_collation.target,
+        "source_collation": db_collation.source, "rates_known": rates.known,
+        "unmatched_write_classes": list(rates.unmatched),
+        "expressions": "fallback (query translator not installed)" if using_fallback() else "query translator",
+        "views": "query translator" if views.translator else "kept as source (query translator not installed)",
+    }
+    files = assemble_files(planned, [*sequences, *extra_sequences], fk_statements, views, kept_modules(db),
+                           renderer, options, config)
+    return MigrationPlan(tables=tuple(plans), files=tuple(files), findings=tuple(findings), settings=settings)
+
+
+def _table_name(table: Table, names: NameMap) -> str:
+    # A name over 64 characters is cut to fit (the rules engine's TB08 reports it).
+    tidb = names.object(table.schema, table.name)
+    name = fit(tidb.name)
+    return f"{sql_name(tidb.database)}.{sql_name(name)}" if tidb.database else sql_name(name)
+
+
+def _table_options(table: Table, design: TableDesign, ident, collation: str, charset: str) -> list[str]:
+    opts = [f"DEFAULT CHARSET={charset}", f"COLLATE={collation}"]
+    dist = design.distribution
+    if ident is not None and ident.kind == "auto_increment":
+        if ident.start:
+            opts.append(f"AUTO_INCREMENT={ident.start}")
+        # https://docs.pingcap.com/tidb/stable/auto-increment#mysql-compatibility-mode
+        opts.append("/*T![auto_id_cache] AUTO_ID_CACHE=1 */")
+    if dist.strategy == "pre_split":
+        # https://docs.pingcap.com/tidb/stable/shard-row-id-bits
+        opts.append(f"/*T! SHARD_ROW_ID_BITS={dist.shard_row_id_bits} PRE_SPLIT_REGIONS={dist.pre_split_regions} */")
+    elif dist.strategy == "auto_random" and dist.pre_split_regions:
+        opts.append(f"/*T! PRE_SPLIT_REGIONS={dist.pre_split_regions} */")
+    if table.description:
+        opts.append("COMMENT='" + table.description[:2048].replace("\\", "\\\\").replace("'", "''") + "'")
+    return opts
+
+
+def _partition(design: TableDesign, lookup: dict) -> str | None:
+    if design.distribution.strategy != "key_partition":
+        return None
+    cols = ", ".join(sql_name(lookup[c.casefold()][0]) for c in design.partition_columns)
+    # In a TiDB comment: MySQL and MariaDB create a plain table (they cannot partition a table with
+    # foreign keys or global indexes), TiDB partitions it.
+    return f"/*T! PARTITION BY KEY({cols}) PARTITIONS {design.distribution.partitions} */"
+
+
+def _table_notes(table: Table, design: TableDesign) -> tuple[str, ...]:
+    where = f"{table.source}" if table.source.file else "catalog"
+    notes = [f"{table.qualified_name} from {where}"]
+    dist = design.distribution
+    if dist.strategy != "none":
+        code = {"key_partition": "DI01", "pre_split": "DI02"}.get(dist.strategy, "ID05")
+        notes.append(f"distribution: {dist.strategy} (the plan's rationale and finding {code} give the evidence)")
+    return tuple(notes)
+
+
+def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope, findings: list[Finding]) -> list[str]:
+    out = []
+    for i, check in enumerate(table.checks):
+        if check.disabled:
+            continue
+        text, notes = translate_ddl_expression(check.expression, database=db, table=table, names=names, options=options)
+        label = check.name or f"check {i + 1}"
+        if text is None:
+            why = "; ".join(n.message for n in notes) or "no TiDB equivalent"
+            src = check.source if check.source.file else table.source
+            findings.append(Finding(rule="TY24", severity=Severity.MEDIUM, object=f"{table.qualified_name}.{label}",
+                                    message=f"CHECK {check.expression} cannot be translated ({why}); it is left out: "
+                                            f"enforce it in the application", file=src.file, line=src.line))
+            continue
+        if _NONDETERMINISTIC.search(text):
+            continue  # TiDB refuses the clock or random values in CHECK; the rules engine's TB12 reports it
+        name = scope.claim(check.name or f"ck_{table.name}_{i + 1}")
+        out.append(f"CONSTRAINT {sql_name(name)} CHECK ({unparen(text)})")
+    return out
+
+
+def _foreign_keys(work: list[_TableWork], db, renderer: DdlRenderer, findings: list[Finding]) -> dict[int, list[str]]:
+    by_table = {(w.table.schema.casefold(), w.table.name.casefold()): w for w in work}
+    scope = NameScope()
+    out: dict[int, list[str]] = defaultdict(list)
+    for w in work:
+        for fk in w.table.foreign_keys:
+            if fk.disabled:
+                continue
+            statement = _foreign_key(w, fk, by_table, scope, renderer, findings)
+            if statement:
+                out[id(w.table)].append(statement)
+    return out
+
+
+def _foreign_key(w: _TableWork, fk: ForeignKey, by_table, scope: NameScope, renderer: DdlRenderer,
+                 findings: list[Finding]) -> str | None:
+    label = fk.name or f"FK to {fk.ref_schema}.{fk.ref_table}"
+    src = fk.source if fk.source.file else w.table.source
+
+    def skip(why: str) -> None:
+        findings.append(Finding(rule="TY25", severity=Severity.MEDIUM, object=f"{w.table.qualified_name}.{label}",
+                                message=f"foreign key {label} is left out: {why}", file=src.file, line=src.line))
+
+    parent = by_table.get((fk.ref_schema.casefold(), fk.ref_table.casefold()))
+    if parent is None:
+        skip(f"{fk.ref_schema}.{fk.ref_table} is not in the schema")
+        return None
+    child_cols = {b.column.name.casefold(): b for b in w.columns}
+    parent_cols = {b.column.name.casefold(): b for b in parent.columns}
+    pairs = []
+    for c, r in zip(fk.columns, fk.ref_columns, strict=False):
+        child, ref = child_cols.get(c.casefold()), parent_cols.get(r.casefold())
+        if child is None or ref is None:
+            skip(f"column {c if child is None else r} is left out of the DDL")
+            return None
+        if not _compatible(child, ref, w.collation, parent.collation):
+            skip(f"{c} ({child.ddl.type}) and {fk.ref_table}.{r} ({ref.ddl.type}) no longer have compatible types")
+            return None
+        pairs.append((child.name, ref.name))
+    notes = []
+    for action, value in (("ON DELETE", fk.on_delete), ("ON UPDATE", fk.on_update)):
+        if value == "set_default":
+            # InnoDB rejects SET DEFAULT and TiDB treats it as RESTRICT (the rules engine's TB16).
+            notes.append(f"{action} SET DEFAULT written as NO ACTION, which is how TiDB behaves")
+    name = scope.claim(fk.name or f"fk_{w.table.name}_{fk.ref_table}")
+    return renderer.add_foreign_key(ForeignKeyDdl(
+        w.target, sql_name(name), tuple(sql_name(c) for c, _ in pairs), parent.target,
+        tuple(sql_name(r) for _, r in pairs), _ACTIONS[fk.on_delete], _ACTIONS[fk.on_update], tuple(notes),
+    ))
+
+
+def _compatible(child: BuiltColumn, ref: BuiltColumn, child_coll: str, parent_coll: str) -> bool:
+    a, b = child.info, ref.info
+    if a.family != b.family:
+        return False
+    if a.family == "string":
+        return (child.ddl.collate or child_coll) == (ref.ddl.collate or parent_coll)
+    if a.family in ("binary", "text", "blob"):
+        return True
+    return child.ddl.type.upper().replace(" ", "") == ref.ddl.type.upper().replace(" ", "")
+
+
+def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper) -> list[Finding]:
+    uses: dict[str, list[str]] = defaultdict(list)
+    first: dict[str, tuple[str | None, int | None]] = {}
+    for w in work:
+        for b in w.columns:
+            if not b.info.is_string:
+                continue
+            source = b.column.collation or db.collation
+            key = source or ""
+            uses[key].append(f"{w.table.qualified_name}.{b.column.name}")
+            src = b.column.source if b.column.source.file else w.table.source
+            first.setdefault(key, (src.file, src.line))
+    out = []
+    for key, columns in sorted(uses.items()):
+        m = mapper.map_collation(key or None)
+        assumed = " (assumed: the scripts name no collation)" if m.assumed else ""
+        file, line = first[key]
+        details = {"columns": len(columns), "examples": columns[:10], "target": m.target}
+        if m.kind == "case_insensitive":
+            out.append(Finding(rule="TY12", severity=Severity.LOW, object=m.source,
+                               message=f"case-insensitive collation {m.source}{assumed} becomes {m.target} on "
+                                       f"{len(columns)} column(s): comparisons stay case-insensitive (TiDB's default, "
+                                       f"utf8mb4_bin, would be case-sensitive); accent and width rules may differ",
+                               file=file, line=line, details=details))
+        else:
+            out.append(Finding(rule="TY13", severity=Severity.INFO, object=m.source,
+                               message=f"{m.kind.replace('_', '-')} collation {m.source}{assumed} becomes {m.target} on "
+                                       f"{len(columns)} column(s): byte-wise comparison and ordering",
+                               file=file, line=line, details=details))
+    return out
+
+
+def _alias_findings(db) -> list[Finding]:
+    uses: dict[str, int] = defaultdict(int)
+    for t in db.tables:
+        for c in t.columns:
+            if c.type.alias:
+                uses[c.type.alias.casefold()] += 1
+    out = []
+    for ut in db.user_types:
+        if ut.is_table_type or ut.base is None:
+            continue
+        n = uses.get(ut.qualified_name.casefold(), 0)
+        out.append(Finding(rule="TY11", severity=Severity.INFO, object=ut.qualified_name,
+                           message=f"alias type {ut.qualified_name} ({ut.base}) does not exist in TiDB; its {n} column(s) "
+                                   f"use the base type directly", file=ut.source.file, line=ut.source.line))
+    return out
+
+
+def _unused_overrides(config: PlanConfig, mapper: TypeMapper, db) -> list[Finding]:
+    out = []
+    for key in config.types:
+        if f"types:{key}" not in mapper.used_overrides:
+            out.append(Finding(rule="TY26", severity=Severity.LOW, object=f"types: {key}",
+                               message=f"{config.source}: no column has type {key}; the override is not used"))
+    for key in config.columns:
+        if f"columns:{key}" not in mapper.used_overrides:
+            out.append(Finding(rule="TY26", severity=Severity.LOW, object=f"columns: {key}",
+                               message=f"{config.source}: column {key} is not in the schema; the override is not used"))
+    for key in config.tables:
+        schema, _, name = key.partition(".")
+        if db.table(schema, name) is None:
+            out.append(Finding(rule="DI04", severity=Severity.MEDIUM, object=f"tables: {key}",
+                               message=f"{config.source}: table {key} is not in the schema; its override is not used"))
+    return out
