@@ -10,8 +10,10 @@ three shapes cost three fingerprint computations.
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Generic, TypeVar
 
 from ..model.schema import SourceRef
 from ..model.workload import (
@@ -31,7 +33,40 @@ from .wrappers import procedure_name
 SAMPLE_LIMIT = 20
 """Distinct parameter value sets kept per class: enough for replay to vary its values."""
 BUCKET_SECONDS = 60
-_CACHE_LIMIT = 50_000
+
+V = TypeVar("V")
+
+
+class TextCache(Generic[V]):
+    """Results keyed by SQL text, emptied when what it holds passes a budget of characters.
+
+    Long texts are keyed by a 128-bit digest, so a capture of large batches does not keep every
+    batch twice; a capture of few statements run many times hits the cache almost always.
+    """
+
+    def __init__(self, budget: int = 20_000_000) -> None:
+        self.budget = budget
+        self._entries: dict[str | bytes, V] = {}
+        self._size = 0
+
+    @staticmethod
+    def _key(text: str) -> str | bytes:
+        if len(text) <= 256:
+            return text
+        return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).digest()
+
+    def get(self, text: str) -> V | None:
+        return self._entries.get(self._key(text))
+
+    def put(self, text: str, value: V, weight: int = 0) -> None:
+        """Store `value`; `weight` is the characters the value itself holds."""
+        key = self._key(text)
+        cost = (len(key) if isinstance(key, str) else 16) + weight + 64
+        if self._size + cost > self.budget:
+            self._entries.clear()
+            self._size = 0
+        self._entries[key] = value
+        self._size += cost
 
 
 @dataclass(frozen=True)
@@ -122,7 +157,7 @@ class Collector:
         self.file = file
         self.keep_events = keep_events
         self._classes: dict[str, _Class] = {}
-        self._shapes: dict[str, tuple[str, str, QueryKind]] = {}
+        self._shapes: TextCache[tuple[str, str, QueryKind]] = TextCache()
         self._buckets: dict[tuple[str, int], _Bucket] = {}
         self._events: list[Event] = []
         self._first: datetime | None = None
@@ -136,9 +171,7 @@ class Collector:
         if hit is None:
             fp = fingerprint(piece.text)
             hit = (fp, query_id(fp), statement_kind(piece.text))
-            if len(self._shapes) >= _CACHE_LIMIT:
-                self._shapes.clear()
-            self._shapes[piece.key] = hit
+            self._shapes.put(piece.key, hit, len(fp))
         return hit
 
     def add(

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..errors import InputError, UsageError
 from ..model import Capture, Database, Finding, ServerInfo, Workload, load_capture
+from ..model.workload import parse_time
 from ..progress import NullProgress, Progress
 from .textfile import TextFile, decode, is_binary
 
@@ -223,6 +224,6 @@ def _merge(workloads: list[Workload]) -> Workload:
         queries=tuple(queries.values()),  # type: ignore[arg-type]
         intervals=tuple(i for w in workloads for i in w.intervals),
         windows=tuple(win for w in workloads for win in w.windows),
-        events=tuple(sorted((e for w in workloads for e in w.events), key=lambda e: e.timestamp)),
+        events=tuple(sorted((e for w in workloads for e in w.events), key=lambda e: parse_time(e.timestamp))),
         notes=tuple(n for w in workloads for n in w.notes),
     )

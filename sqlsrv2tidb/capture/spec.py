@@ -257,12 +257,16 @@ def _query(entry: _Map, defaults: dict[str, Any], windows: dict[str, Window],
         id=query_id(fp), fingerprint=fp, text=body.strip(), kind=kind,
         parameters=tuple(d.parameter for d in used),
         generators={d.parameter.name: d.generator for d in used if d.generator is not None},
-        database=entry.get("database", defaults["database"]), user=entry.get("user", defaults["user"]),
-        application=entry.get("application", defaults["application"]),
+        database=_text(entry.get("database", defaults["database"])), user=_text(entry.get("user", defaults["user"])),
+        application=_text(entry.get("application", defaults["application"])),
         procedure=procedure_name(body) if kind == "exec" else None,
         origin="spec", source=SourceRef(file, sql_line),
     )
     return query, _rates(entry, windows)
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def _without_strings(sql: str) -> str:

@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.workload import Parameter, Scalar
-from .executions import Piece
+from .executions import Piece, TextCache
 from .literals import NotALiteral, Token, literal_value, tokens, typed_value
 
 _LITERAL_KINDS = ("str", "num", "bin")
@@ -165,7 +165,7 @@ def _continues(head: str, w: str, toks: list[Token], j: int, seen: set[str]) -> 
     return False
 
 
-_SPLIT_CACHE: dict[str, list[tuple[int, int]]] = {}
+_SPLIT_CACHE: TextCache[list[tuple[int, int]]] = TextCache(5_000_000)
 
 
 def shape_key(toks: list[Token]) -> str:
@@ -185,9 +185,7 @@ def split_batch(
     parts = _ANALYSED.get(text)
     if parts is None:
         parts = _analyse(text)
-        if len(_ANALYSED) > 20_000:
-            _ANALYSED.clear()
-        _ANALYSED[text] = parts
+        _ANALYSED.put(text, parts, sum(len(p.text) + len(p.key) for p in parts))
     inherited = {p.name.casefold(): (p, None if values is None else values[i]) for i, p in enumerate(parameters)}
     pieces = []
     for part in parts:
@@ -219,7 +217,7 @@ class _Part:
 
 # Drivers send the same statement text again and again with new values; analysing it once is
 # what keeps a capture of many executions of few statements fast.
-_ANALYSED: dict[str, list[_Part]] = {}
+_ANALYSED: TextCache[list[_Part]] = TextCache()
 
 
 def _analyse(text: str) -> list[_Part]:
@@ -232,9 +230,7 @@ def _analyse(text: str) -> list[_Part]:
     spans = _SPLIT_CACHE.get(key)
     if spans is None:
         spans = split_tokens(toks)
-        if len(_SPLIT_CACHE) > 20_000:
-            _SPLIT_CACHE.clear()
-        _SPLIT_CACHE[key] = spans
+        _SPLIT_CACHE.put(key, spans, 8 * len(spans))
     bound: dict[str, tuple[Parameter, Scalar, bool]] = {}
     parts = []
     for first, last in spans:

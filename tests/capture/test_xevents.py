@@ -264,3 +264,19 @@ def test_streaming_from_disk_reads_the_same_workload(tmp_path):
     assert [q.source.line for q in streamed.queries] == [q.source.line + 1 for q in direct.queries]
     assert [(e.timestamp, e.values) for e in streamed.events] == [(e.timestamp, e.values) for e in direct.events]
     assert [f.line for f in findings] == [45]  # the declaration line shifts the file by one
+
+
+def test_events_of_several_files_merge_in_time_order(tmp_path):
+    from sqlsrv2tidb.capture.sources import read_sources
+
+    def event(ts: str, sql: str) -> str:
+        return (f'<event name="sql_batch_completed" timestamp="{ts}">'
+                f'<data name="batch_text"><value>{sql}</value></data></event>\n')
+
+    (tmp_path / "a.xml").write_text(event("2024-12-02T09:00:00.500Z", "SELECT a FROM t"))
+    (tmp_path / "b.xml").write_text(event("2024-12-02T09:00:00Z", "SELECT b FROM t") +
+                                    event("2024-12-02T09:00:01Z", "SELECT c FROM t"))
+    workload = read_sources([tmp_path / "a.xml", tmp_path / "b.xml"]).workload
+    # Whole seconds are written without a fraction: time order is not the text's order.
+    assert [e.timestamp for e in workload.events] == [
+        "2024-12-02T09:00:00Z", "2024-12-02T09:00:00.500000Z", "2024-12-02T09:00:01Z"]
