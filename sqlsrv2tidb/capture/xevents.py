@@ -116,6 +116,7 @@ class _Reader:
         self.collector = Collector("xevents", file)
         self.unwrapper = Unwrapper()
         self.names: Counter[str] = Counter()
+        self.skipped: Counter[str] = Counter()
         self.problems: dict[str, list] = {}
         self.split_batches = 0
         self.min_duration: float | None = None
@@ -226,7 +227,9 @@ class _Reader:
             if event == "rpc_completed":
                 call = self.unwrapper.unwrap(text, session, sql_text)
                 if call.statement is None:
-                    if call.problem == "unknown_handle":
+                    if call.problem is None:
+                        self.skipped[call.wrapper or "?"] += 1
+                    elif call.problem == "unknown_handle":
                         self._problem("IN42", line, f"{call.wrapper} {call.detail} on session {session}")
                     elif call.problem:
                         self._problem("IN43", line, f"{call.wrapper}: {call.detail}")
@@ -274,6 +277,10 @@ class _Reader:
         if others:
             listed = ", ".join(f"{c} {n}" for n, c in sorted(others.items()))
             notes.append(f"{self.file}: {listed} — not query executions: counted here, not made query classes")
+        if self.skipped:
+            listed = ", ".join(f"{c} {n}" for n, c in sorted(self.skipped.items()))
+            notes.append(f"{self.file}: {listed} — driver calls that run no statement of their own (a prepare, a "
+                         "cursor fetch, a connection reset): not counted as executions")
         kinds = set(self.names) & set(_TEXT_FIELD)
         if kinds & _STATEMENT_LEVEL and kinds - _STATEMENT_LEVEL:
             notes.append(f"{self.file}: both batch/RPC-level and statement-level events were captured; a statement "

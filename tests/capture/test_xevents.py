@@ -139,6 +139,8 @@ def test_prepexec_then_execute_resolves_handles_per_session():
     assert proc.text == "exec dbo.usp_ReviewSummary @e_type=3,@e_id=1500,@since='2024-11-01'"
     (finding,) = findings
     assert finding.rule == "IN42" and finding.details["count"] == 1 and finding.line == 44
+    assert any(n.endswith("1 sp_unprepare — driver calls that run no statement of their own (a prepare, a cursor "
+                          "fetch, a connection reset): not counted as executions") for n in workload.notes)
 
 
 def test_interval_rates_of_a_short_capture_are_not_spread_over_a_minute():
