@@ -1,0 +1,191 @@
+"""`sqlsrv2tidb experiment`: seed 000's table-design experiment as one command.
+
+For one write-hot table it creates each design side by side on the target (`<table>__as_captured`,
+`__key_partition`, `__pre_split`, `__auto_random` where TiDB allows it), replays the same captured
+insert workload against each with the same seed, and compares the sustained rate and p99. Each
+variant's DDL comes from the planner (`api.plan` with a per-table `distribution` override), so the
+experiment measures exactly what `sqlsrv2tidb ddl` would create. Variant tables are dropped and
+recreated by name; nothing else on the target is touched, and nothing is created without
+`--confirm-database` naming the target's database.
+
+On MySQL and MariaDB TiDB's options are comments (`/*T! ... */`), so there the variants are the
+same table; the result says so. `experiment.json` (format `sqlsrv2tidb.experiment/1`) holds
+`table`, `target`, `server`, `variants` [{`name`, `strategy`, `table`, `ddl`, `achieved_qps`,
+`target_qps`, `p99_ms`, `errors`, `ceiling_qps`, `sustained`, `replay` (its replay.json, relative)}],
+`skipped` [{`strategy`, `reason`}], `best`, and `notes`; each variant's full replay.json is in
+`variants/<name>/`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ..errors import Refused, UsageError
+from ..model import Capture, Finding, Severity, Table
+from ..model.translation import Translation
+from ..options import Options
+from ..outdir import prepare_output, write_json
+from ..progress import NullProgress, Progress
+from ..target import Target
+from . import drivers, evidence
+from .config import ReplayConfig
+from .runner import run_replay
+from .safety import check_not_source, check_writes_confirmed
+
+FORMAT = "sqlsrv2tidb.experiment/1"
+STRATEGIES = ("none", "key_partition", "pre_split", "auto_random")
+VARIANT_NAMES = {"none": "as_captured", "key_partition": "key_partition", "pre_split": "pre_split",
+                 "auto_random": "auto_random"}
+
+
+def experiment_command(sources: Sequence[Path | str], out: Path, target: Target, table: str, config: ReplayConfig,
+                       options: Options, progress: Progress | None = None) -> Any:
+    """Read SOURCES, build each design of TABLE on TARGET, replay its inserts on each, write experiment.json."""
+    from .. import api
+
+    progress = progress or NullProgress()
+    _check_confirmed(target, config)
+    out = prepare_output(out, sources)
+    capture = api.read(sources, progress)
+    translation = api.translate(capture, options, progress)
+    return run_experiment(capture, translation, target, table, config, options, out=out, progress=progress)
+
+
+def _check_confirmed(target: Target, config: ReplayConfig) -> None:
+    if not config.allow_writes:
+        raise Refused("experiment creates tables and inserts rows: give --confirm-database NAME naming the "
+                      f"target's database ({target.database})")
+    check_writes_confirmed(target, config)
+
+
+def run_experiment(capture: Capture, translation: Translation, target: Target, table: str, config: ReplayConfig,
+                   options: Options, *, out: Path, progress: Progress | None = None) -> Any:
+    """Create each design of TABLE on TARGET, replay the table's inserts on each, write OUT/experiment.json."""
+    from .. import api
+
+    _check_confirmed(target, config)
+    check_not_source(target, capture.server)
+    found = _find_table(capture, table)
+    inserts = [q for q in translation.queries if q.kind == "insert" and q.target_sql and q.status != "unsupported"
+               and _names_table(q.target_sql, found.name)]
+    if not inserts:
+        raise UsageError(f"--table {table}: the workload has no translated INSERT into {found.qualified_name}")
+    variants, skipped = [], []
+    for strategy in STRATEGIES:
+        ddl = _variant_ddl(capture, options, found, strategy)
+        if isinstance(ddl, str) and ddl.startswith("skip:"):
+            skipped.append({"strategy": strategy, "reason": ddl[5:].strip()})
+            continue
+        variants.append((strategy, f"{found.name}__{VARIANT_NAMES[strategy]}", ddl))
+    server = _create_variants(target, config, variants)
+    results = []
+    for strategy, name, ddl in variants:
+        renamed = Translation(tuple(replace(q, target_sql=rename_table(q.target_sql or "", found.name, name))
+                                    for q in inserts))
+        folder = out / "variants" / name
+        outcome = run_replay(capture, renamed, target, config, out=folder, progress=progress)
+        doc = outcome.result
+        results.append({
+            "name": name, "strategy": strategy, "table": name, "ddl": ddl,
+            "achieved_qps": doc["achieved_qps"], "target_qps": doc["target_qps"], "p99_ms": doc["latency_ms"]["p99"],
+            "errors": doc["errors"], "sustained": doc["sustained"],
+            "ceiling_qps": (doc["ramp"] or {}).get("ceiling_qps"), "replay": f"variants/{name}/replay.json",
+        })
+    best = max(results, key=lambda r: (r["ceiling_qps"] or 0, r["achieved_qps"], -(r["p99_ms"] or 1e9)))
+    notes = [] if server.kind == "tidb" else [
+        f"the target is {server.kind} {server.version}: TiDB's distribution options are comments there, so the "
+        "variants are the same table and differ only on TiDB"]
+    doc = {"format": FORMAT, "table": found.qualified_name, "target": target.display,
+           "server": {"kind": server.kind, "version": server.version}, "variants": results, "skipped": skipped,
+           "best": best["name"], "notes": notes}
+    path = write_json(out / "experiment.json", doc)
+    finding = Finding(
+        rule="RP07", severity=Severity.INFO, object=found.qualified_name,
+        message=f"{found.qualified_name}: of {len(results)} designs, {best['strategy']} sustained the most "
+                f"({best['ceiling_qps'] or best['achieved_qps']:g} q/s, p99 {best['p99_ms']} ms)"
+                + (f"; {notes[0]}" if notes else ""),
+        details={"variants": [{k: r[k] for k in ("strategy", "achieved_qps", "p99_ms", "ceiling_qps")}
+                              for r in results]})
+    return api.Outcome(out, [path], [finding])
+
+
+def _find_table(capture: Capture, name: str) -> Table:
+    schema, _, table = name.rpartition(".")
+    found = capture.database.table(schema or None, table)
+    if found is None:
+        known = ", ".join(t.qualified_name for t in capture.database.tables[:10]) or "none"
+        raise UsageError(f"--table {name}: no such table in the sources (tables: {known})")
+    return found
+
+
+def _variant_ddl(capture: Capture, options: Options, table: Table, strategy: str) -> str:
+    """The planner's CREATE TABLE (and post-data indexes) for one design, or `skip: reason`."""
+    from .. import api
+
+    if strategy == "auto_random":
+        first = table.primary_key.columns[0].name if table.primary_key else None
+        column = table.column(first) if first else None
+        if column is None or column.identity is None:
+            # AUTO_RANDOM replaces a generated key; inserts that supply the key themselves would need
+            # @@allow_auto_random_explicit_insert (https://docs.pingcap.com/tidb/stable/auto-random).
+            return (f"skip: not legal for this table: AUTO_RANDOM replaces a generated (IDENTITY) first key column, "
+                    f"and {table.qualified_name}'s inserts supply {first or 'the key'} themselves")
+    tables = dict(options.config.get("tables") or {})
+    tables[table.qualified_name] = {**(tables.get(table.qualified_name) or {}), "distribution": strategy}
+    plan = api.plan(capture, replace(options, config={**options.config, "tables": tables}))
+    planned = plan.table(table.schema, table.name)
+    if planned is None or not planned.ddl:
+        return "skip: the planner produced no CREATE TABLE for it"
+    if planned.distribution.strategy != strategy:
+        why = planned.distribution.rationale or f"the planner chose {planned.distribution.strategy}"
+        return f"skip: not legal for this table ({why})"
+    statements = [planned.ddl, *planned.post_data_ddl]
+    new = f"`{table.name}__{VARIANT_NAMES[strategy]}`"
+    return ";\n".join(_rename_in_ddl(s.strip().rstrip(";"), planned.target, new) for s in statements) + ";"
+
+
+def _rename_in_ddl(statement: str, old: str, new: str) -> str:
+    """Point a CREATE TABLE / CREATE INDEX ... ON / ALTER TABLE at the variant table."""
+    names = "|".join(re.escape(form) for form in dict.fromkeys((old, f"`{old.strip('`')}`", old.replace("`", ""))))
+    pattern = rf"(?i)(\b(?:CREATE\s+TABLE(?:\s+IF\s+NOT\s+EXISTS)?|ALTER\s+TABLE|ON)\s+)(?:{names})(?=[\s(;]|$)"
+    renamed, count = re.subn(pattern, lambda m: m[1] + new, statement, count=1)
+    if not count:
+        raise UsageError(f"cannot find table {old} in the planned DDL: {' '.join(statement.split())[:80]}")
+    return renamed
+
+
+def _names_table(sql: str, name: str) -> bool:
+    return bool(re.search(rf"(?i)\binto\s+(?:`?\w+`?\.)?`?{re.escape(name)}`?[\s(]", sql))
+
+
+def rename_table(sql: str, old: str, new: str) -> str:
+    """`INSERT INTO [db.]old ...` → `INSERT INTO new ...` (the variant lives in the target's database)."""
+    return re.sub(rf"(?i)(\binto\s+)(?:`?\w+`?\.)?`?{re.escape(old)}`?(?=[\s(])", lambda m: f"{m[1]}`{new}`", sql,
+                  count=1)
+
+
+def _create_variants(target: Target, config: ReplayConfig, variants: list[tuple[str, str, str]]) -> evidence.Server:
+    driver = drivers.resolve(config.driver).name
+    conn = drivers.connect(target, "pymysql" if driver == "asyncmy" else driver)
+    try:
+        server = evidence.detect_server(conn)
+        for _, name, ddl in variants:
+            conn.run(f"DROP TABLE IF EXISTS `{name}`", ())
+            for statement in _split(ddl):
+                conn.run(statement.replace("%", "%%"), ())
+    except drivers.driver_errors(driver if driver != "asyncmy" else "pymysql") as exc:
+        code, message, _ = drivers.classify(exc)
+        raise UsageError(f"{target.display}: creating the design variants failed: {message} (MySQL error {code})") \
+            from None
+    finally:
+        conn.close()
+    return server
+
+
+def _split(ddl: str) -> list[str]:
+    """Statements of planner DDL (our own text: `;` ends a statement only at the end of a line)."""
+    return [s.strip() for s in re.split(r";\s*(?:\n|$)", ddl) if s.strip()]
