@@ -1,0 +1,74 @@
+"""T-SQL schema scripts and SSDT projects -> the schema model.
+
+`capture/sources.py` sends every file that `looks_like_schema` here, all together: SSMS "Generate
+Scripts" output, install scripts such as Northwind or AdventureWorks (SQLCMD mode included), and
+the one-object-per-file folders of SSDT projects, whose files may come in any order. The work is
+done by the `tsql` package; this module is its entry point and the content sniffing.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ..model import Database, Finding
+from ..progress import Task
+from .textfile import TextFile
+from .tsql.batches import BatchSplitter, SqlcmdState
+from .tsql.builder import build
+from .tsql.context import Context
+from .tsql.problems import Findings
+from .tsql.statements import StatementReader
+from .tsql.tokens import Source
+
+_NAME = r"(?:\[[^\]\n]*\]|\"[^\"\n]*\"|[^\W\d][\w@$#]*)"
+_OBJECT = rf"{_NAME}(?:\s*\.\s*{_NAME}){{0,3}}"
+# Statements that only a schema or deployment script contains. A captured workload may create or
+# drop temporary tables (#t), so names starting with # or @ do not count.
+_SCHEMA_DDL = re.compile(
+    rf"""\b(?:
+        CREATE\s+(?:OR\s+ALTER\s+)?(?:TABLE|VIEW|PROC|PROCEDURE|FUNCTION|TRIGGER|TYPE|SEQUENCE|SYNONYM|SCHEMA
+            |AGGREGATE|RULE|DEFAULT|ROLE|USER|LOGIN|DATABASE|ASSEMBLY|SECURITY\s+POLICY
+            |PARTITION\s+(?:FUNCTION|SCHEME)|XML\s+SCHEMA\s+COLLECTION|FULLTEXT\s+(?:INDEX|CATALOG)
+            |(?:UNIQUE\s+)?(?:(?:NON)?CLUSTERED\s+)?(?:COLUMNSTORE\s+)?INDEX|(?:PRIMARY\s+)?XML\s+INDEX
+            |SPATIAL\s+INDEX)\s+(?=[^\s#@])
+      | ALTER\s+(?:PROC|PROCEDURE|VIEW|FUNCTION|TRIGGER|DATABASE|INDEX|SCHEMA|ROLE)\b
+      | ALTER\s+TABLE\s+(?=[^\s#@]){_OBJECT}\s+(?:WITH\s+(?:NO)?CHECK\s+)?(?:ADD|(?:NO)?CHECK\s+CONSTRAINT|SET|ALTER)\b
+      | (?:GRANT|DENY|REVOKE)\s+[\w\s,]+?\s+(?:ON|TO)\b
+      | sp_addtype\b | sp_addextendedproperty\b
+    )""",
+    re.IGNORECASE | re.VERBOSE,
+)
+_SQLCMD_LINE = re.compile(r"^[ \t]*:(?:setvar|r|on\s+error)\b", re.IGNORECASE | re.MULTILINE)
+_SKIP = re.compile(r"N?'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.DOTALL)
+
+
+def looks_like_schema(text: str) -> bool:
+    """True if the text defines schema (DDL, SQLCMD deployment commands); False for plain DML/SELECT."""
+    if _SQLCMD_LINE.search(text):
+        return True
+    if not _SCHEMA_DDL.search(text):
+        return False
+    # Confirm outside strings and comments: `-- CREATE TABLE` or a logged 'CREATE TABLE ...' is not DDL.
+    return any(_SCHEMA_DDL.search(part) for part in _SKIP.split(text))
+
+
+def read_scripts(files: list[TextFile], progress: Task) -> tuple[Database, list[Finding]]:
+    """Read all script files together into one Database; unreadable statements become findings."""
+    findings = Findings()
+    ctx = Context(findings)
+    reader = StatementReader(ctx)
+    given = {f.path.resolve() for f in files}
+    for text_file in files:
+        path = Path(text_file.path)
+        ctx.state = SqlcmdState()  # each file starts with no SQLCMD variables, as a new sqlcmd run would
+        splitter = BatchSplitter(findings, ctx.state, skip_include=lambda p: p.resolve() in given)
+        source = Source(str(text_file.path), text_file.text)
+        batches = splitter.batches(source, path)
+        for batch in batches:
+            if splitter.truncated:
+                reader.truncated.add(source.path)
+            reader.read_batch(batch)
+        progress.advance()
+    database = build(ctx.actions, findings)
+    return database, findings.items

@@ -1,0 +1,250 @@
+"""SQLCMD and `GO`: turning one script file into the batches SQL Server would have received.
+
+`GO` is not T-SQL: sqlcmd and SSMS cut the script into batches there, and `GO n` sends the batch
+n times (https://learn.microsoft.com/sql/t-sql/language-elements/sql-server-utilities-statements-go).
+In SQLCMD mode they also run `:setvar NAME value`, substitute `$(NAME)` everywhere (also inside
+strings and delimited identifiers), include other files with `:r file`, and honour
+`:on error exit|ignore` (https://learn.microsoft.com/sql/tools/sqlcmd/sqlcmd-utility#sqlcmd-commands).
+SSDT post-deployment scripts rely on `:r` with Windows paths relative to the script.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ...errors import InputError
+from ...model import Severity
+from ..textfile import read_text
+from .problems import Findings
+from .tokens import (
+    COMMAND,
+    GO,
+    QUOTED,
+    SQLCMD_VAR,
+    STRING,
+    UNTERMINATED,
+    WORD,
+    Problem,
+    Source,
+    Token,
+    tokenize,
+)
+
+_SETVAR = re.compile(r"setvar\s+([A-Za-z_][\w.\-]*)\s*(.*)$", re.IGNORECASE | re.DOTALL)
+_INCLUDE = re.compile(r"r\s+(.+)$", re.IGNORECASE | re.DOTALL)
+_ON_ERROR = re.compile(r"on\s+error\s+(exit|ignore)\s*$", re.IGNORECASE)
+_REFERENCE = re.compile(r"\$\(([A-Za-z_][\w.\-]*)\)")
+
+
+@dataclass
+class Batch:
+    tokens: list[Token]
+    repeat: int = 1
+    """`GO n` runs the batch n times; INSERT row counts are multiplied by it."""
+
+
+@dataclass
+class SqlcmdState:
+    """What SQLCMD mode carries from line to line: variables (case-insensitive) and the include chain."""
+
+    variables: dict[str, str] = field(default_factory=dict)
+    including: list[Path] = field(default_factory=list)
+    on_error: str = "ignore"
+
+    def lookup(self, name: str) -> str | None:
+        return self.variables.get(name.casefold())
+
+    def substitute(self, text: str) -> str:
+        """Replace the defined `$(NAME)` references in `text`, leaving undefined ones as written."""
+        if "$(" not in text:
+            return text
+        return _REFERENCE.sub(lambda m: self.variables.get(m.group(1).casefold(), m.group(0)), text)
+
+
+class BatchSplitter:
+    """Reads one script (and the files it includes) into batches, reporting SQLCMD problems."""
+
+    def __init__(
+        self,
+        findings: Findings,
+        state: SqlcmdState,
+        skip_include: Callable[[Path], bool] = lambda path: False,
+    ) -> None:
+        self.findings = findings
+        self.state = state
+        self.skip_include = skip_include
+        self._current: list[Token] = []
+        self._undefined_reported: set[tuple[str, str]] = set()
+        self.truncated = False
+
+    def batches(self, source: Source, path: Path | None) -> Iterator[Batch]:
+        if path is not None:
+            self.state.including.append(path.resolve())
+        try:
+            yield from self._read(source, path)
+        finally:
+            if path is not None:
+                self.state.including.pop()
+        if self._current:
+            yield Batch(self._current)
+            self._current = []
+
+    def _read(self, source: Source, path: Path | None) -> Iterator[Batch]:
+        problems: list[Problem] = []
+        tokens = list(tokenize(source, problems))
+        for problem in problems:
+            self.truncated = True
+            self.findings.add(
+                "IN03", Severity.HIGH, source.path,
+                f"truncated script: {problem.message}; the statement there is incomplete", (source, problem.offset),
+            )
+        i = 0
+        while i < len(tokens):
+            tok = tokens[i]
+            kind = tok.kind
+            if kind == GO:
+                batch, self._current = self._current, []
+                if batch:
+                    yield Batch(batch, max(1, int(tok.value)))
+            elif kind == COMMAND:
+                yield from self._command(tok, path)
+            elif kind == SQLCMD_VAR:
+                i = self._substitute_reference(tokens, i)
+                continue
+            elif kind == UNTERMINATED:
+                pass  # reported above; the statement it belongs to is read as far as it goes
+            else:
+                if tok.variables:
+                    tok = self._substitute_inside(tok)
+                self._current.append(tok)
+            i += 1
+
+    def _command(self, tok: Token, path: Path | None) -> Iterator[Batch]:
+        command = tok.value
+        if tok.text.startswith("!!"):
+            self.findings.add("IN06", Severity.LOW, tok.source.path,
+                              "SQLCMD shell command (!!) is not run by the reader", tok, statement=tok)
+            return
+        if m := _SETVAR.match(command):
+            from .tokens import unquote_sqlcmd
+
+            name, value = m.group(1), m.group(2).strip()
+            if value:
+                self.state.variables[name.casefold()] = unquote_sqlcmd(value)
+            else:
+                self.state.variables.pop(name.casefold(), None)
+            return
+        if m := _ON_ERROR.match(command):
+            self.state.on_error = m.group(1).lower()
+            return
+        if m := _INCLUDE.match(command):
+            yield from self._include(tok, m.group(1), path)
+            return
+        word = command.split(None, 1)[0] if command else ""
+        self.findings.add("IN06", Severity.LOW, tok.source.path,
+                          f"SQLCMD command :{word} is not run by the reader; the line is skipped", tok, statement=tok)
+
+    def _include(self, tok: Token, raw: str, path: Path | None) -> Iterator[Batch]:
+        from .tokens import unquote_sqlcmd
+
+        name = self.state.substitute(unquote_sqlcmd(raw.strip()))
+        base = path.parent if path is not None else Path.cwd()
+        target = _resolve(base, name)
+        if target is None:
+            self.findings.add("IN05", Severity.HIGH, tok.source.path,
+                              f":r {name}: no such file next to {tok.source.path}; its statements are not read",
+                              tok, statement=tok)
+            return
+        if target.resolve() in self.state.including:
+            self.findings.add("IN05", Severity.HIGH, tok.source.path,
+                              f":r {name} includes itself (directly or through other files); not read again",
+                              tok, statement=tok)
+            return
+        if self.skip_include(target):
+            return  # the file is among the scripts being read, and is read once on its own
+        try:
+            text_file = read_text(target)
+        except InputError as exc:
+            self.findings.add("IN05", Severity.HIGH, tok.source.path, f":r {name}: {exc}", tok, statement=tok)
+            return
+        self.state.including.append(target.resolve())
+        try:
+            yield from self._read(Source(str(target), text_file.text), target)
+        finally:
+            self.state.including.pop()
+
+    def _substitute_reference(self, tokens: list[Token], i: int) -> int:
+        """Replace the `$(NAME)` token at `i` (glued to any adjacent words) by the tokens of its value."""
+        ref = tokens[i]
+        value = self.state.lookup(ref.value)
+        if value is None:
+            self._report_undefined(ref.value, ref)
+            self._current.append(Token(WORD, ref.text, ref.start, ref.end, ref.source, ref.text.upper()))
+            return i + 1
+        pieces = [value]
+        start = ref.start
+        if self._current and self._current[-1].end == ref.start and self._current[-1].kind == WORD:
+            glued = self._current.pop()
+            pieces.insert(0, glued.text)
+            start = glued.start
+        j = i + 1
+        while j < len(tokens) and tokens[j].start == tokens[j - 1].end and tokens[j].kind in (WORD, SQLCMD_VAR):
+            nxt = tokens[j]
+            pieces.append(nxt.text if nxt.kind == WORD else (self.state.lookup(nxt.value) or nxt.text))
+            j += 1
+        line_source = Source(ref.source.path, "".join(pieces), ref.source.line_of(start))
+        problems: list[Problem] = []
+        for tok in tokenize(line_source, problems, sqlcmd=False):
+            self._current.append(tok)
+        return j
+
+    def _substitute_inside(self, tok: Token) -> Token:
+        for name in tok.variables:
+            if self.state.lookup(name) is None:
+                self._report_undefined(name, tok)
+        if tok.kind in (STRING, QUOTED):
+            tok.value = self.state.substitute(tok.value)
+            tok.text = self.state.substitute(tok.text)
+        return tok
+
+    def _report_undefined(self, name: str, tok: Token) -> None:
+        key = (tok.source.path, name.casefold())
+        if key in self._undefined_reported:
+            return
+        self._undefined_reported.add(key)
+        self.findings.add(
+            "IN04", Severity.MEDIUM, tok.source.path,
+            f"SQLCMD variable $({name}) is not defined (no :setvar before it); it is left as written",
+            tok,
+        )
+
+
+def _resolve(base: Path, name: str) -> Path | None:
+    """Find an included file: relative to the including script, Windows separators and case allowed."""
+    relative = Path(name.replace("\\", "/"))
+    candidate = relative if relative.is_absolute() else base / relative
+    if candidate.is_file():
+        return candidate
+    # Scripts written on Windows name files case-insensitively; match each part ignoring case.
+    current = Path(candidate.anchor) if candidate.is_absolute() else Path(".")
+    for part in candidate.parts[1:] if candidate.is_absolute() else candidate.parts:
+        if part in (".", ""):
+            continue
+        if part == "..":
+            current = current / ".."
+            continue
+        exact = current / part
+        if exact.exists():
+            current = exact
+            continue
+        try:
+            found = next((p for p in current.iterdir() if p.name.casefold() == part.casefold()), None)
+        except OSError:
+            return None
+        if found is None:
+            return None
+        current = found
+    return current if current.is_file() else None
