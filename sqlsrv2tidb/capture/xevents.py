@@ -108,6 +108,8 @@ def _file_chunks(path: Path) -> Iterator[bytes]:
                 declaration_checked = True
             yield data
             chunk = handle.read(_CHUNK)
+        if decoder:
+            yield decoder.decode(b"", final=True).encode("utf-8")
 
 
 class _Reader:
@@ -126,7 +128,7 @@ class _Reader:
     def read(self, chunks: Iterable[bytes]) -> tuple[Workload, list[Finding]]:
         # The document is wrapped in a root of our own, so a file of `<event>` rows (one per line,
         # as fn_xe_file_target_read_file returns them) parses like a single document.
-        parser = etree.XMLPullParser(events=("start", "end"), tag=("event", "RingBufferTarget"),
+        parser = etree.XMLPullParser(events=("start", "end"), tag=("{*}event", "{*}RingBufferTarget"),
                                      resolve_entities=False, huge_tree=True, no_network=True)
         findings: list[Finding] = []
         try:
