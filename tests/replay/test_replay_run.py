@@ -23,10 +23,14 @@ def _rows(mariadb, database: str) -> int:
         return cur.fetchone()[0]
 
 
-def test_achieved_rate_matches_a_modest_target(mariadb, database, tmp_path):
+DRIVERS = ["pymysql", "mysqlclient", "asyncmy"]
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_achieved_rate_matches_a_modest_target(mariadb, database, tmp_path, driver):
     create_keywords(mariadb, database)
     capture, translation = keywords_case(insert_rate=150, select_rate=50)
-    config = ReplayConfig(qps=200, duration=5, warmup=0, workers=2, connections=4,
+    config = ReplayConfig(qps=200, duration=4, warmup=0, workers=2, connections=4, driver=driver,
                           allow_writes=True, confirm_database=database)
     outcome = run_replay(capture, translation, parse_target(mariadb.url(database)), config, out=tmp_path)
     doc = json.loads((tmp_path / "replay.json").read_text())
@@ -35,9 +39,10 @@ def test_achieved_rate_matches_a_modest_target(mariadb, database, tmp_path):
     # A busy 2-core box may lose a few sends; open-loop pacing must keep the total within 3 %.
     assert doc["achieved_qps"] == pytest.approx(200, rel=0.03)
     assert doc["errors"] == 0 and doc["missed"] == 0
+    assert doc["driver"] == driver
     per = {q["id"]: q for q in doc["per_query"]}
-    assert per["qinsert"]["statements"] == pytest.approx(750, rel=0.03)
-    assert per["qselect"]["statements"] == pytest.approx(250, rel=0.05)
+    assert per["qinsert"]["statements"] == pytest.approx(600, rel=0.03)
+    assert per["qselect"]["statements"] == pytest.approx(200, rel=0.05)
     assert per["qinsert"]["captured_duration_ms"]["avg"] == 0.25
     assert _rows(mariadb, database) == per["qinsert"]["statements"]
     assert doc["latency_ms"]["p99"] >= doc["service_ms"]["p50"] > 0
@@ -98,10 +103,11 @@ def test_the_same_seed_inserts_the_same_rows(mariadb, tmp_path):
     assert {r[0] for r in rows[0]} <= set(range(1, 9)) and {r[2] for r in rows[0]} <= {1, 2, 3}
 
 
-def test_a_server_restart_mid_run_is_survived(mariadb, database, tmp_path):
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_server_restart_mid_run_is_survived(mariadb, database, tmp_path, driver):
     create_keywords(mariadb, database)
     capture, translation = keywords_case(insert_rate=40, select_rate=10)
-    config = ReplayConfig(qps=50, duration=7, warmup=0, workers=1, connections=2,
+    config = ReplayConfig(qps=50, duration=6, warmup=0, workers=1, connections=2, driver=driver,
                           allow_writes=True, confirm_database=database)
     restarted = threading.Event()
 
@@ -122,7 +128,7 @@ def test_a_server_restart_mid_run_is_survived(mariadb, database, tmp_path):
     assert doc["reconnects"] >= 1
     assert {e["code"] for e in doc["error_codes"]} & {2003, 2006, 2013}
     assert doc["stopped_by"] is None and not doc["interrupted"]
-    tail = [row for row in doc["timeline"] if row["second"] >= 5]
+    tail = [row for row in doc["timeline"] if row["second"] >= 4]
     assert sum(row["completed"] for row in tail) > 0, "statements complete again after the restart"
     assert json.loads((tmp_path / "replay.json").read_text())["errors"] == doc["errors"]
 
