@@ -64,11 +64,9 @@ def read_scripts(files: list[TextFile], progress: Task) -> tuple[Database, list[
         ctx.state = SqlcmdState()  # each file starts with no SQLCMD variables, as a new sqlcmd run would
         splitter = BatchSplitter(findings, ctx.state, skip_include=lambda p: p.resolve() in given)
         source = Source(str(text_file.path), text_file.text)
-        batches = splitter.batches(source, path)
-        for batch in batches:
-            if splitter.truncated:
-                reader.truncated.add(source.path)
+        for batch in splitter.batches(source, path):
             reader.read_batch(batch)
         progress.advance()
     database = build(ctx.actions, findings)
-    return database, findings.items
+    order = {str(f.path): i for i, f in enumerate(files)}
+    return database, sorted(findings.items, key=lambda f: (order.get(f.file or "", len(order)), f.file or "", f.line or 0))

@@ -44,6 +44,8 @@ class Batch:
     tokens: list[Token]
     repeat: int = 1
     """`GO n` runs the batch n times; INSERT row counts are multiplied by it."""
+    truncated: bool = False
+    """The text ended inside a string or comment in this batch (already reported as IN03)."""
 
 
 @dataclass
@@ -78,7 +80,7 @@ class BatchSplitter:
         self.skip_include = skip_include
         self._current: list[Token] = []
         self._undefined_reported: set[tuple[str, str]] = set()
-        self.truncated = False
+        self._truncated = False
 
     def batches(self, source: Source, path: Path | None) -> Iterator[Batch]:
         if path is not None:
@@ -89,14 +91,13 @@ class BatchSplitter:
             if path is not None:
                 self.state.including.pop()
         if self._current:
-            yield Batch(self._current)
+            yield Batch(self._current, truncated=self._truncated)
             self._current = []
 
     def _read(self, source: Source, path: Path | None) -> Iterator[Batch]:
         problems: list[Problem] = []
         tokens = list(tokenize(source, problems))
         for problem in problems:
-            self.truncated = True
             self.findings.add(
                 "IN03", Severity.HIGH, source.path,
                 f"truncated script: {problem.message}; the statement there is incomplete", (source, problem.offset),
@@ -108,14 +109,15 @@ class BatchSplitter:
             if kind == GO:
                 batch, self._current = self._current, []
                 if batch:
-                    yield Batch(batch, max(1, int(tok.value)))
+                    yield Batch(batch, max(1, int(tok.value)), self._truncated)
+                self._truncated = False
             elif kind == COMMAND:
                 yield from self._command(tok, path)
             elif kind == SQLCMD_VAR:
                 i = self._substitute_reference(tokens, i)
                 continue
             elif kind == UNTERMINATED:
-                pass  # reported above; the statement it belongs to is read as far as it goes
+                self._truncated = True  # reported above; the statement it is in is read as far as it goes
             else:
                 if tok.variables:
                     tok = self._substitute_inside(tok)

@@ -60,11 +60,12 @@ class StatementReader:
 
     def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.truncated: set[str] = set()
         self._repeat = 1
+        self._truncated = False
 
     def read_batch(self, batch: Batch) -> None:
         self._repeat = batch.repeat
+        self._truncated = batch.truncated
         cur = Cursor(batch.tokens)
         while not cur.done:
             self.statement(cur)
@@ -252,7 +253,7 @@ class StatementReader:
                 cur.accept_op(";")
                 return
             self.statement(cur)
-        if start.source.path not in self.truncated:
+        if not self._truncated:
             self.ctx.findings.add("IN03", Severity.HIGH, start.source.path,
                                   f"BEGIN at line {start.line} has no END before the end of the batch",
                                   start, statement=start)
@@ -323,7 +324,7 @@ class StatementReader:
         cur.skip_statement()
 
     def _unreadable(self, start: Token, exc: ParseError, cur: Cursor) -> None:
-        if start.source.path in self.truncated and (exc.token is None or exc.token is cur.tokens[-1]):
+        if self._truncated and (exc.token is None or exc.token is cur.tokens[-1]):
             return  # the truncation itself was reported (IN03)
         where = exc.token.line if exc.token is not None else start.line
         self.ctx.findings.add("IN02", Severity.HIGH, start.source.path,
