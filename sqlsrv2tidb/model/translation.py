@@ -21,6 +21,8 @@ class Note:
 
     code: str
     message: str
+    status: Status | None = None
+    """The status this construct alone implies (`translated` for a purely informative note); None if unknown."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,247 @@
+"""The two sqlglot dialects the translator works between: T-SQL as captured, and TiDB.
+
+`TiDB(MySQL)` lists only where TiDB differs from MySQL, and where SQL Server's own types need a
+TiDB spelling, in class-level tables. Constructs TiDB cannot run (LATERAL joins, RETURNING,
+MERGE, table hints, SELECT ... INTO a new table) are reported through sqlglot's `unsupported`
+channel, so a statement that still holds one after the project's transforms fails loudly
+instead of being written in a form TiDB rejects.
+
+`SqlServer(TSQL)` reads captured T-SQL with the few corrections the translator needs: sqlglot's
+T-SQL reader folds GETDATE and SYSDATETIME (different precisions) into one node, reads FLOAT
+(8 bytes in SQL Server) as a 4-byte float, wraps LEN/LEFT/RIGHT arguments in casts, and turns
+DATEDIFF into a day count. These parse-side fixes keep the meaning in the tree so the transforms
+can act on it.
+
+Importing this module registers both names with sqlglot (`read="sqlserver"`, `write="tidb"`).
+"""
+
+from __future__ import annotations
+
+import datetime
+import typing as t
+
+from sqlglot import exp
+from sqlglot.dialects.mysql import MySQL
+from sqlglot.dialects.tsql import TSQL
+from sqlglot.generators.mysql import MySQLGenerator
+from sqlglot.helper import seq_get
+from sqlglot.parsers.tsql import TSQLParser
+from sqlglot.tokens import TokenType
+
+# DATEDIFF/DATEADD date parts and their abbreviations.
+# https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql#datepart
+DATE_PARTS: dict[str, str] = {
+    **dict.fromkeys(("year", "yy", "yyyy"), "YEAR"),
+    **dict.fromkeys(("quarter", "qq", "q"), "QUARTER"),
+    **dict.fromkeys(("month", "mm", "m"), "MONTH"),
+    **dict.fromkeys(("dayofyear", "dy", "y"), "DAYOFYEAR"),
+    **dict.fromkeys(("day", "dd", "d"), "DAY"),
+    **dict.fromkeys(("week", "wk", "ww"), "WEEK"),
+    **dict.fromkeys(("weekday", "dw", "w"), "WEEKDAY"),
+    **dict.fromkeys(("hour", "hh"), "HOUR"),
+    **dict.fromkeys(("minute", "mi", "n"), "MINUTE"),
+    **dict.fromkeys(("second", "ss", "s"), "SECOND"),
+    **dict.fromkeys(("millisecond", "ms"), "MILLISECOND"),
+    **dict.fromkeys(("microsecond", "mcs"), "MICROSECOND"),
+    **dict.fromkeys(("nanosecond", "ns"), "NANOSECOND"),
+    **dict.fromkeys(("iso_week", "isowk", "isoww"), "ISO_WEEK"),
+}
+
+_DAY_ZERO = datetime.date(1900, 1, 1)
+
+
+def _date_part(node: exp.Expr | None) -> exp.Var:
+    name = node.name if node is not None else ""
+    return exp.var(DATE_PARTS.get(name.lower(), name.upper()))
+
+
+def _date_value(node: exp.Expr | None) -> exp.Expr | None:
+    """An integer date argument counts days from 1900-01-01 (`DATEDIFF(day, 0, d)`)."""
+    if node is not None and node.is_int:
+        return exp.Literal.string((_DAY_ZERO + datetime.timedelta(days=node.to_py())).isoformat())
+    return node
+
+
+def _build_datediff(args: list[exp.Expr]) -> exp.DateDiff:
+    return exp.DateDiff(
+        this=_date_value(seq_get(args, 2)), expression=_date_value(seq_get(args, 1)), unit=_date_part(seq_get(args, 0))
+    )
+
+
+def _build_plain(klass: type[exp.Expr]) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    def build(args: list[exp.Expr]) -> exp.Expr:
+        kwargs: dict[str, t.Any] = {"this": seq_get(args, 0)}
+        if len(args) > 1:
+            kwargs["expression"] = args[1]
+        return klass(**kwargs)
+
+    return build
+
+
+def _precision(digits: int) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    return lambda args: exp.CurrentTimestamp(this=exp.Literal.number(digits))
+
+
+def _utc_precision(digits: int) -> t.Callable[[list[exp.Expr]], exp.Expr]:
+    return lambda args: exp.UtcTimestamp(this=exp.Literal.number(digits))
+
+
+class SqlServerParser(TSQLParser):
+    FUNCTIONS = {
+        **TSQLParser.FUNCTIONS,
+        # datetime has 3 fractional digits (rounded to 1/300 s), datetime2 has 7; TiDB keeps 6.
+        # https://learn.microsoft.com/sql/t-sql/functions/date-and-time-data-types-and-functions-transact-sql
+        "GETDATE": _precision(3),
+        "SYSDATETIME": _precision(6),
+        "GETUTCDATE": _utc_precision(3),
+        "SYSUTCDATETIME": _utc_precision(6),
+        "DATEDIFF": _build_datediff,
+        "DATEDIFF_BIG": _build_datediff,
+        "LEN": _build_plain(exp.Length),
+        "LEFT": _build_plain(exp.Left),
+        "RIGHT": _build_plain(exp.Right),
+    }
+
+
+class SqlServer(TSQL):
+    """T-SQL as SQL Server runs it, read with the corrections described in the module docstring."""
+
+    class Tokenizer(TSQL.Tokenizer):
+        # FLOAT without a size is float(53), an 8-byte double; REAL stays a 4-byte float.
+        # https://learn.microsoft.com/sql/t-sql/data-types/float-and-real-transact-sql
+        KEYWORDS = {**TSQL.Tokenizer.KEYWORDS, "FLOAT": TokenType.DOUBLE}
+
+    Parser = SqlServerParser
+
+
+def _unsupported(what: str) -> t.Callable[[MySQLGenerator, exp.Expr], str]:
+    def generate(self: MySQLGenerator, expression: exp.Expr) -> str:
+        self.unsupported(f"{what} is not supported by TiDB")
+        return ""
+
+    return generate
+
+
+class TiDBGenerator(MySQLGenerator):
+    # Fractional seconds stop at 6 digits; SQL Server's defaults differ from MySQL's
+    # (datetime keeps milliseconds, decimal defaults to 18 digits).
+    # https://docs.pingcap.com/tidb/stable/data-type-date-and-time
+    TYPE_PARAM_SETTINGS = {
+        exp.DType.DATETIME: ((3,), (6,)),
+        exp.DType.DATETIME2: ((6,), (6,)),
+        exp.DType.TIME: ((6,), (6,)),
+        exp.DType.TIMESTAMP: ((), (6,)),
+        exp.DType.DECIMAL: ((18, 0), ()),
+    }
+
+    TYPE_MAPPING = {
+        **MySQLGenerator.TYPE_MAPPING,
+        exp.DType.TIMESTAMPTZ: "DATETIME",
+        exp.DType.DOUBLE: "DOUBLE",
+        exp.DType.IMAGE: "LONGBLOB",
+        exp.DType.TEXT: "LONGTEXT",
+    }
+
+    # SQL Server types without a same-named TiDB type, in column definitions.
+    # https://docs.pingcap.com/tidb/stable/data-type-overview
+    SQLSERVER_TYPES: t.ClassVar[dict[exp.DType, str]] = {
+        exp.DType.MONEY: "DECIMAL(19, 4)",
+        exp.DType.SMALLMONEY: "DECIMAL(10, 4)",
+        exp.DType.UUID: "CHAR(36)",
+        exp.DType.BIT: "TINYINT(1)",
+        exp.DType.ROWVERSION: "BINARY(8)",
+    }
+
+    # `varchar(max)` and friends hold up to 2 GB in SQL Server; TiDB's LONG types cap at 6 MiB by
+    # default (txn-entry-size-limit). https://docs.pingcap.com/tidb/stable/tidb-limitations
+    MAX_TYPES: t.ClassVar[dict[exp.DType, str]] = {
+        exp.DType.VARCHAR: "LONGTEXT",
+        exp.DType.NVARCHAR: "LONGTEXT",
+        exp.DType.VARBINARY: "LONGBLOB",
+    }
+
+    # TiDB has no spatial types, no XML type and no variant type.
+    # https://docs.pingcap.com/tidb/stable/mysql-compatibility#unsupported-features
+    UNSUPPORTED_TYPES = {
+        exp.DType.XML,
+        exp.DType.VARIANT,
+        exp.DType.GEOGRAPHY,
+        exp.DType.GEOMETRY,
+        exp.DType.USERDEFINED,
+    }
+
+    CAST_MAPPING = {
+        **MySQLGenerator.CAST_MAPPING,
+        exp.DType.NVARCHAR: "CHAR",
+        exp.DType.NCHAR: "CHAR",
+        exp.DType.UTINYINT: "UNSIGNED",
+        exp.DType.MONEY: "DECIMAL(19, 4)",
+        exp.DType.SMALLMONEY: "DECIMAL(10, 4)",
+        exp.DType.UUID: "CHAR(36)",
+        exp.DType.SMALLDATETIME: "DATETIME",
+        exp.DType.TIMESTAMPTZ: "DATETIME",
+        exp.DType.IMAGE: "BINARY",
+        exp.DType.VARBINARY: "BINARY",
+        exp.DType.ROWVERSION: "BINARY(8)",
+    }
+
+    TRANSFORMS = {
+        **MySQLGenerator.TRANSFORMS,
+        # No lateral derived tables: https://docs.pingcap.com/tidb/stable/mysql-compatibility (tidb#40328)
+        exp.Lateral: _unsupported("A lateral join (CROSS/OUTER APPLY)"),
+        # No RETURNING / OUTPUT clause: https://docs.pingcap.com/tidb/stable/sql-statement-insert
+        exp.Returning: _unsupported("An OUTPUT/RETURNING clause"),
+        # No MERGE statement: https://docs.pingcap.com/tidb/stable/sql-statements-overview
+        exp.Merge: _unsupported("MERGE"),
+        # Table hints are T-SQL only: https://docs.pingcap.com/tidb/stable/optimizer-hints
+        exp.WithTableHint: _unsupported("A WITH (...) table hint"),
+        exp.CurrentTimestampLTZ: _unsupported("A time-zone-aware current time"),
+        exp.Pivot: _unsupported("PIVOT/UNPIVOT"),
+        # The REGEXP operator reads the same in TiDB, MySQL and MariaDB; REGEXP_LIKE() is not in MariaDB.
+        # https://docs.pingcap.com/tidb/stable/string-functions
+        exp.RegexpLike: lambda self, e: (
+            self.binary(e, "REGEXP") if not e.args.get("flag") else self.func("REGEXP_LIKE", e.this, e.expression, e.args["flag"])
+        ),
+    }
+
+    def datatype_sql(self, expression: exp.DataType) -> str:
+        type_value = expression.this
+        if type_value in self.SQLSERVER_TYPES:
+            return self.SQLSERVER_TYPES[type_value]
+        if type_value in self.MAX_TYPES and _is_max(expression):
+            return self.MAX_TYPES[type_value]
+        if type_value == exp.DType.DOUBLE and expression.expressions:
+            # float(n): n <= 24 is a 4-byte float, otherwise a double.
+            digits = expression.expressions[0]
+            size = digits.this if isinstance(digits, exp.DataTypeParam) else digits
+            return "FLOAT" if size.is_int and int(size.name) <= 24 else "DOUBLE"
+        return super().datatype_sql(expression)
+
+    def cast_sql(self, expression: exp.Cast, safe_prefix: str | None = None) -> str:
+        to = expression.to
+        if isinstance(to, exp.DataType) and _is_max(to):
+            to = exp.DataType(this="BINARY" if to.this == exp.DType.VARBINARY else "CHAR")
+            expression = expression.copy()
+            expression.set("to", to)
+        elif isinstance(to, exp.DataType) and to.this == exp.DType.DOUBLE:
+            return f"CAST({self.sql(expression, 'this')} AS {self.datatype_sql(to)})"
+        return super().cast_sql(expression, safe_prefix)
+
+    def into_sql(self, expression: exp.Into) -> str:
+        # CREATE TABLE ... AS SELECT is unsupported: https://docs.pingcap.com/tidb/stable/mysql-compatibility
+        self.unsupported("SELECT ... INTO a new table (CREATE TABLE ... AS SELECT) is not supported by TiDB")
+        return ""
+
+    def forclause_sql(self, expression: exp.ForClause) -> str:
+        self.unsupported(f"FOR {expression.text('kind')} is not supported by TiDB")
+        return ""
+
+
+def _is_max(datatype: exp.DataType) -> bool:
+    return any(p.name.upper() == "MAX" for p in datatype.expressions)
+
+
+class TiDB(MySQL):
+    """TiDB as a MySQL dialect: the same grammar, with TiDB's gaps and SQL Server's types mapped."""
+
+    Generator = TiDBGenerator

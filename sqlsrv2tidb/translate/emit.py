@@ -1,0 +1,83 @@
+"""Writes translated trees as TiDB SQL, binds parameters to `?`, and checks the text it wrote.
+
+sqlglot's `unsupported_messages` stay empty for much output MySQL would reject, so the generated
+text is read back: with TiDB's dialect (a statement sqlglot cannot re-read is not written), and
+every function it calls is looked up in TiDB's built-in list (`tidb_functions`). Comments are not
+written at all: a T-SQL comment such as `/*T! ... */` would become an executable TiDB comment.
+https://docs.pingcap.com/tidb/stable/comment-syntax
+"""
+
+from __future__ import annotations
+
+import re
+
+import sqlglot
+from sqlglot import exp
+from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, TokenError, UnsupportedError
+from sqlglot.tokens import TokenType
+
+from ..errors import one_line
+from .dialect import TiDB
+from .statements import parse_error
+from .tidb_functions import is_builtin
+from .transforms import Context
+
+_MARKER = re.compile(r"^__sqlsrv2tidb_param_(.+)__$")
+
+
+def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tuple[str, ...]]:
+    """TiDB text of the statements (joined by `;` and a newline) and the parameter bound to each `?`."""
+    texts = []
+    for statement in statements:
+        try:
+            text = statement.sql(dialect=TiDB, unsupported_level=ErrorLevel.RAISE, comments=False)
+        except UnsupportedError as exc:
+            ctx.note("QY50", "unsupported", f"Not expressible in TiDB: {one_line(str(exc), 200)}")
+            return None, ()
+        except (SqlglotError, ValueError, KeyError, TypeError) as exc:
+            ctx.note("QY50", "unsupported", f"TiDB SQL could not be written: {type(exc).__name__}: {one_line(str(exc), 160)}")
+            return None, ()
+        if text.strip():
+            texts.append(text.strip())
+    sql, parameters = bind_parameters(";\n".join(texts), ctx)
+    if sql and not check(sql, ctx):
+        return None, ()
+    return sql, parameters
+
+
+def bind_parameters(sql: str, ctx: Context) -> tuple[str, tuple[str, ...]]:
+    """Replace the parameter markers by `?`, returning the source parameter of each, in text order."""
+    if "__sqlsrv2tidb_param_" not in sql:
+        return sql, ()
+    tokens = TiDB().tokenize(sql)
+    out, bound, position = [], [], 0
+    for token in tokens:
+        if token.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):
+            continue
+        match = _MARKER.match(token.text)
+        if match is None:
+            continue
+        out.append(sql[position : token.start])
+        out.append("?")
+        bound.append(ctx.parameters.get(match[1], "@" + match[1]))
+        position = token.end + 1
+    out.append(sql[position:])
+    return "".join(out), tuple(bound)
+
+
+def check(sql: str, ctx: Context) -> bool:
+    """Read the output back as TiDB SQL; flag calls of functions TiDB does not have."""
+    try:
+        trees = sqlglot.parse(sql, read=TiDB, error_level=ErrorLevel.RAISE)
+    except (ParseError, TokenError) as exc:
+        ctx.note("QY50", "unsupported", f"The translation is not valid TiDB SQL: {parse_error(exc)}")
+        return False
+    missing = sorted({
+        node.name.upper()
+        for tree in trees if tree is not None
+        for node in tree.find_all(exp.Anonymous)
+        if not is_builtin(node.name) and not isinstance(node.parent, exp.Dot)
+    })
+    for name in missing:
+        ctx.note("QY36", "unsupported", f"{name}() is not a TiDB function.")
+    return not missing

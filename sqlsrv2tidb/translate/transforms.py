@@ -1,0 +1,107 @@
+"""The translator's own AST rewrites, composed into one pipeline per statement.
+
+Each rewrite is a small function `rewrite(node, ctx) -> node` over sqlglot trees: it returns the
+node unchanged when it does not apply, a new node when it does, and records why in `ctx` (a
+`Note` with a rule code and the status it implies). The tree passed in is the rewrite's only
+input besides the read-only context, so each can be tested alone; `ctx` only collects notes.
+
+The pipeline runs in three passes over a copy of the statement:
+
+1. scalar rewrites bottom-up (`transforms_scalar`): operators and functions whose meaning
+   depends on operand types, so they run while column references still resolve against the
+   SQL Server schema;
+2. query rewrites (`transforms_query`, `transforms_dml`): clauses TiDB lacks (APPLY, PIVOT,
+   FOR XML, TOP PERCENT, OUTPUT, MERGE, UPDATE ... FROM, hints);
+3. names (`transforms_names`): tables through the NameMap, temp tables and table variables,
+   variables and parameters.
+
+Nothing is dropped silently: what no rewrite can keep is a note with status `unsupported`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from ..model import Database
+from ..model.translation import Note, Status
+from ..options import Options
+from .naming import NameMap
+from .typing import Types
+
+STATUS_RANK: dict[Status, int] = {"translated": 0, "rewritten": 1, "review": 2, "unsupported": 3}
+
+Rewrite = Callable[[exp.Expr, "Context"], exp.Expr]
+
+
+@dataclass
+class Context:
+    """What a statement's rewrites may read (schema, names, types) and where they put their notes."""
+
+    database: Database
+    names: NameMap
+    options: Options
+    types: Types
+    parameters: dict[str, str] = field(default_factory=dict)
+    """Lower-case name (no `@`) -> the source spelling (`@P1`) of parameters that become `?`."""
+    local_variables: set[str] = field(default_factory=set)
+    """Lower-case names of variables the batch DECLAREd; they become session user variables."""
+    previous: exp.Expr | None = None
+    """The statement before this one in the same batch (e.g. what @@ROWCOUNT counts)."""
+    notes: list[Note] = field(default_factory=list)
+
+    def note(self, code: str, status: Status, message: str) -> None:
+        """Record a construct that changed the statement; the same note is kept once."""
+        if not any(n.code == code and n.message == message for n in self.notes):
+            self.notes.append(Note(code, message, status))
+
+    @property
+    def status(self) -> Status:
+        worst: Status = "translated"
+        for note in self.notes:
+            if note.status is not None and STATUS_RANK[note.status] > STATUS_RANK[worst]:
+                worst = note.status
+        return worst
+
+    @property
+    def unsupported(self) -> bool:
+        return self.status == "unsupported"
+
+
+def bottom_up(tree: exp.Expr, rewrites: Iterable[Rewrite], ctx: Context) -> exp.Expr:
+    """Apply `rewrites` to every node, children before parents, replacing nodes in place.
+
+    Children first, so a parent sees its operands already rewritten (a nested `a + b + c` is one
+    CONCAT), while the nodes above are still the original ones (column references resolve).
+    """
+    rewrites = tuple(rewrites)
+    root = tree
+    for node in reversed(list(tree.walk(bfs=False))):
+        if node is not root and node.parent is None:
+            continue  # detached by an earlier rewrite of a sibling
+        new = node
+        for rewrite in rewrites:
+            new = rewrite(new, ctx)
+        if new is not node:
+            if node is root:
+                root = new
+            else:
+                node.replace(new)
+    return root
+
+
+def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
+    """Run every pass over one parsed statement; the result may be several TiDB statements."""
+    from . import transforms_dml, transforms_functions, transforms_names, transforms_query, transforms_scalar
+
+    tree = tree.copy()
+    tree = bottom_up(tree, (*transforms_functions.REWRITES, *transforms_scalar.REWRITES), ctx)
+    statements = transforms_dml.rewrite_statement(tree, ctx)
+    out: list[exp.Expr] = []
+    for statement in statements:
+        statement = transforms_query.rewrite_queries(statement, ctx)
+        statement = transforms_names.rewrite_names(statement, ctx)
+        out.append(statement)
+    return out

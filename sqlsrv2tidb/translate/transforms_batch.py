@@ -1,0 +1,356 @@
+"""Batch-level T-SQL: variables, session settings, transactions, EXEC, and statements TiDB lacks.
+
+A captured batch is not only queries. DECLARE/SET of local variables become session user
+variables (`SET @x = 5`), because a TiDB session has no batch scope and user variables are the
+only variables outside stored programs; SET options become their TiDB setting or nothing; EXEC of
+a procedure, cursors, TRY/CATCH, RAISERROR/THROW and control flow have no TiDB counterpart and
+are reported, never dropped. `statement(tree, ctx)` returns the TiDB statements (possibly none),
+or None when the tree is an ordinary query for the rest of the pipeline.
+https://docs.pingcap.com/tidb/stable/user-defined-variables
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from .transforms import Context, translate_tree
+from .typing import parameter_name, table_key, type_of_declaration
+
+_ISOLATION = {
+    # SQL Server level -> (TiDB level, status, note)
+    "READ UNCOMMITTED": ("READ COMMITTED", "rewritten", "READ UNCOMMITTED becomes READ COMMITTED: TiDB never reads uncommitted rows."),
+    "READ COMMITTED": ("READ COMMITTED", "translated", ""),
+    "REPEATABLE READ": ("REPEATABLE READ", "review", "TiDB's REPEATABLE READ is snapshot isolation, not SQL Server's locking repeatable read."),
+    "SNAPSHOT": ("REPEATABLE READ", "rewritten", "SNAPSHOT becomes REPEATABLE READ, which is snapshot isolation in TiDB."),
+    "SERIALIZABLE": ("REPEATABLE READ", "review", "TiDB has no SERIALIZABLE: REPEATABLE READ (snapshot isolation) allows write skew."),
+}
+_NO_EFFECT = {
+    "NOCOUNT", "ANSI_NULLS", "QUOTED_IDENTIFIER", "ANSI_WARNINGS", "ANSI_PADDING", "ARITHABORT", "CONCAT_NULL_YIELDS_NULL",
+    "NUMERIC_ROUNDABORT", "ANSI_NULL_DFLT_ON", "ANSI_DEFAULTS", "STATISTICS", "SHOWPLAN_XML", "SHOWPLAN_TEXT",
+    "SHOWPLAN_ALL", "FMTONLY", "NOEXEC", "PARSEONLY", "TEXTSIZE", "CURSOR_CLOSE_ON_COMMIT", "DEADLOCK_PRIORITY",
+    "QUERY_GOVERNOR_COST_LIMIT", "CONTEXT_INFO", "REMOTE_PROC_TRANSACTIONS",
+}
+_CHANGES_MEANING = {
+    "XACT_ABORT": "SET XACT_ABORT has no TiDB equivalent: a failed statement does not roll back the transaction.",
+    "ROWCOUNT": "SET ROWCOUNT limits later statements in SQL Server; TiDB has no such setting (use LIMIT).",
+    "DATEFORMAT": "SET DATEFORMAT has no TiDB equivalent: date strings are read as year-month-day.",
+    "DATEFIRST": "SET DATEFIRST has no TiDB equivalent: week-day numbers follow Sunday = 1.",
+    "LANGUAGE": "SET LANGUAGE has no TiDB equivalent: month and day names are English.",
+    "IMPLICIT_TRANSACTIONS": "SET IMPLICIT_TRANSACTIONS ON corresponds to autocommit = 0 in TiDB.",
+}
+
+
+def statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr] | None:
+    """TiDB statements for a batch-level T-SQL statement, or None for an ordinary query."""
+    if isinstance(tree, exp.Declare):
+        return declare(tree, ctx)
+    if isinstance(tree, exp.Set):
+        return set_variables(tree, ctx)
+    if isinstance(tree, exp.Command):
+        return command(tree, ctx)
+    if isinstance(tree, (exp.Execute, exp.ExecuteSql)):
+        return execute(tree, ctx)
+    if isinstance(tree, (exp.IfBlock, exp.WhileBlock, exp.Block)):
+        ctx.note("QY31", "unsupported", "IF/WHILE/BEGIN...END control flow: TiDB has no procedural SQL outside stored programs (which it lacks).")
+        return []
+    if isinstance(tree, exp.Anonymous) and tree.name.upper() == "RAISERROR":
+        ctx.note("QY32", "unsupported", "RAISERROR has no TiDB equivalent: raise the error in the application.")
+        return []
+    if isinstance(tree, exp.Use):
+        name = tree.this.name if tree.this is not None else ""
+        if ctx.database.name and name.lower() != ctx.database.name.lower():
+            ctx.note("QY29", "review", f"USE {name}: the statements after it name another database; replay runs against the target database.")
+        else:
+            ctx.note("QY39", "rewritten", f"USE {name} is dropped: replay connects to the target database directly.")
+        return []
+    if isinstance(tree, (exp.Transaction, exp.Commit, exp.Rollback)):
+        if isinstance(tree, exp.Rollback) and tree.this is not None:
+            return [exp.Command(this="ROLLBACK", expression=exp.Literal.string(f"TO SAVEPOINT {tree.this.name}"))]
+        return [tree.__class__()]
+    if isinstance(tree, exp.Select) and tree.selects and all(_is_assignment(p) for p in tree.selects):
+        return assign_from_select(tree, ctx)
+    if isinstance(tree, exp.Create) and tree.kind and tree.kind.upper() in ("PROCEDURE", "FUNCTION", "TRIGGER"):
+        ctx.note("QY24", "unsupported", f"CREATE {tree.kind.upper()}: TiDB has no stored procedures, functions or triggers.")
+        return []
+    if isinstance(tree, exp.Create) and tree.kind and tree.kind.upper() == "TABLE":
+        return create_table(tree, ctx)
+    if isinstance(tree, exp.Drop):
+        return drop(tree, ctx)
+    if isinstance(tree, exp.Alter) or (isinstance(tree, exp.Create) and tree.kind and tree.kind.upper() != "VIEW"):
+        ctx.note("QY48", "review", "DDL in the workload is translated as written; the schema itself comes from the DDL generator (ddl/).")
+    return None
+
+
+def _is_assignment(projection: exp.Expr) -> bool:
+    return isinstance(projection, exp.EQ) and isinstance(projection.this, exp.Parameter) and not isinstance(projection.this.this, exp.Parameter)
+
+
+def declare(tree: exp.Declare, ctx: Context) -> list[exp.Expr]:
+    """`DECLARE @x int = 5, @s nvarchar(10)` -> `SET @x = 5, @s = NULL`; `DECLARE @t TABLE (...)` -> a temporary table.
+
+    A DECLAREd variable starts as NULL; user variables keep their value for the session, so each
+    one is set explicitly.
+    """
+    assignments: list[exp.Expr] = []
+    out: list[exp.Expr] = []
+    for item in tree.expressions:
+        names = item.this if isinstance(item.this, list) else [item.this]
+        kind = item.args.get("kind")
+        for name_node in names:
+            name = parameter_name(name_node) if isinstance(name_node, exp.Parameter) else name_node.name
+            if isinstance(kind, exp.Schema):
+                out.extend(_table_variable(name, kind, ctx))
+                continue
+            ctx.local_variables.add(name.lower())
+            if isinstance(kind, exp.DataType):
+                ctx.types.variables[name.lower()] = kind
+            default = item.args.get("default")
+            value = _translated_expression(default, ctx) if default is not None else exp.Null()
+            assignments.append(exp.EQ(this=exp.Parameter(this=exp.var(name)), expression=value))
+    if assignments:
+        ctx.note("QY26", "rewritten", "Local variables become session user variables (@name), set explicitly because they start as NULL.")
+        out.insert(0, exp.Set(expressions=[exp.SetItem(this=a) for a in assignments]))
+    return out
+
+
+def _table_variable(name: str, schema: exp.Schema, ctx: Context) -> list[exp.Expr]:
+    table = exp.Table(this=exp.Parameter(this=exp.var(name)))
+    ctx.types.temp_tables[table_key(table)] = {
+        c.name.lower(): c.args["kind"] for c in schema.expressions if isinstance(c, exp.ColumnDef) and c.args.get("kind")
+    }
+    ctx.note("QY16", "rewritten", f"Table variable @{name} becomes temporary table var_{name}, dropped first because a session keeps it.")
+    drop_stmt = exp.Drop(tables=[table.copy()], kind="TABLE", exists=True, temporary=True)
+    create = exp.Create(this=exp.Schema(this=table, expressions=[e.copy() for e in schema.expressions]), kind="TABLE",
+                        properties=exp.Properties(expressions=[exp.TemporaryProperty()]))
+    return [_finish(drop_stmt, ctx), _finish(create, ctx)]
+
+
+def _finish(tree: exp.Expr, ctx: Context) -> exp.Expr:
+    translated = translate_tree(tree, ctx)
+    return _identity_columns(translated[0]) if translated else tree
+
+
+def _translated_expression(node: exp.Expr, ctx: Context) -> exp.Expr:
+    wrapper = exp.select(node.copy())
+    result = translate_tree(wrapper, ctx)
+    return result[0].selects[0] if result and isinstance(result[0], exp.Select) else node
+
+
+def set_variables(tree: exp.Set, ctx: Context) -> list[exp.Expr]:
+    """`SET @x = (SELECT MAX(a) FROM t)` -> the same, on a user variable; `SET NOCOUNT ON` -> nothing."""
+    items = []
+    for item in tree.expressions:
+        assignment = item.this if isinstance(item, exp.SetItem) else item
+        if not (isinstance(assignment, exp.EQ) and isinstance(assignment.this, exp.Parameter)):
+            return session_option(assignment.sql("sqlserver"), ctx)
+        name = parameter_name(assignment.this)
+        if name.lower() not in ctx.local_variables:
+            ctx.local_variables.add(name.lower())
+            ctx.note("QY26", "rewritten", f"@{name} is set without a DECLARE in this batch: it becomes a session user variable.")
+        value = _translated_expression(assignment.expression, ctx)
+        items.append(exp.SetItem(this=exp.EQ(this=exp.Parameter(this=exp.var(name)), expression=value)))
+    return [exp.Set(expressions=items)]
+
+
+def assign_from_select(tree: exp.Select, ctx: Context) -> list[exp.Expr]:
+    """`SELECT @n = COUNT(*) FROM t` -> `SET @n = (SELECT COUNT(*) FROM t)`.
+
+    TiDB does not support SELECT ... INTO @variable. T-SQL assigns from the last row when the query
+    returns several; a subquery must return one, so anything but an aggregate without GROUP BY or a
+    TOP 1 is flagged. https://docs.pingcap.com/tidb/stable/mysql-compatibility
+    """
+    single = (
+        not tree.args.get("group")
+        and all(any(isinstance(n, exp.AggFunc) for n in p.expression.walk()) for p in tree.selects)
+    ) or _limit_one(tree) or tree.args.get("from_") is None
+    items = []
+    for projection in tree.selects:
+        name = parameter_name(projection.this)
+        ctx.local_variables.add(name.lower())
+        if tree.args.get("from_") is None:
+            value = _translated_expression(projection.expression, ctx)
+        else:
+            query = tree.copy()
+            query.set("expressions", [projection.expression.copy()])
+            if not single:
+                query.set("limit", exp.Limit(expression=exp.Literal.number(1)))
+            translated = translate_tree(query, ctx)
+            value = exp.Subquery(this=translated[0]) if translated else exp.Null()
+        items.append(exp.SetItem(this=exp.EQ(this=exp.Parameter(this=exp.var(name)), expression=value)))
+    status = "rewritten" if single else "review"
+    ctx.note("QY26", status, "SELECT @var = ... becomes SET @var = (SELECT ...)"
+             + ("." if single else "; SQL Server keeps the last row's value, the rewrite takes one row (LIMIT 1)."))
+    return [exp.Set(expressions=items)]
+
+
+def _limit_one(tree: exp.Select) -> bool:
+    limit = tree.args.get("limit")
+    return isinstance(limit, exp.Limit) and limit.expression.is_int and int(limit.expression.name) == 1
+
+
+def session_option(text: str, ctx: Context) -> list[exp.Expr]:
+    """`SET NOCOUNT ON` -> nothing; `SET LOCK_TIMEOUT 5000` -> `SET innodb_lock_wait_timeout = 5`;
+    `SET TRANSACTION ISOLATION LEVEL SNAPSHOT` -> `SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ`.
+    https://docs.pingcap.com/tidb/stable/system-variables
+    """
+    words = re.sub(r"\s+", " ", text.strip().rstrip(";")).split(" ")
+    body = " ".join(words[1:] if words and words[0].upper() == "SET" else words)
+    upper = body.upper()
+    if upper.startswith("TRANSACTION ISOLATION LEVEL"):
+        level = upper.removeprefix("TRANSACTION ISOLATION LEVEL").strip()
+        target, status, message = _ISOLATION.get(level, ("REPEATABLE READ", "review", f"Isolation level {level} is unknown."))
+        if message:
+            ctx.note("QY39", status, message)  # type: ignore[arg-type]
+        return [exp.Command(this="SET", expression=exp.Literal.string(f"SESSION TRANSACTION ISOLATION LEVEL {target}"))]
+    option = re.split(r"[\s,=]", upper, maxsplit=1)[0]
+    if option == "IDENTITY_INSERT":
+        ctx.note("QY22", "rewritten", "SET IDENTITY_INSERT is not needed: TiDB accepts explicit values in AUTO_INCREMENT columns "
+                 "(AUTO_RANDOM columns need @@allow_auto_random_explicit_insert).")
+        return []
+    if option == "LOCK_TIMEOUT":
+        match = re.search(r"-?\d+", body)
+        millis = int(match[0]) if match else -1
+        if millis < 0:
+            ctx.note("QY39", "review", "SET LOCK_TIMEOUT -1 (wait forever) has no TiDB equivalent; the TiDB default applies.")
+            return []
+        ctx.note("QY39", "rewritten", "SET LOCK_TIMEOUT (milliseconds) becomes innodb_lock_wait_timeout (whole seconds).")
+        seconds = max(1, -(-millis // 1000))
+        return [exp.Command(this="SET", expression=exp.Literal.string(f"SESSION innodb_lock_wait_timeout = {seconds}"))]
+    if option in _CHANGES_MEANING:
+        ctx.note("QY39", "review", _CHANGES_MEANING[option])
+        return []
+    if option in _NO_EFFECT or all(w.strip(",") in _NO_EFFECT for w in upper.split() if w not in ("ON", "OFF")):
+        ctx.note("QY39", "rewritten", f"SET {option} is dropped: it has no effect on TiDB.")
+        return []
+    ctx.note("QY39", "review", f"SET {option} has no TiDB equivalent and is dropped.")
+    return []
+
+
+def command(tree: exp.Command, ctx: Context) -> list[exp.Expr]:
+    """Statements sqlglot keeps as raw commands: SET options, WAITFOR, THROW, PRINT, cursors, SAVE TRANSACTION."""
+    word = tree.name.upper()
+    rest = tree.expression.name if tree.expression is not None else ""
+    if word == "SET":
+        return session_option("SET " + rest, ctx)
+    if word == "WAITFOR":
+        match = re.fullmatch(r"DELAY\s+N?'(\d{1,2}):(\d{2}):(\d{2})(?:\.(\d+))?'", rest.strip(), re.IGNORECASE)
+        if match:
+            seconds = int(match[1]) * 3600 + int(match[2]) * 60 + int(match[3]) + float("0." + (match[4] or "0"))
+            ctx.note("QY34", "rewritten", "WAITFOR DELAY becomes DO SLEEP(seconds).")
+            return [exp.Command(this="DO", expression=exp.Literal.string(f"SLEEP({seconds:g})"))]
+        ctx.note("QY34", "unsupported", f"WAITFOR {rest.split(' ')[0]}: TiDB can only sleep for a fixed time (DO SLEEP).")
+        return []
+    if word == "THROW":
+        ctx.note("QY32", "unsupported", "THROW has no TiDB equivalent outside stored programs: raise the error in the application.")
+        return []
+    if word == "PRINT":
+        ctx.note("QY47", "rewritten", "PRINT is dropped: TiDB has no message channel; the message never reached the result set.")
+        return []
+    if word == "SAVE":
+        name = rest.split()[-1] if rest.split() else "sp"
+        ctx.note("QY39", "rewritten", "SAVE TRANSACTION becomes SAVEPOINT.")
+        return [exp.Command(this="SAVEPOINT", expression=exp.Literal.string(name))]
+    if word in ("DECLARE", "OPEN", "FETCH", "CLOSE", "DEALLOCATE") and (word != "DECLARE" or "CURSOR" in rest.upper()):
+        ctx.note("QY33", "unsupported", "Cursors have no TiDB equivalent outside stored programs: iterate in the application.")
+        return []
+    if word in ("BEGIN",) and rest.upper().startswith(("TRY", "CATCH")):
+        ctx.note("QY31", "unsupported", "TRY...CATCH has no TiDB equivalent: handle errors in the application.")
+        return []
+    ctx.note("QY49", "unsupported", f"{word} {rest[:40]}: no TiDB equivalent.")
+    return []
+
+
+def execute(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
+    """`EXEC dbo.p @a = 1` -> unsupported (TiDB has no procedures); `EXEC sp_executesql N'...', N'@a int', @a = 1`
+    and `EXEC ('SELECT ...')` with literal text -> the inner statement, translated, with the values bound.
+    """
+    target = tree.this
+    if isinstance(tree, exp.ExecuteSql) or (isinstance(target, exp.Table) and target.name.lower() == "sp_executesql"):
+        args = tree.expressions
+        text = args[0] if args else None
+        if not isinstance(text, (exp.National, exp.Literal)) or not (isinstance(text, exp.National) or text.is_string):
+            ctx.note("QY25", "unsupported", "sp_executesql with SQL text built at run time: the statement is unknown until it runs.")
+            return []
+        from .queries import inner_statements
+
+        values = {}
+        for arg in args[2:]:
+            if isinstance(arg, exp.EQ) and isinstance(arg.this, exp.Parameter):
+                values[parameter_name(arg.this).lower()] = arg.expression
+        ctx.note("QY25", "rewritten", "sp_executesql with literal SQL runs the statement directly, with the values bound in place.")
+        return inner_statements(text.name, values, ctx)
+    if isinstance(target, exp.Subquery):
+        inner = target.this
+        if isinstance(inner, exp.Table) and isinstance(inner.this, exp.Identifier) and inner.this.quoted and " " in inner.name:
+            from .queries import inner_statements
+
+            ctx.note("QY25", "rewritten", "EXEC ('literal SQL') runs the statement directly.")
+            return inner_statements(inner.name, {}, ctx)
+        ctx.note("QY25", "unsupported", "EXEC (@sql): dynamic SQL is unknown until it runs; capture the statements it executes instead.")
+        return []
+    name = target.sql("sqlserver") if target is not None else "?"
+    module = ctx.database.modules and next(
+        (m for m in ctx.database.modules if m.kind == "procedure" and m.qualified_name.lower().endswith(name.lower().split(".")[-1])), None
+    )
+    size = f" ({module.line_count} lines)" if module else ""
+    ctx.note("QY24", "unsupported", f"EXEC {name}{size}: TiDB has no stored procedures; move its logic to the application.")
+    return []
+
+
+def create_table(tree: exp.Create, ctx: Context) -> list[exp.Expr] | None:
+    """`CREATE TABLE #t (id int IDENTITY PRIMARY KEY, ...)` -> `CREATE TEMPORARY TABLE tmp_t (id INT AUTO_INCREMENT PRIMARY KEY, ...)`."""
+    schema = tree.this
+    table = schema.this if isinstance(schema, exp.Schema) else schema
+    if isinstance(table, exp.Table) and isinstance(schema, exp.Schema):
+        ctx.types.temp_tables[table_key(table)] = {
+            c.name.lower(): c.args["kind"] for c in schema.expressions if isinstance(c, exp.ColumnDef) and c.args.get("kind")
+        }
+        ident = table.this
+        if isinstance(ident, exp.Identifier) and (ident.args.get("temporary") or ident.args.get("global_")):
+            properties = tree.args.get("properties")
+            if properties is None or not any(isinstance(p, exp.TemporaryProperty) for p in properties.expressions):
+                tree = tree.copy()
+                tree.set("properties", exp.Properties(expressions=[exp.TemporaryProperty()]))
+        else:
+            ctx.note("QY48", "review", "CREATE TABLE in the workload is translated as written; the schema itself comes from the DDL generator (ddl/).")
+    translated = translate_tree(tree, ctx)
+    return [_identity_columns(t) for t in translated]
+
+
+def _identity_columns(tree: exp.Expr) -> exp.Expr:
+    """IDENTITY(1,1) -> AUTO_INCREMENT; CLUSTERED/NONCLUSTERED and filegroups have no TiDB meaning here."""
+    for constraint in list(tree.find_all(exp.GeneratedAsIdentityColumnConstraint)):
+        parent = constraint.parent
+        if isinstance(parent, exp.ColumnConstraint):
+            parent.set("kind", exp.AutoIncrementColumnConstraint())
+    for node in list(tree.find_all(exp.ClusteredColumnConstraint, exp.NonClusteredColumnConstraint)):
+        parent = node.parent
+        if isinstance(parent, exp.ColumnConstraint):
+            parent.pop()
+    for prop in list(tree.find_all(exp.OnProperty)):
+        prop.pop()
+    for key in tree.find_all(exp.PrimaryKey):
+        key.set("options", None)
+    return tree
+
+
+def drop(tree: exp.Drop, ctx: Context) -> list[exp.Expr] | None:
+    """`DROP TABLE #t` -> `DROP TEMPORARY TABLE tmp_t` (never a permanent table of the same name)."""
+    tables = tree.args.get("tables") or ([tree.this] if tree.this is not None else [])
+    session = [t for t in tables if isinstance(t, exp.Table) and isinstance(t.this, exp.Identifier)
+               and (t.this.args.get("temporary") or t.this.args.get("global_"))]
+    if session and len(session) == len(tables):
+        tree = tree.copy()
+        tree.set("temporary", True)
+        return translate_tree(tree, ctx)
+    if tree.kind and tree.kind.upper() in ("PROCEDURE", "FUNCTION", "TRIGGER"):
+        ctx.note("QY24", "unsupported", f"DROP {tree.kind.upper()}: TiDB has no stored procedures, functions or triggers.")
+        return []
+    ctx.note("QY48", "review", "DDL in the workload is translated as written; the schema itself comes from the DDL generator (ddl/).")
+    return None
+
+
+def declared_type(text: str) -> exp.DataType | None:
+    return type_of_declaration(text)

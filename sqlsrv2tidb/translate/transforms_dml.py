@@ -1,0 +1,162 @@
+"""Statement-level rewrites: SELECT ... INTO, UPDATE/DELETE ... FROM ... JOIN, and OUTPUT.
+
+These change the statement's shape, sometimes into two statements (TiDB has no CREATE TABLE ...
+AS SELECT, so SELECT INTO becomes CREATE TABLE plus INSERT ... SELECT). MERGE lives in
+`transforms_merge`. Each function returns the list of TiDB statements that replace the input.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from .transforms import Context
+from .transforms_pivot import source_columns
+from .typing import table_key
+
+
+def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
+    """Dispatch on the statement's kind; statements without a T-SQL-only shape pass through."""
+    from .transforms_merge import merge
+
+    if isinstance(tree, exp.Select) and tree.args.get("into") is not None:
+        return select_into(tree, ctx)
+    if isinstance(tree, exp.Merge):
+        return merge(tree, ctx)
+    if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("returning") is not None:
+        return output_clause(tree, ctx)
+    if isinstance(tree, exp.Update) and tree.args.get("from_") is not None:
+        return [update_from(tree, ctx)]
+    return [tree]
+
+
+def update_from(update: exp.Update, ctx: Context) -> exp.Expr:
+    """`UPDATE t SET v = s.v FROM t JOIN s ON t.id = s.id` -> `UPDATE t JOIN s ON t.id = s.id SET t.v = s.v`.
+
+    T-SQL names the target and then a FROM clause that usually repeats it; MySQL's multi-table
+    UPDATE joins in place. sqlglot's MySQL writer joins the target to itself instead
+    (`UPDATE t JOIN t ON TRUE ...`), which updates every row.
+    https://learn.microsoft.com/sql/t-sql/queries/update-transact-sql#from-table_source
+    https://docs.pingcap.com/tidb/stable/sql-statement-update
+    """
+    target = update.this
+    source = update.args["from_"].this
+    if update.args.get("limit") is not None or update.args.get("order") is not None:
+        ctx.note("QY05", "unsupported", "UPDATE TOP (n) ... FROM has no TiDB form: a multi-table UPDATE takes no LIMIT.")
+        return update
+    target_name = target.alias_or_name.lower()
+    found = None
+    for candidate in [source, *[j.this for j in source.args.get("joins") or []]]:
+        if isinstance(candidate, exp.Table) and target_name in (candidate.alias_or_name.lower(), candidate.name.lower()):
+            if not target.alias and candidate.alias and target_name != candidate.alias.lower() and target.db:
+                continue
+            found = candidate
+            break
+    new = update.copy()
+    new.set("from_", None)
+    if found is not None:
+        qualifier = found.alias_or_name
+        new.set("this", source.copy())
+    else:
+        qualifier = target.alias_or_name
+        joined = target.copy()
+        joins = [exp.Join(this=source.copy())]
+        joins[0].this.set("joins", None)
+        joins.extend(j.copy() for j in source.args.get("joins") or [])
+        joined.set("joins", joins)
+        new.set("this", joined)
+    for assignment in new.expressions:
+        column = assignment.this
+        if isinstance(column, exp.Column) and not column.table:
+            column.set("table", exp.to_identifier(qualifier))
+    ctx.note("QY05", "rewritten", "UPDATE ... FROM ... JOIN becomes MySQL's multi-table UPDATE (joins before SET).")
+    return new
+
+
+def select_into(select: exp.Select, ctx: Context) -> list[exp.Expr]:
+    """`SELECT a, b INTO #t FROM s` -> `CREATE TEMPORARY TABLE t (a INT, b VARCHAR(50)); INSERT INTO t (a, b) SELECT a, b FROM s`.
+
+    TiDB does not support CREATE TABLE ... AS SELECT, so the new table's columns are declared from
+    the projections' types; `SELECT * INTO x FROM t` uses CREATE TABLE x LIKE t.
+    https://docs.pingcap.com/tidb/stable/mysql-compatibility#unsupported-features
+    """
+    into = select.args["into"]
+    target = into.this.copy()
+    query = select.copy()
+    query.set("into", None)
+    temporary = bool(into.args.get("temporary")) or target.this.args.get("temporary") or target.this.args.get("global_")
+    properties = [exp.TemporaryProperty()] if temporary else []
+    star = len(query.selects) == 1 and isinstance(query.selects[0], exp.Star)
+    from_ = query.args.get("from_")
+    if star and from_ is not None and isinstance(from_.this, exp.Table) and not query.args.get("joins") and not from_.this.args.get("joins"):
+        like = from_.this.copy()
+        like.set("alias", None)
+        like.set("hints", None)
+        create = exp.Create(this=target, kind="TABLE", properties=exp.Properties(expressions=[*properties, exp.LikeProperty(this=like)]))
+        insert = exp.Insert(this=target.copy(), expression=query)
+        columns = source_columns(from_.this, ctx) or []
+        ctx.types.temp_tables[table_key(target)] = {c.lower(): ctx.types.of(exp.column(c)) for c in columns}
+        ctx.note("QY17", "rewritten", "SELECT * INTO becomes CREATE TABLE ... LIKE plus INSERT ... SELECT (TiDB has no CREATE TABLE ... AS SELECT).")
+        return [create, insert]
+    names, definitions, unknown = [], [], []
+    for projection in query.selects:
+        name = projection.alias_or_name
+        datatype = ctx.types.of(projection)
+        if not name or isinstance(projection, exp.Star) or datatype is None:
+            unknown.append(name or projection.sql("sqlserver")[:40])
+            continue
+        names.append(name)
+        definitions.append(exp.ColumnDef(this=exp.to_identifier(name), kind=datatype.copy()))
+    if unknown:
+        ctx.note(
+            "QY17", "unsupported",
+            f"SELECT ... INTO: the type of {', '.join(unknown)} is unknown, so the new table cannot be declared "
+            "(TiDB has no CREATE TABLE ... AS SELECT).",
+        )
+        return [select]
+    create = exp.Create(this=exp.Schema(this=target, expressions=definitions), kind="TABLE",
+                        properties=exp.Properties(expressions=properties) if properties else None)
+    insert = exp.Insert(this=exp.Schema(this=target.copy(), expressions=[exp.to_identifier(n) for n in names]), expression=query)
+    ctx.types.temp_tables[table_key(target)] = {d.name.lower(): d.args["kind"] for d in definitions}
+    ctx.note("QY17", "rewritten", "SELECT ... INTO becomes CREATE TABLE with the projected types plus INSERT ... SELECT.")
+    return [create, insert]
+
+
+def output_clause(statement: exp.Expr, ctx: Context) -> list[exp.Expr]:
+    """`INSERT INTO t (a) OUTPUT inserted.id VALUES (1)` -> `INSERT INTO t (a) VALUES (1); SELECT LAST_INSERT_ID() AS id`.
+
+    TiDB has no RETURNING/OUTPUT. Returning only the identity column of a one-row INSERT is the
+    common case and is exact; anything else is unsupported.
+    https://learn.microsoft.com/sql/t-sql/queries/output-clause-transact-sql
+    """
+    returning = statement.args["returning"]
+    identity = _identity_column(statement, ctx) if isinstance(statement, exp.Insert) else None
+    values = statement.args.get("expression") if isinstance(statement, exp.Insert) else None
+    one_row = isinstance(values, exp.Values) and len(values.expressions) == 1
+    outputs = returning.expressions
+    if (
+        identity is not None
+        and one_row
+        and not returning.args.get("into")
+        and len(outputs) == 1
+        and isinstance(outputs[0], (exp.Column, exp.Alias))
+    ):
+        column = outputs[0].this if isinstance(outputs[0], exp.Alias) else outputs[0]
+        if isinstance(column, exp.Column) and column.table.lower() == "inserted" and column.name.lower() == identity.lower():
+            new = statement.copy()
+            new.set("returning", None)
+            select = exp.select(exp.alias_(exp.Anonymous(this="LAST_INSERT_ID"), outputs[0].alias_or_name))
+            ctx.note("QY11", "rewritten", "OUTPUT inserted.<identity> becomes a SELECT LAST_INSERT_ID() after the INSERT.")
+            return [new, select]
+    kind = type(statement).__name__.upper()
+    ctx.note("QY11", "unsupported", f"{kind} ... OUTPUT: TiDB has no OUTPUT/RETURNING clause; read the rows in a separate SELECT.")
+    return [statement]
+
+
+def _identity_column(insert: exp.Insert, ctx: Context) -> str | None:
+    target = insert.this.this if isinstance(insert.this, exp.Schema) else insert.this
+    if not isinstance(target, exp.Table):
+        return None
+    table = ctx.database.table(target.db or None, target.name)
+    if table is None:
+        return None
+    return next((c.name for c in table.columns if c.identity is not None), None)

@@ -1,0 +1,336 @@
+"""Rewrites of T-SQL functions and operators that TiDB spells or evaluates differently.
+
+Like `transforms_scalar`, these run bottom-up with types available: LIKE patterns, CONVERT with a
+style code, COLLATE, and the T-SQL built-ins sqlglot leaves as anonymous calls (NCHAR, CHOOSE, STR,
+PATINDEX, ISNUMERIC, ...). Each docstring shows the T-SQL input and the TiDB output.
+"""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from .templates import call, fill, paren
+from .transforms import Context
+
+_LIKE_DOCS = "https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql"
+
+
+def _like_pieces(pattern: str) -> list[tuple[str, str]] | None:
+    """Split a T-SQL LIKE pattern into (kind, text): `any` (%), `one` (_), `class` ([..]), `char`."""
+    pieces: list[tuple[str, str]] = []
+    i = 0
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "%":
+            pieces.append(("any", ch))
+        elif ch == "_":
+            pieces.append(("one", ch))
+        elif ch == "[":
+            end = pattern.find("]", i + 2)
+            if end < 0:
+                return None
+            pieces.append(("class", pattern[i + 1 : end]))
+            i = end
+        else:
+            pieces.append(("char", ch))
+        i += 1
+    return pieces
+
+
+def _like_literal(pieces: list[tuple[str, str]]) -> str | None:
+    """A MySQL LIKE pattern (backslash escapes) when every class is one literal character."""
+    out = []
+    for kind, text in pieces:
+        if kind == "class":
+            if len(text) != 1 or text in ("^",):
+                return None
+            kind, text = "char", text
+        if kind == "char":
+            out.append("\\" + text if text in ("%", "_", "\\") else text)
+        else:
+            out.append(text)
+    return "".join(out)
+
+
+def _regex(pieces: list[tuple[str, str]]) -> str:
+    out = ["^"]
+    for kind, text in pieces:
+        if kind == "any":
+            out.append("(.|\n)*")
+        elif kind == "one":
+            out.append("(.|\n)")
+        elif kind == "class":
+            negate = text.startswith("^")
+            body = text[1:] if negate else text
+            body = body.replace("\\", "\\\\").replace("[", "\\[")
+            out.append("[" + ("^" if negate else "") + body + "]")
+        else:
+            out.append(re.escape(text))
+    out.append("$")
+    return "".join(out)
+
+
+def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`a LIKE '[a-c]%'` -> `a REGEXP '^[a-c](.|\\n)*$'`; `a LIKE 'x[_]%'` -> `a LIKE 'x\\_%'`.
+
+    SQL Server patterns have character classes (`[a-c]`, `[^0-9]`) and no escape character; MySQL
+    patterns have no classes and treat a backslash as an escape. Literal one-character classes
+    become LIKE escapes, real classes become an anchored REGEXP, and backslashes are doubled.
+    https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql
+    https://docs.pingcap.com/tidb/stable/string-functions#regular-expression-compatibility-with-mysql
+    """
+    if not isinstance(node, exp.Like):
+        return node
+    pattern = node.expression
+    if isinstance(node.parent, exp.Escape):
+        if "[" in pattern.name:
+            ctx.note("QY06", "review", f"LIKE with ESCAPE and character classes is kept as written ({_LIKE_DOCS}).")
+        return node
+    if not (isinstance(pattern, (exp.Literal, exp.National)) and (pattern.is_string or isinstance(pattern, exp.National))):
+        if not isinstance(pattern, exp.Literal):
+            ctx.note(
+                "QY06", "translated",
+                "LIKE with a computed pattern: a value holding `[...]` classes or a backslash matches differently on TiDB.",
+            )
+        return node
+    text = pattern.name
+    if "[" not in text and "\\" not in text:
+        return node
+    pieces = _like_pieces(text)
+    if pieces is None:
+        return node  # an unclosed bracket is a literal `[` in SQL Server too
+    literal = _like_literal(pieces)
+    if literal is not None:
+        ctx.note("QY06", "rewritten", "LIKE pattern: bracket escapes and backslashes rewritten to MySQL's backslash escapes.")
+        return exp.Like(this=node.this, expression=exp.Literal.string(literal))
+    classes = [t for k, t in pieces if k == "class"]
+    letters = any(c.isalpha() for cls in classes for c in cls)
+    status = "review" if letters else "rewritten"
+    ctx.note(
+        "QY06", status,
+        "LIKE with character classes becomes an anchored REGEXP"
+        + ("; letter classes follow TiDB's regular expression case rules, not the SQL Server collation." if letters else "."),
+    )
+    return exp.RegexpLike(this=node.this, expression=exp.Literal.string(_regex(pieces)))
+
+
+# CONVERT(varchar, date, style) -> DATE_FORMAT patterns, and their length.
+# https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql#date-and-time-styles
+_STYLES: dict[int, tuple[str, int]] = {
+    1: ("%m/%d/%y", 8), 101: ("%m/%d/%Y", 10), 2: ("%y.%m.%d", 8), 102: ("%Y.%m.%d", 10),
+    3: ("%d/%m/%y", 8), 103: ("%d/%m/%Y", 10), 4: ("%d.%m.%y", 8), 104: ("%d.%m.%Y", 10),
+    5: ("%d-%m-%y", 8), 105: ("%d-%m-%Y", 10), 6: ("%d %b %y", 9), 106: ("%d %b %Y", 11),
+    7: ("%b %d, %y", 10), 107: ("%b %d, %Y", 12), 8: ("%H:%i:%s", 8), 108: ("%H:%i:%s", 8),
+    24: ("%H:%i:%s", 8), 10: ("%m-%d-%y", 8), 110: ("%m-%d-%Y", 10), 11: ("%y/%m/%d", 8),
+    111: ("%Y/%m/%d", 10), 12: ("%y%m%d", 6), 112: ("%Y%m%d", 8), 20: ("%Y-%m-%d %H:%i:%s", 19),
+    120: ("%Y-%m-%d %H:%i:%s", 19), 21: ("%Y-%m-%d %H:%i:%s.%f", 23), 121: ("%Y-%m-%d %H:%i:%s.%f", 23),
+    25: ("%Y-%m-%d %H:%i:%s.%f", 23), 23: ("%Y-%m-%d", 10), 126: ("%Y-%m-%dT%H:%i:%s.%f", 23),
+    13: ("%d %b %Y %H:%i:%s:%f", 24), 113: ("%d %b %Y %H:%i:%s:%f", 24), 14: ("%H:%i:%s:%f", 12),
+    114: ("%H:%i:%s:%f", 12),
+}
+# Styles whose SQL Server output the pattern does not reproduce exactly (padding, optional parts).
+_INEXACT_STYLES = {126}
+_STRING_TYPES = (exp.DType.VARCHAR, exp.DType.NVARCHAR, exp.DType.CHAR, exp.DType.NCHAR, exp.DType.TEXT)
+_DATE_TYPES = (exp.DType.DATETIME, exp.DType.DATETIME2, exp.DType.DATE, exp.DType.SMALLDATETIME, exp.DType.TIME)
+
+
+def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`CONVERT(varchar(10), d, 120)` -> `LEFT(DATE_FORMAT(d, '%Y-%m-%d %H:%i:%s'), 10)`.
+
+    A style code picks a date format in SQL Server; TiDB's CAST has none. Strings with a style
+    read back into dates become STR_TO_DATE with the same pattern.
+    https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql
+    """
+    if not isinstance(node, exp.Convert) or not isinstance(node.this, exp.DataType):
+        return node
+    style = node.args.get("style")
+    while isinstance(style, exp.Paren):
+        style = style.this
+    target, value = node.this, node.expression
+    if style is None:
+        return exp.Cast(this=value, to=target)
+    if not style.is_int:
+        ctx.note("QY20", "review", "CONVERT with a computed style code is kept as a plain CAST.")
+        return exp.Cast(this=value, to=target)
+    code = int(style.name)
+    source = ctx.types.category(value)
+    if target.this in _STRING_TYPES and source in ("binary",) and code in (1, 2):
+        ctx.note("QY20", "rewritten", f"CONVERT(..., {code}) of binary becomes HEX().")
+        hexed = call("HEX", value)
+        return call("CONCAT", exp.Literal.string("0x"), hexed) if code == 1 else hexed
+    if code == 0 or (source in ("integer", "decimal", "float", "string") and target.this in _STRING_TYPES and code in (0, 1, 2, 3, 126, 128, 129)):
+        if code not in (0,):
+            ctx.note("QY20", "review", f"CONVERT style {code} for numbers (commas, scientific notation) is kept as CAST.")
+        return exp.Cast(this=value, to=target)
+    if code not in _STYLES:
+        ctx.note("QY20", "unsupported", f"CONVERT style {code} has no TiDB date format.")
+        return node
+    pattern, width = _STYLES[code]
+    if target.this in _DATE_TYPES:
+        ctx.note("QY20", "rewritten", f"CONVERT(date type, string, {code}) becomes STR_TO_DATE with the style's pattern.")
+        return call("STR_TO_DATE", value, exp.Literal.string(pattern.replace(".%f", ".%f")))
+    if target.this not in _STRING_TYPES:
+        ctx.note("QY20", "review", f"CONVERT style {code} to a non-string type is kept as CAST.")
+        return exp.Cast(this=value, to=target)
+    formatted: exp.Expr = call("DATE_FORMAT", value, exp.Literal.string(pattern))
+    length = _length(target)
+    if pattern.endswith("%f") or (length is not None and length < width):
+        formatted = call("LEFT", formatted, exp.Literal.number(min(width, length or width)))
+    status = "review" if code in _INEXACT_STYLES or (source is None and "%f" in pattern) else "rewritten"
+    ctx.note("QY20", status, f"CONVERT(string, date, {code}) becomes DATE_FORMAT with the style's pattern.")
+    return formatted
+
+
+def _length(datatype: exp.DataType) -> int | None:
+    if not datatype.expressions:
+        return 30  # CONVERT(varchar, ...) without a length means 30 characters
+    text = datatype.expressions[0].name
+    return int(text) if text.isdigit() else None
+
+
+def collate(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`a COLLATE Latin1_General_CI_AS` -> `a COLLATE utf8mb4_general_ci`.
+
+    SQL Server collation names do not exist in TiDB; case-insensitive ones map to
+    utf8mb4_general_ci and case-sensitive or binary ones to utf8mb4_bin. Accent sensitivity and
+    sort order are not the same. https://docs.pingcap.com/tidb/stable/character-set-and-collation
+    """
+    if not isinstance(node, exp.Collate):
+        return node
+    name = node.expression.name
+    if name.upper() == "DATABASE_DEFAULT":
+        ctx.note("QY27", "rewritten", "COLLATE DATABASE_DEFAULT is dropped: each TiDB column keeps its own collation.")
+        return node.this
+    target = "utf8mb4_general_ci" if "_CI" in name.upper() else "utf8mb4_bin"
+    ctx.note("QY27", "review", f"COLLATE {name} becomes {target}; accent sensitivity and sort order differ.")
+    return exp.Collate(this=node.this, expression=exp.var(target))
+
+
+def _anonymous(node: exp.Expr) -> tuple[str, list[exp.Expr]] | None:
+    if isinstance(node, exp.Anonymous):
+        return node.name.upper(), list(node.expressions)
+    return None
+
+
+def builtin_functions(node: exp.Expr, ctx: Context) -> exp.Expr:  # noqa: C901 - one table of small cases
+    """T-SQL built-ins sqlglot passes through: `NCHAR(65)` -> `CHAR(65 USING utf8mb4)`,
+    `CHOOSE(i, a, b)` -> `CASE i WHEN 1 THEN a WHEN 2 THEN b END`, `ROUND(x, 2, 1)` -> `TRUNCATE(x, 2)`,
+    `DATEFROMPARTS(y, m, d)` -> `MAKEDATE(y, 1) + INTERVAL ...`, `STR(x, 10, 2)` -> `LPAD(ROUND(x, 2), 10, ' ')`.
+    https://docs.pingcap.com/tidb/stable/functions-and-operators-overview
+    """
+    if isinstance(node, exp.Chr):
+        return exp.Chr(expressions=node.expressions, charset=exp.var("utf8mb4"))
+    if isinstance(node, exp.Round) and node.args.get("truncate") is not None:
+        mode = node.args["truncate"]
+        if mode.is_int and int(mode.name) != 0:
+            ctx.note("QY36", "rewritten", "ROUND(x, n, 1) truncates: it becomes TRUNCATE(x, n).")
+            return call("TRUNCATE", node.this, node.args.get("decimals") or exp.Literal.number(0))
+        return exp.Round(this=node.this, decimals=node.args.get("decimals"))
+    if isinstance(node, exp.NumberToStr):
+        return _format_number(node, ctx)
+    found = _anonymous(node)
+    if found is None:
+        return node
+    name, args = found
+    if name == "NCHAR" and len(args) == 1:
+        return exp.Chr(expressions=args, charset=exp.var("utf8mb4"))
+    if name == "CHOOSE" and len(args) >= 2:
+        ifs = [exp.If(this=exp.Literal.number(i), true=a) for i, a in enumerate(args[1:], start=1)]
+        return exp.Case(this=args[0], ifs=ifs)
+    if name == "DATEFROMPARTS" and len(args) == 3:
+        ctx.note("QY36", "rewritten", "DATEFROMPARTS becomes MAKEDATE() plus intervals.")
+        return paren(fill("MAKEDATE(y, 1) + INTERVAL (m - 1) MONTH + INTERVAL (d - 1) DAY", y=args[0], m=args[1], d=args[2]))
+    if name == "STR" and 1 <= len(args) <= 3:
+        width = args[1] if len(args) > 1 else exp.Literal.number(10)
+        digits = args[2] if len(args) > 2 else exp.Literal.number(0)
+        ctx.note("QY36", "review", "STR() becomes LPAD(ROUND()); SQL Server prints ** when the number does not fit.")
+        return call("LPAD", exp.Round(this=args[0], decimals=digits), width, exp.Literal.string(" "))
+    if name == "ISNUMERIC" and len(args) == 1:
+        ctx.note("QY36", "review", "ISNUMERIC() becomes a REGEXP test for a number; SQL Server also accepts currency signs.")
+        test = exp.RegexpLike(this=args[0], expression=exp.Literal.string(r"^[[:space:]]*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?[[:space:]]*$"))
+        return exp.Coalesce(this=test, expressions=[exp.Literal.number(0)])
+    if name == "PATINDEX" and len(args) == 2:
+        ctx.note("QY36", "unsupported", "PATINDEX() has no TiDB equivalent that MySQL clients share; rewrite with REGEXP_INSTR().")
+        return node
+    if name == "DB_NAME" and not args:
+        return call("DATABASE")
+    if name in ("SUSER_NAME", "USER_NAME", "SUSER_SNAME") and not args:
+        ctx.note("QY36", "review", f"{name}() becomes CURRENT_USER(): TiDB users are not SQL Server logins.")
+        return call("CURRENT_USER")
+    if name == "NEWSEQUENTIALID":
+        ctx.note("QY36", "review", "NEWSEQUENTIALID() becomes UUID(): TiDB's UUIDs are not ordered.")
+        return exp.Uuid()
+    if name == "GETDATE":
+        return exp.CurrentTimestamp(this=exp.Literal.number(3))
+    return node
+
+
+def _format_number(node: exp.NumberToStr, ctx: Context) -> exp.Expr:
+    """`FORMAT(n, 'N2')` -> `FORMAT(n, 2)`: .NET numeric formats have no TiDB counterpart beyond N/F."""
+    fmt = node.args.get("format")
+    match = re.fullmatch(r"([NnFf])(\d*)", fmt.name) if isinstance(fmt, exp.Literal) else None
+    if match is None or node.args.get("culture") is not None:
+        ctx.note("QY36", "unsupported", f"FORMAT() with {fmt.sql('sqlserver') if fmt else 'this'} format has no TiDB equivalent.")
+        return node
+    digits = exp.Literal.number(int(match[2]) if match[2] else 2)
+    if match[1] in "Ff":
+        return exp.Round(this=node.this, decimals=digits)
+    return call("FORMAT", node.this, digits)
+
+
+def next_value(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`NEXT VALUE FOR dbo.Seq` -> `NEXTVAL(Seq)`, the sequence named as the DDL names it.
+    https://docs.pingcap.com/tidb/stable/sql-statement-create-sequence
+    """
+    if not isinstance(node, exp.NextValueFor):
+        return node
+    if node.args.get("order"):
+        ctx.note("QY36", "unsupported", "NEXT VALUE FOR ... OVER (ORDER BY ...) has no TiDB equivalent.")
+        return node
+    ref = node.this
+    schema = ref.table if isinstance(ref, exp.Column) else None
+    name = ctx.names.object(schema or None, ref.name)
+    target = exp.column(name.name, name.database) if name.database else exp.column(name.name)
+    return call("NEXTVAL", target)
+
+
+def user_functions(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`dbo.fn(x)` stays as written and is flagged: TiDB has no user-defined functions.
+    https://docs.pingcap.com/tidb/stable/mysql-compatibility#unsupported-features
+    """
+    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
+        ctx.note("QY36", "unsupported", f"User-defined function {node.sql('sqlserver').split('(')[0]}(): TiDB has none.")
+    return node
+
+
+def connection_collation(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`@name = 'smith'` (no column on either side) under a *_CI_* database collation: flagged.
+
+    Without a column, a comparison uses the connection's collation; TiDB's default is utf8mb4_bin,
+    which is case-sensitive, where SQL Server used the database's case-insensitive collation.
+    Comparisons with columns keep the column's collation, which the DDL generator maps to a _ci one.
+    https://docs.pingcap.com/tidb/stable/character-set-and-collation
+    """
+    if not isinstance(node, (exp.EQ, exp.NEQ, exp.Like, exp.GT, exp.LT, exp.GTE, exp.LTE)):
+        return node
+    collation = ctx.database.collation or ""
+    if "_CI" not in collation.upper() or any(True for _ in node.find_all(exp.Column)):
+        return node
+    sides = (node.this, node.expression)
+    if any(ctx.types.category(s) == "string" for s in sides) and not all(isinstance(s, exp.Literal) and not any(c.isalpha() for c in s.name) for s in sides):
+        ctx.note("QY28", "review", f"A string comparison without a column uses the connection collation: case-sensitive "
+                 f"utf8mb4_bin on TiDB, {collation} on SQL Server. Set collation_connection to a _ci collation.")
+    return node
+
+
+REWRITES = (
+    like_pattern,
+    convert_style,
+    collate,
+    builtin_functions,
+    next_value,
+    user_functions,
+    connection_collation,
+)

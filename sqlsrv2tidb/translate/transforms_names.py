@@ -1,0 +1,148 @@
+"""Names on TiDB: tables through the NameMap, temp tables, table variables, variables and parameters.
+
+TiDB has databases but no schemas, so `dbo.Orders` becomes `Orders` (or `Sales_Customer` when two
+schemas share a name) exactly as the DDL generator names it (`naming.NameMap`). Session objects
+get a fixed prefix so they never collide with a permanent table: `#t` -> `tmp_t`, `##t` ->
+`gtmp_t`, `@t` (a table variable) -> `var_t`. Declared local variables stay `@x` (session user
+variables); captured parameters become markers that `queries` turns into `?`.
+https://docs.pingcap.com/tidb/stable/temporary-tables
+https://docs.pingcap.com/tidb/stable/user-defined-variables
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from .transforms import Context
+from .typing import parameter_name
+
+PARAMETER_MARKER = "__sqlsrv2tidb_param_{}__"
+
+# Catalog views and functions with no TiDB counterpart of the same shape.
+_SYSTEM_SCHEMAS = {"sys"}
+_TABLE_FUNCTIONS = {"OPENQUERY", "OPENROWSET", "OPENDATASOURCE", "OPENXML"}
+
+
+def session_name(identifier: exp.Expr) -> str | None:
+    """The TiDB name of a temp table or table variable reference, else None."""
+    if isinstance(identifier, exp.Parameter):
+        return "var_" + parameter_name(identifier)
+    if isinstance(identifier, exp.Identifier):
+        if identifier.args.get("global_"):
+            return "gtmp_" + identifier.name
+        if identifier.args.get("temporary"):
+            return "tmp_" + identifier.name
+    return None
+
+
+def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
+    """Rename every table, qualifier, variable and parameter in the statement for TiDB."""
+    ctes = {cte.alias.lower() for cte in tree.find_all(exp.CTE)}
+    aliases = {t.alias.lower() for t in tree.find_all(exp.Table) if t.alias}
+    renamed: dict[str, str] = {}
+    for table in list(tree.find_all(exp.Table)):
+        _table(table, tree, ctes, aliases, renamed, ctx)
+    for column in list(tree.find_all(exp.Column)):
+        _qualifier(column, renamed, ctx)
+    for node in list(tree.find_all(exp.Parameter)):
+        if node.parent is not None or node is tree:
+            replacement = _variable(node, ctx)
+            if replacement is not node:
+                node.replace(replacement)
+    return tree
+
+
+def _table(table: exp.Table, tree: exp.Expr, ctes: set[str], aliases: set[str], renamed: dict[str, str], ctx: Context) -> None:
+    this = table.this
+    session = session_name(this)
+    if session is not None:
+        if isinstance(this, exp.Identifier) and this.args.get("global_"):
+            ctx.note("QY15", "review", f"Global temp table ##{this.name} becomes a session temporary table {session}: "
+                     "other sessions cannot see it on TiDB.")
+        elif isinstance(this, exp.Identifier):
+            ctx.note("QY15", "rewritten", f"Temp table #{this.name} becomes TiDB temporary table {session} (session-scoped, as in SQL Server).")
+        table.set("this", exp.to_identifier(session))
+        return
+    if isinstance(this, exp.Dot):
+        ctx.note("QY30", "unsupported", f"Four-part name {table.sql('sqlserver')}: TiDB has no linked servers.")
+        return
+    if isinstance(this, exp.Anonymous):
+        name = this.name.upper()
+        if name in _TABLE_FUNCTIONS:
+            ctx.note("QY30", "unsupported", f"{name}(): TiDB has no linked servers or ad hoc remote sources.")
+        else:
+            qualified = f"{table.db}.{this.name}" if table.db else this.name
+            ctx.note("QY36", "unsupported", f"Table-valued function {qualified}(): TiDB has no table-valued functions.")
+        return
+    if not isinstance(this, exp.Identifier):
+        return
+    name = this.name
+    lowered = name.lower()
+    if not table.db and lowered in ctes:
+        return
+    if _is_alias_reference(table, aliases):
+        return
+    if (table.db or "").lower() in _SYSTEM_SCHEMAS or (
+        not table.db and lowered in _SYS_VIEWS and ctx.database.table(None, name) is None
+    ):
+        ctx.note("QY49", "unsupported", f"Catalog view {table.sql('sqlserver')}: TiDB's catalog is information_schema, with other columns.")
+        return
+    if (table.db or "").lower() == "information_schema":
+        ctx.note("QY49", "review", f"{table.sql('sqlserver')}: TiDB's information_schema has the same views, but TABLE_SCHEMA holds database names.")
+        table.set("catalog", None)
+        return
+    database = table.catalog
+    if database and ctx.database.name and database.lower() != ctx.database.name.lower():
+        ctx.note("QY29", "review", f"Cross-database name {table.sql('sqlserver')}: it assumes database {database} is migrated to TiDB under that name.")
+        target = ctx.names.object(table.db or None, name)
+        table.set("this", exp.to_identifier(target.name))
+        table.set("db", exp.to_identifier(database))
+        table.set("catalog", None)
+        return
+    target = ctx.names.object(table.db or None, name)
+    if target.name != name and not table.alias and not isinstance(table.parent, exp.Schema):
+        renamed[lowered] = target.name
+    table.set("this", exp.to_identifier(target.name, quoted=this.quoted or None))
+    table.set("db", exp.to_identifier(target.database) if target.database else None)
+    table.set("catalog", None)
+
+
+_SYS_VIEWS = {"sysobjects", "syscolumns", "sysindexes", "sysusers", "sysprocesses"}
+
+
+def _is_alias_reference(table: exp.Table, aliases: set[str]) -> bool:
+    """`DELETE a FROM t AS a ...`: the first `a` names an alias, not a table."""
+    parent = table.parent
+    return isinstance(parent, exp.Delete) and table.arg_key == "tables" and table.name.lower() in aliases and not table.db
+
+
+def _qualifier(column: exp.Column, renamed: dict[str, str], ctx: Context) -> None:
+    qualifier = column.args.get("table")
+    if qualifier is None:
+        return
+    session = session_name(qualifier)
+    if session is not None:
+        column.set("table", exp.to_identifier(session))
+    elif qualifier.name.lower() in renamed and not column.args.get("db"):
+        column.set("table", exp.to_identifier(renamed[qualifier.name.lower()]))
+    if column.args.get("db") is not None and ctx.names.mode == "merge":
+        table = column.table
+        column.set("db", None)
+        column.set("catalog", None)
+        target = ctx.names.object(None, table)
+        column.set("table", exp.to_identifier(renamed.get(table.lower(), target.name if target.name else table)))
+
+
+def _variable(node: exp.Parameter, ctx: Context) -> exp.Expr:
+    if isinstance(node.this, exp.Parameter):
+        return node  # @@global: handled (or flagged) by the scalar rewrites
+    name = parameter_name(node)
+    lowered = name.lower()
+    if lowered in ctx.local_variables:
+        return exp.Parameter(this=exp.var(name))
+    if lowered not in ctx.parameters:
+        ctx.parameters[lowered] = "@" + name
+        ctx.note("QY26", "translated", f"@{name} is neither declared in the batch nor a captured parameter: it is bound as a parameter.")
+    marker = exp.var(PARAMETER_MARKER.format(lowered))
+    marker.meta["parameter"] = ctx.parameters[lowered]
+    return marker

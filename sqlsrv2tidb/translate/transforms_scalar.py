@@ -1,0 +1,374 @@
+"""Rewrites of operators and functions whose T-SQL meaning differs from the same text on TiDB.
+
+These run bottom-up on the statement while its column references still resolve against the SQL
+Server schema, because most of them depend on operand types (see `typing`). Each function takes a
+node and the context and returns the node unchanged or its replacement; its docstring shows the
+T-SQL input and the TiDB output.
+"""
+
+from __future__ import annotations
+
+from sqlglot import exp
+
+from .dialect import DATE_PARTS
+from .templates import call, fill, paren
+from .transforms import Context
+from .typing import NUMERIC, TEMPORAL, category, is_string, parameter_name
+
+_DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
+
+
+def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`a + ' ' + b` on strings -> `CONCAT(a, ' ', b)`.
+
+    MySQL's `+` is numeric only, so string `+` would silently add. SQL Server's `+` gives NULL when
+    an operand is NULL, and so does CONCAT, so no COALESCE is added.
+    https://learn.microsoft.com/sql/t-sql/language-elements/string-concatenation-transact-sql
+    https://docs.pingcap.com/tidb/stable/string-functions
+    """
+    if not isinstance(node, exp.Add):
+        return node
+    result = ctx.types.category(node)
+    if result == "string":
+        parts: list[exp.Expr] = []
+        for operand in (node.this, node.expression):
+            if isinstance(operand, exp.Concat) and operand.meta.get("from_plus"):
+                parts.extend(operand.expressions)
+            else:
+                parts.append(operand)
+        concat = exp.Concat(expressions=parts, safe=False, coalesce=False)
+        concat.meta["from_plus"] = True
+        ctx.note("QY03", "rewritten", "String `+` becomes CONCAT(); a NULL operand still gives NULL, as in SQL Server.")
+        return concat
+    left, right = ctx.types.category(node.this), ctx.types.category(node.expression)
+    if left is None or right is None:
+        if not (left in NUMERIC and right in NUMERIC):
+            ctx.note(
+                "QY04", "review",
+                f"The operand types of `{node.sql('sqlserver')[:80]}` are unknown: it stays a numeric `+`, but "
+                "SQL Server concatenates strings and adds days to datetimes with `+`.",
+            )
+    return node
+
+
+def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`d + 1` / `d - 7` on a datetime -> `DATE_ADD(d, INTERVAL 1 DAY)` / `DATE_SUB(d, INTERVAL 7 DAY)`.
+
+    SQL Server adds days to a datetime with `+`; MySQL turns the datetime into a number first.
+    https://learn.microsoft.com/sql/t-sql/language-elements/add-transact-sql
+    """
+    if not isinstance(node, (exp.Add, exp.Sub)):
+        return node
+    left, right = ctx.types.category(node.this), ctx.types.category(node.expression)
+    if left in TEMPORAL and right in NUMERIC and right != "float":
+        days, date = node.expression, node.this
+    elif isinstance(node, exp.Add) and right in TEMPORAL and left in NUMERIC and left != "float":
+        days, date = node.this, node.expression
+    elif left in TEMPORAL and right in TEMPORAL and isinstance(node, exp.Add):
+        ctx.note("QY38", "review", "Adding two datetimes treats them as days since 1900 in SQL Server; TiDB adds numbers.")
+        return node
+    else:
+        if (left in TEMPORAL and right == "float") or (right in TEMPORAL and left == "float"):
+            ctx.note("QY38", "review", "A datetime plus a fraction of a day has no exact TiDB form; kept as `+`.")
+        return node
+    if category(ctx.types.of(days)) == "decimal":
+        ctx.note("QY38", "review", "A datetime plus a fraction of a day is rounded to whole days by INTERVAL.")
+    klass = exp.DateAdd if isinstance(node, exp.Add) else exp.DateSub
+    ctx.note("QY38", "rewritten", "Datetime `+`/`-` a number of days becomes DATE_ADD/DATE_SUB(... INTERVAL n DAY).")
+    return klass(this=date, expression=days, unit=exp.var("DAY"))
+
+
+def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`a / b` on two integers -> `a DIV b`.
+
+    SQL Server truncates an integer quotient (7 / 2 = 3); MySQL returns a decimal (3.5000). DIV
+    truncates toward zero as SQL Server does.
+    https://learn.microsoft.com/sql/t-sql/language-elements/divide-transact-sql
+    """
+    if not isinstance(node, exp.Div):
+        return node
+    left, right = ctx.types.category(node.this), ctx.types.category(node.expression)
+    integral = {"integer", "bit"}
+    if left in integral and right in integral:
+        ctx.note("QY37", "rewritten", "Integer `/` becomes DIV: SQL Server truncates the quotient of two integers.")
+        return exp.IntDiv(this=node.this, expression=node.expression)
+    if left is None or right is None:
+        if not ({left, right} & {"decimal", "float"}):
+            ctx.note(
+                "QY37", "review",
+                f"The operand types of `{node.sql('sqlserver')[:80]}` are unknown: SQL Server truncates when both "
+                "are integers, TiDB does not.",
+            )
+    return node
+
+
+def integer_average(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`AVG(int_col)` -> `SUM(int_col) DIV COUNT(int_col)`.
+
+    SQL Server's AVG of an integer column is an integer (truncated); MySQL's is a decimal.
+    https://learn.microsoft.com/sql/t-sql/functions/avg-transact-sql#return-types
+    """
+    if not isinstance(node, exp.Avg):
+        return node
+    argument = node.this
+    inner = argument.this if isinstance(argument, exp.Distinct) else argument
+    if isinstance(argument, exp.Distinct) and len(argument.expressions) == 1:
+        inner = argument.expressions[0]
+    if ctx.types.category(inner) not in ("integer", "bit"):
+        return node
+    ctx.note("QY41", "rewritten", "AVG of an integer column becomes SUM() DIV COUNT(): SQL Server returns an integer.")
+    return exp.IntDiv(this=exp.Sum(this=argument.copy()), expression=exp.Count(this=argument.copy()))
+
+
+def _unit(node: exp.Expr) -> str:
+    unit = node.args.get("unit")
+    return unit.name.upper() if unit is not None else "DAY"
+
+
+# Boundaries crossed between a and b, per date part; `b` is the later argument of DATEDIFF.
+_DATEDIFF = {
+    "YEAR": "YEAR(b) - YEAR(a)",
+    "QUARTER": "(YEAR(b) - YEAR(a)) * 4 + QUARTER(b) - QUARTER(a)",
+    "MONTH": "(YEAR(b) - YEAR(a)) * 12 + MONTH(b) - MONTH(a)",
+    "DAY": "DATEDIFF(b, a)",
+    "DAYOFYEAR": "DATEDIFF(b, a)",
+    "WEEKDAY": "DATEDIFF(b, a)",
+    # Weeks start on Sunday for DATEDIFF whatever SET DATEFIRST says: count Sundays crossed.
+    "WEEK": "(TO_DAYS(b) - DAYOFWEEK(b) - (TO_DAYS(a) - DAYOFWEEK(a))) DIV 7",
+    "HOUR": "TO_SECONDS(b) DIV 3600 - TO_SECONDS(a) DIV 3600",
+    "MINUTE": "TO_SECONDS(b) DIV 60 - TO_SECONDS(a) DIV 60",
+    "SECOND": "TO_SECONDS(b) - TO_SECONDS(a)",
+    "MILLISECOND": "(TO_SECONDS(b) * 1000 + MICROSECOND(b) DIV 1000) - (TO_SECONDS(a) * 1000 + MICROSECOND(a) DIV 1000)",
+    "MICROSECOND": "TIMESTAMPDIFF(MICROSECOND, a, b)",
+    "NANOSECOND": "TIMESTAMPDIFF(MICROSECOND, a, b) * 1000",
+}
+
+
+def datediff_boundaries(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`DATEDIFF(hour, a, b)` -> `TO_SECONDS(b) DIV 3600 - TO_SECONDS(a) DIV 3600`.
+
+    SQL Server counts the unit boundaries crossed (10:59 -> 11:01 is 1 hour); MySQL's DATEDIFF
+    counts days only and TIMESTAMPDIFF counts whole units elapsed (0 hours). Each date part gets a
+    formula over TiDB functions that counts boundaries.
+    https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql
+    """
+    if not isinstance(node, exp.DateDiff):
+        return node
+    unit = _unit(node)
+    template = _DATEDIFF.get(unit)
+    if template is None:
+        ctx.note("QY02", "unsupported", f"DATEDIFF({unit.lower()}, ...) has no TiDB equivalent ({_DOCS_DATEDIFF}).")
+        return node
+    end, start = node.this, node.expression
+    if ctx.types.category(end) == "time" or ctx.types.category(start) == "time":
+        ctx.note("QY02", "review", "DATEDIFF over time values: SQL Server puts them on 1900-01-01, TiDB reads them as durations.")
+    ctx.note("QY02", "rewritten", f"DATEDIFF({unit.lower()}, ...) counts {unit.lower()} boundaries crossed; rewritten to a formula that does the same.")
+    return paren(fill(template, a=start, b=end))
+
+
+_DATEPART = {
+    "YEAR": "YEAR(d)", "QUARTER": "QUARTER(d)", "MONTH": "MONTH(d)", "DAYOFYEAR": "DAYOFYEAR(d)",
+    "DAY": "DAYOFMONTH(d)", "HOUR": "HOUR(d)", "MINUTE": "MINUTE(d)", "SECOND": "SECOND(d)",
+    "MILLISECOND": "MICROSECOND(d) DIV 1000", "MICROSECOND": "MICROSECOND(d)",
+    "NANOSECOND": "MICROSECOND(d) * 1000", "WEEKISO": "WEEK(d, 3)",
+    # Week 1 holds January 1 and weeks start on Sunday (SET DATEFIRST 7, the us_english default).
+    "WEEK": "(DAYOFYEAR(d) + DAYOFWEEK(MAKEDATE(YEAR(d), 1)) - 2) DIV 7 + 1",
+    "DAYOFWEEK": "DAYOFWEEK(d)",
+}
+
+
+def datepart(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`DATEPART(week, d)` -> `(DAYOFYEAR(d) + DAYOFWEEK(MAKEDATE(YEAR(d), 1)) - 2) DIV 7 + 1`.
+
+    MySQL's EXTRACT has no weekday or millisecond parts, and no WEEK mode numbers weeks as SQL
+    Server does (January 1 is always in week 1).
+    https://learn.microsoft.com/sql/t-sql/functions/datepart-transact-sql
+    """
+    if not isinstance(node, exp.Extract) or not isinstance(node.this, exp.Var):
+        return node
+    part = DATE_PARTS.get(node.this.name.lower(), node.this.name.upper())
+    part = {"WEEKDAY": "DAYOFWEEK", "ISO_WEEK": "WEEKISO"}.get(part, part)
+    template = _DATEPART.get(part)
+    if template is None:
+        ctx.note("QY42", "unsupported", f"DATEPART({node.this.name.lower()}, ...) has no TiDB equivalent.")
+        return node
+    if part in ("WEEK", "DAYOFWEEK"):
+        ctx.note("QY42", "review", f"DATEPART({node.this.name.lower()}) depends on SET DATEFIRST; the rewrite assumes 7 (Sunday).")
+    elif part in ("MILLISECOND", "NANOSECOND", "WEEKISO"):
+        ctx.note("QY42", "rewritten", f"DATEPART({node.this.name.lower()}) becomes a TiDB date function.")
+    result = fill(template, d=node.expression)
+    return paren(result) if not isinstance(result, exp.Func) else result
+
+
+def len_trailing_spaces(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`LEN(s)` -> `CHAR_LENGTH(RTRIM(s))`.
+
+    LEN ignores trailing spaces; CHAR_LENGTH counts them.
+    https://learn.microsoft.com/sql/t-sql/functions/len-transact-sql
+    """
+    if not isinstance(node, exp.Length) or node.meta.get("done"):
+        return node
+    kind = ctx.types.category(node.this)
+    if kind is not None and kind != "string":
+        node.meta["done"] = True
+        return node
+    ctx.note("QY35", "rewritten", "LEN() ignores trailing spaces: it becomes CHAR_LENGTH(RTRIM()).")
+    result = exp.Length(this=call("RTRIM", node.this))
+    result.meta["done"] = True
+    return result
+
+
+def datalength(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`DATALENGTH(s)` -> `LENGTH(s)` (bytes); nvarchar is UTF-16 in SQL Server and UTF-8 in TiDB."""
+    if not (isinstance(node, exp.Anonymous) and node.name.upper() == "DATALENGTH"):
+        return node
+    kind = ctx.types.category(node.expressions[0]) if node.expressions else None
+    status = "rewritten" if kind == "binary" else "review"
+    ctx.note("QY43", status, "DATALENGTH() becomes LENGTH(): byte counts differ between UTF-16 (nvarchar) and utf8mb4.")
+    return call("LENGTH", *node.expressions)
+
+
+def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`TRY_CAST(x AS int)` / `TRY_CONVERT(int, x)` -> `CAST(x AS SIGNED)`.
+
+    TiDB has no cast that returns NULL on a bad value: CAST warns and returns 0 or a zero date
+    in a SELECT, and fails in strict INSERT/UPDATE.
+    https://learn.microsoft.com/sql/t-sql/functions/try-cast-transact-sql
+    """
+    if not isinstance(node, exp.TryCast):
+        return node
+    ctx.note("QY07", "review", "TRY_CAST/TRY_CONVERT becomes CAST: TiDB does not return NULL for a value that does not convert.")
+    return exp.Cast(this=node.this, to=node.to)
+
+
+def cast_types(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`CAST(x AS bit)` -> `(x <> 0)`; `datetime2(7)` -> `DATETIME(6)`; `datetimeoffset` flagged.
+
+    TiDB keeps at most 6 fractional digits, has no BIT cast that yields 0/1, and no time-zone
+    offset type. https://docs.pingcap.com/tidb/stable/data-type-date-and-time
+    """
+    if isinstance(node, exp.DataType):
+        params = node.expressions
+        if node.this in (exp.DType.DATETIME2, exp.DType.TIME, exp.DType.TIMESTAMPTZ):
+            digits = int(params[0].name) if params and params[0].name.isdigit() else 7
+            if digits > 6:
+                ctx.note("QY40", "rewritten", "Fractional seconds are kept to 6 digits (TiDB's maximum); SQL Server keeps 7.")
+                return exp.DataType(this=node.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(6))])
+        return node
+    if isinstance(node, exp.Cast) and isinstance(node.to, exp.DataType):
+        if node.to.this == exp.DType.BIT:
+            if ctx.types.category(node.this) == "string":
+                ctx.note("QY40", "review", "CAST(string AS bit): SQL Server reads 'true'/'false'; TiDB compares the number.")
+            return exp.Paren(this=exp.NEQ(this=node.this, expression=exp.Literal.number(0)))
+        if node.to.this == exp.DType.TIMESTAMPTZ:
+            ctx.note("QY40", "review", "datetimeoffset has no TiDB type: the value is kept without its offset.")
+    return node
+
+
+def current_time(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`CURRENT_TIMESTAMP` -> `CURRENT_TIMESTAMP(3)`; `SYSDATETIMEOFFSET()` -> `CURRENT_TIMESTAMP(6)`.
+
+    T-SQL's CURRENT_TIMESTAMP is GETDATE(), a datetime with milliseconds; MySQL's has whole
+    seconds unless asked for digits. https://learn.microsoft.com/sql/t-sql/functions/getdate-transact-sql
+    """
+    if isinstance(node, exp.CurrentTimestamp) and node.this is None:
+        return exp.CurrentTimestamp(this=exp.Literal.number(3))
+    if isinstance(node, exp.CurrentTimestampLTZ):
+        ctx.note("QY19", "review", "SYSDATETIMEOFFSET() becomes CURRENT_TIMESTAMP(6): TiDB has no time-zone offset type.")
+        return exp.CurrentTimestamp(this=exp.Literal.number(6))
+    return node
+
+
+def identity_functions(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`SCOPE_IDENTITY()` / `@@IDENTITY` -> `LAST_INSERT_ID()`.
+
+    LAST_INSERT_ID() is per connection like SCOPE_IDENTITY(), but after a multi-row INSERT it
+    returns the first generated value, not the last. https://docs.pingcap.com/tidb/stable/auto-increment
+    """
+    name = _function_or_global(node)
+    if name in ("SCOPE_IDENTITY", "@@IDENTITY"):
+        ctx.note("QY18", "rewritten", f"{name} becomes LAST_INSERT_ID() (the first ID of a multi-row INSERT, not the last).")
+        return call("LAST_INSERT_ID")
+    if name == "IDENT_CURRENT":
+        ctx.note("QY18", "unsupported", "IDENT_CURRENT() has no TiDB equivalent (AUTO_INCREMENT values are cached per TiDB server).")
+    return node
+
+
+_GLOBALS: dict[str, tuple[str | None, str, str]] = {
+    # name: (TiDB function, status, note)
+    "@@SPID": ("CONNECTION_ID", "translated", ""),
+    "@@VERSION": ("VERSION", "review", "@@VERSION becomes VERSION(), which reports TiDB's version string."),
+    "@@SERVERNAME": (None, "unsupported", "@@SERVERNAME has no TiDB equivalent."),
+    "@@TRANCOUNT": (None, "unsupported", "@@TRANCOUNT has no TiDB equivalent (transactions do not nest)."),
+    "@@ERROR": (None, "unsupported", "@@ERROR has no TiDB equivalent: errors reach the client instead."),
+    "@@FETCH_STATUS": (None, "unsupported", "@@FETCH_STATUS belongs to cursors, which TiDB does not have."),
+    "@@DATEFIRST": (None, "unsupported", "@@DATEFIRST has no TiDB equivalent."),
+}
+
+
+def system_variables(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`@@ROWCOUNT` -> `ROW_COUNT()`, `@@SPID` -> `CONNECTION_ID()`; others flagged.
+
+    ROW_COUNT() is -1 after a SELECT, where @@ROWCOUNT counts the rows returned.
+    https://docs.pingcap.com/tidb/stable/information-functions
+    """
+    name = _function_or_global(node)
+    if name == "@@ROWCOUNT":
+        after_select = isinstance(ctx.previous, exp.Query)
+        status = "review" if after_select or ctx.previous is None else "rewritten"
+        ctx.note("QY23", status, "@@ROWCOUNT becomes ROW_COUNT(), which counts changed rows and is -1 after a SELECT.")
+        return call("ROW_COUNT")
+    if name in _GLOBALS:
+        function, status, message = _GLOBALS[name]
+        if message:
+            ctx.note("QY44", status, message)  # type: ignore[arg-type]
+        return call(function) if function else node
+    if name and name.startswith("@@") and name not in ("@@IDENTITY",):
+        ctx.note("QY44", "unsupported", f"{name} has no TiDB equivalent.")
+    return node
+
+
+def _function_or_global(node: exp.Expr) -> str | None:
+    if isinstance(node, exp.Anonymous):
+        return node.name.upper()
+    if isinstance(node, exp.Parameter) and isinstance(node.this, exp.Parameter):
+        return "@@" + parameter_name(node.this).upper()
+    return None
+
+
+def string_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`STRING_AGG(a, ',')` -> `GROUP_CONCAT(a SEPARATOR ',')` (sqlglot), flagged for its length limit.
+
+    GROUP_CONCAT truncates at group_concat_max_len bytes (1024 by default) without an error.
+    https://docs.pingcap.com/tidb/stable/system-variables#group_concat_max_len
+    """
+    if isinstance(node, exp.GroupConcat) and not node.meta.get("noted"):
+        node.meta["noted"] = True
+        ctx.note(
+            "QY21", "review",
+            "STRING_AGG becomes GROUP_CONCAT, which cuts results at group_concat_max_len (1024 bytes by default): "
+            "raise it for this session or globally.",
+        )
+    return node
+
+
+def is_string_type(node: exp.Expr | None, ctx: Context) -> bool:
+    return is_string(ctx.types.of(node))
+
+
+REWRITES = (
+    string_plus,
+    datetime_arithmetic,
+    integer_division,
+    integer_average,
+    datediff_boundaries,
+    datepart,
+    len_trailing_spaces,
+    datalength,
+    try_cast,
+    cast_types,
+    current_time,
+    identity_functions,
+    system_variables,
+    string_aggregate,
+)

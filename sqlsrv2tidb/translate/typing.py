@@ -1,0 +1,412 @@
+"""SQL Server types of expressions, from the captured schema, literals, casts and declarations.
+
+The same T-SQL text means different things depending on its operands' types: `a + b` concatenates
+strings but adds numbers, `a / b` truncates when both are integers, `d + 1` adds a day to a
+datetime, and `AVG(int)` returns an integer. MySQL and TiDB decide none of these by type, so the
+translator must know the types to rewrite the operator. sqlglot leaves this out of scope
+(https://github.com/tobymao/sqlglot/issues/2881), so it lives here.
+
+`Types.of(node)` answers with a sqlglot `DataType` in SQL Server's terms, or None when it cannot
+tell (a column of an unknown table, an undeclared variable); callers turn None into a note and a
+`review` status rather than guessing. Column references are resolved through the FROM and JOIN
+sources of every enclosing query (tables from the schema, temp tables and table variables the
+batch created, derived tables and CTEs by their projections).
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from sqlglot import exp
+from sqlglot.errors import ParseError
+
+from ..model import Column, Database, Table
+from .dialect import SqlServer
+
+Category = Literal["string", "integer", "decimal", "float", "bit", "datetime", "date", "time", "binary", "uuid", "other"]
+
+D = exp.DType
+_CATEGORIES: dict[exp.DType, Category] = {
+    **dict.fromkeys((D.CHAR, D.NCHAR, D.VARCHAR, D.NVARCHAR, D.TEXT), "string"),
+    **dict.fromkeys((D.TINYINT, D.UTINYINT, D.SMALLINT, D.INT, D.BIGINT), "integer"),
+    **dict.fromkeys((D.DECIMAL, D.MONEY, D.SMALLMONEY), "decimal"),
+    **dict.fromkeys((D.FLOAT, D.DOUBLE), "float"),
+    D.BIT: "bit",
+    **dict.fromkeys((D.DATETIME, D.DATETIME2, D.SMALLDATETIME, D.TIMESTAMPTZ), "datetime"),
+    D.DATE: "date",
+    D.TIME: "time",
+    **dict.fromkeys((D.BINARY, D.VARBINARY, D.IMAGE, D.ROWVERSION), "binary"),
+    D.UUID: "uuid",
+}
+
+# SQL Server's data type precedence, highest first: the type an expression of mixed types takes.
+# https://learn.microsoft.com/sql/t-sql/data-types/data-type-precedence-transact-sql
+_PRECEDENCE: tuple[Category, ...] = (
+    "datetime", "date", "time", "float", "decimal", "integer", "bit", "uuid", "string", "binary", "other",
+)
+
+NUMERIC: frozenset[Category] = frozenset({"integer", "decimal", "float", "bit"})
+TEMPORAL: frozenset[Category] = frozenset({"datetime", "date", "time"})
+
+STRING = exp.DataType.build("nvarchar(4000)", dialect=SqlServer)
+INTEGER = exp.DataType.build("int")
+BIGINT = exp.DataType.build("bigint")
+DECIMAL = exp.DataType.build("decimal(38, 0)")
+FLOAT = exp.DataType.build("double")
+DATETIME = exp.DataType.build("datetime")
+DATE = exp.DataType.build("date")
+UUID = exp.DataType.build("uniqueidentifier", dialect=SqlServer)
+
+_STRING_RESULT = (
+    exp.Concat, exp.ConcatWs, exp.DPipe, exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.Left, exp.Right,
+    exp.Replace, exp.Repeat, exp.Stuff, exp.Reverse, exp.GroupConcat, exp.TimeToStr, exp.Pad,
+    exp.Chr, exp.CurrentUser, exp.Initcap, exp.SessionUser, exp.NumberToStr, exp.Hex, exp.Collate,
+)
+_INTEGER_RESULT = (
+    exp.Length, exp.StrPosition, exp.Count, exp.DateDiff, exp.Extract, exp.Year, exp.Month, exp.Day,
+    exp.DayOfWeek, exp.DayOfMonth, exp.DayOfYear, exp.Week, exp.Quarter, exp.Unicode, exp.Ascii, exp.Sign,
+    exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile, exp.IntDiv, exp.Predicate, exp.Not, exp.Connector,
+)
+_FLOAT_RESULT = (
+    exp.Sqrt, exp.Pow, exp.Ln, exp.Log, exp.Exp, exp.Rand, exp.Stddev, exp.StddevPop, exp.StddevSamp,
+    exp.Variance, exp.VariancePop, exp.Atan2, exp.Cos, exp.Sin, exp.Tan, exp.Acos, exp.Asin, exp.Atan,
+    exp.Pi, exp.PercentRank, exp.CumeDist, exp.Radians, exp.Degrees,
+)
+_DATETIME_RESULT = (exp.CurrentTimestamp, exp.UtcTimestamp, exp.TimeStrToTime, exp.StrToTime, exp.StrToDate)
+_SAME_AS_ARGUMENT = (
+    exp.Sum, exp.Max, exp.Min, exp.Avg, exp.Abs, exp.Round, exp.Floor, exp.Ceil, exp.FirstValue, exp.LastValue,
+    exp.Lag, exp.Lead, exp.NthValue, exp.AnyValue, exp.Paren, exp.Neg, exp.Window, exp.Alias, exp.DateAdd,
+    exp.DateSub, exp.Ordered, exp.Distinct, exp.TsOrDsToDate,
+)
+_BRANCHES = (exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least)
+
+# T-SQL functions sqlglot keeps as anonymous calls, by result category.
+_ANONYMOUS: dict[str, exp.DataType] = {
+    **dict.fromkeys(
+        ("STR", "FORMAT", "QUOTENAME", "DB_NAME", "OBJECT_NAME", "USER_NAME", "HOST_NAME", "APP_NAME",
+         "SCHEMA_NAME", "SUSER_SNAME", "NCHAR", "SOUNDEX", "TRANSLATE", "CONCAT_WS", "STRING_ESCAPE",
+         "DATENAME", "FORMATMESSAGE", "ERROR_MESSAGE", "COMPRESS", "TRIM", "LTRIM", "RTRIM", "DATE_FORMAT",
+         "LEFT", "RIGHT", "HEX", "LPAD", "RPAD", "CONCAT", "INSERT", "DATABASE", "CURRENT_USER", "VERSION"),
+        STRING,
+    ),
+    **dict.fromkeys(
+        ("DATALENGTH", "PATINDEX", "OBJECT_ID", "DB_ID", "ISNUMERIC", "ISDATE", "ERROR_NUMBER", "@@ROWCOUNT",
+         "@@SPID", "@@TRANCOUNT", "@@ERROR", "DIFFERENCE", "CHECKSUM", "BINARY_CHECKSUM", "DATEPART",
+         "GROUPING", "GROUPING_ID", "@@FETCH_STATUS", "LENGTH", "ROW_COUNT", "CONNECTION_ID", "TO_SECONDS",
+         "TO_DAYS", "DAYOFWEEK", "MICROSECOND", "CHAR_LENGTH"),
+        INTEGER,
+    ),
+    "LAST_INSERT_ID": BIGINT,
+    "STR_TO_DATE": DATETIME,
+    **dict.fromkeys(("SCOPE_IDENTITY", "@@IDENTITY", "IDENT_CURRENT"), DECIMAL),
+    **dict.fromkeys(("EOMONTH", "DATEFROMPARTS"), DATE),
+    **dict.fromkeys(("DATETIMEFROMPARTS", "SMALLDATETIMEFROMPARTS", "DATETIME2FROMPARTS", "TODATETIMEOFFSET",
+                     "SWITCHOFFSET", "DATEADD"), DATETIME),
+    **dict.fromkeys(("SQUARE", "ATN2", "LOG10", "RADIANS", "DEGREES"), FLOAT),
+    "NEWID": UUID,
+    "NEWSEQUENTIALID": UUID,
+}
+
+
+def category(datatype: exp.DataType | None) -> Category | None:
+    """The broad kind of a type; None when the type is unknown."""
+    if datatype is None:
+        return None
+    return _CATEGORIES.get(datatype.this, "other") if isinstance(datatype.this, exp.DType) else "other"
+
+
+def is_string(datatype: exp.DataType | None) -> bool:
+    return category(datatype) == "string"
+
+
+def dominant(types: list[exp.DataType]) -> exp.DataType | None:
+    """The type of a mixed expression (CASE branches, COALESCE) by SQL Server's precedence rules."""
+    known = [t for t in types if t is not None]
+    if not known:
+        return None
+    return min(known, key=lambda t: _PRECEDENCE.index(category(t) or "other"))
+
+
+@functools.lru_cache(maxsize=4096)
+def _parse_type(text: str) -> exp.DataType | None:
+    try:
+        return exp.DataType.build(text, dialect=SqlServer, udt=True)
+    except (ParseError, ValueError):
+        return None
+
+
+def type_of_declaration(text: str) -> exp.DataType | None:
+    """A declared type (`nvarchar(50)`, `decimal(18,2)`, `dbo.Name` already resolved) as a DataType."""
+    return _parse_type(text.strip().lower())
+
+
+@dataclass
+class Types:
+    """Resolves expression types in one statement; `variables` maps a variable name (lower case, no `@`) to its type."""
+
+    database: Database
+    variables: dict[str, exp.DataType] = field(default_factory=dict)
+    default_table: Table | None = None
+    """The table of a column expression (DEFAULT, CHECK, computed) when there is no FROM clause."""
+    temp_tables: dict[str, dict[str, exp.DataType]] = field(default_factory=dict)
+    """Columns of `#temp` tables and `@table` variables the batch created, by lower-case name."""
+
+    def of(self, node: exp.Expr | None) -> exp.DataType | None:
+        if node is None:
+            return None
+        return self._of(node)
+
+    def category(self, node: exp.Expr | None) -> Category | None:
+        return category(self.of(node))
+
+    def _of(self, node: exp.Expr) -> exp.DataType | None:  # noqa: C901 - one dispatch table
+        if isinstance(node, exp.National):
+            return STRING
+        if isinstance(node, exp.Literal):
+            return _literal_type(node)
+        if isinstance(node, exp.Null):
+            return None
+        if isinstance(node, (exp.Cast, exp.TryCast)):
+            return node.to
+        if isinstance(node, exp.Convert):
+            return node.this if isinstance(node.this, exp.DataType) else None
+        if isinstance(node, exp.Column):
+            return self.column(node)
+        if isinstance(node, exp.Parameter):
+            return self.variables.get(parameter_name(node).lower())
+        if isinstance(node, exp.Add):
+            return self._add(node)
+        if isinstance(node, (exp.Sub, exp.Mul, exp.Div, exp.Mod)):
+            return self._arithmetic(node)
+        if isinstance(node, (exp.Case, exp.If)):
+            branches = [node.args.get("true")] if isinstance(node, exp.If) else [i.args.get("true") for i in node.args.get("ifs") or []]
+            branches.append(node.args.get("default") if isinstance(node, exp.Case) else node.args.get("false"))
+            return dominant([self._of(b) for b in branches if b is not None])
+        if isinstance(node, _BRANCHES):
+            return dominant([self._of(a) for a in [node.this, *node.expressions] if a is not None])
+        if isinstance(node, _SAME_AS_ARGUMENT):
+            return self._of(node.this) if node.this is not None else None
+        if isinstance(node, _STRING_RESULT):
+            return STRING
+        if isinstance(node, _INTEGER_RESULT):
+            return BIGINT if isinstance(node, exp.Count) and node.args.get("big_int") else INTEGER
+        if isinstance(node, _FLOAT_RESULT):
+            return FLOAT
+        if isinstance(node, _DATETIME_RESULT):
+            return DATETIME
+        if isinstance(node, exp.CurrentDate):
+            return DATE
+        if isinstance(node, exp.Uuid):
+            return UUID
+        if isinstance(node, exp.Subquery):
+            return self._of(node.this)
+        if isinstance(node, exp.Select):
+            return self._of(node.selects[0]) if len(node.selects) == 1 else None
+        if isinstance(node, exp.Union):
+            return self._of(node.this)
+        if isinstance(node, exp.Anonymous):
+            return _ANONYMOUS.get(node.name.upper())
+        if isinstance(node, exp.Var):
+            return None
+        return None
+
+    def _add(self, node: exp.Add) -> exp.DataType | None:
+        left, right = self._of(node.this), self._of(node.expression)
+        lc, rc = category(left), category(right)
+        if isinstance(node.this, exp.Null) or isinstance(node.expression, exp.Null):
+            return right if isinstance(node.this, exp.Null) else left
+        if lc == "string" and rc == "string":
+            return STRING
+        # Text that cannot be a number only runs on SQL Server as a concatenation.
+        if (lc == "string" and rc is None and surely_text(node.this)) or (
+            rc == "string" and lc is None and surely_text(node.expression)
+        ):
+            return STRING
+        if lc in TEMPORAL or rc in TEMPORAL:
+            return left if lc in TEMPORAL else right
+        if lc is None or rc is None:
+            return None
+        return dominant([left, right])
+
+    def _arithmetic(self, node: exp.Binary) -> exp.DataType | None:
+        left, right = self._of(node.this), self._of(node.expression)
+        if left is None or right is None:
+            return None
+        if isinstance(node, exp.Sub) and category(left) in TEMPORAL and category(right) in TEMPORAL:
+            return DATETIME
+        return dominant([left, right])
+
+    # Column resolution -------------------------------------------------------------------------
+
+    def column(self, column: exp.Column) -> exp.DataType | None:
+        found = self._resolve(column)
+        return found.type if isinstance(found, SchemaColumn) else found
+
+    def schema_column(self, column: exp.Column) -> Column | None:
+        """The captured column a reference resolves to, when it names a schema table's column."""
+        found = self._resolve(column)
+        return found.column if isinstance(found, SchemaColumn) else None
+
+    def _resolve(self, column: exp.Column) -> exp.DataType | SchemaColumn | None:
+        name = column.name
+        qualifier = column.table
+        node = column.parent
+        while node is not None:
+            if isinstance(node, (exp.Select, exp.Update, exp.Delete, exp.Merge)):
+                found = self._in_sources(node, qualifier, name)
+                if found is not _MISSING:
+                    return found  # type: ignore[return-value]
+            node = node.parent
+        if self.default_table is not None and (not qualifier or qualifier.lower() == self.default_table.name.lower()):
+            return self._table_column(self.default_table, name)
+        return None
+
+    def _in_sources(self, scope: exp.Expr, qualifier: str, name: str) -> object:
+        matches = []
+        for alias, source in _sources(scope):
+            if qualifier and alias != qualifier.lower():
+                continue
+            found = self._source_column(source, name)
+            if found is not _MISSING:
+                matches.append(found)
+            if qualifier:
+                return found if found is not _MISSING else None
+        if len(matches) == 1:
+            return matches[0]
+        return None if len(matches) > 1 else _MISSING
+
+    def _source_column(self, source: exp.Expr, name: str) -> object:
+        if isinstance(source, exp.Table):
+            return self._table_source(source, name)
+        query = source.this if isinstance(source, (exp.Subquery, exp.CTE)) else source
+        if isinstance(query, exp.Union):
+            query = query.this
+        if isinstance(query, exp.Select):
+            lowered = name.lower()
+            for projection in query.selects:
+                if projection.alias_or_name.lower() == lowered and not isinstance(projection, exp.Star):
+                    return self._of(projection)
+            if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in query.selects):
+                found = self._in_sources(query, "", name)
+                return found
+        return _MISSING
+
+    def _table_source(self, table: exp.Table, name: str) -> object:
+        if not isinstance(table.this, (exp.Identifier, exp.Parameter)):
+            return _MISSING
+        table_name = table.name
+        cte = _find_cte(table, table_name)
+        if cte is not None:
+            return self._source_column(cte, name)
+        key = table_key(table)
+        if key in self.temp_tables:
+            return self.temp_tables[key].get(name.lower(), _MISSING)
+        schema_table = self.database.table(table.db or None, table_name)
+        if schema_table is None:
+            return None
+        return self._table_column(schema_table, name) or _MISSING
+
+    def _table_column(self, table: Table, name: str) -> SchemaColumn | None:
+        column = table.column(name)
+        if column is None:
+            return None
+        datatype = None if column.computed is not None else type_of_declaration(str(column.type))
+        return SchemaColumn(datatype, column)
+
+
+@dataclass(frozen=True)
+class SchemaColumn:
+    """A column reference resolved to a column of the captured schema."""
+
+    type: exp.DataType | None
+    column: Column
+
+
+_MISSING = object()
+
+
+def table_key(table: exp.Table) -> str:
+    """`#t`, `##t` and `@t` keep their prefix so they never collide with a permanent `t`."""
+    if isinstance(table.this, exp.Parameter):
+        return "@" + parameter_name(table.this).lower()
+    ident = table.this
+    prefix = ""
+    if isinstance(ident, exp.Identifier):
+        if ident.args.get("global_"):
+            prefix = "##"
+        elif ident.args.get("temporary"):
+            prefix = "#"
+    return prefix + table.name.lower()
+
+
+def parameter_name(node: exp.Parameter) -> str:
+    inner = node.this
+    if isinstance(inner, exp.Parameter):
+        return "@" + parameter_name(inner)
+    return inner.name if inner is not None else ""
+
+
+def _sources(scope: exp.Expr) -> Iterator[tuple[str, exp.Expr]]:
+    """(alias, source) for every FROM/JOIN/USING source of a query or DML statement, alias lower case."""
+    items: list[exp.Expr] = []
+    if isinstance(scope, (exp.Update, exp.Delete, exp.Merge)) and isinstance(scope.this, exp.Table):
+        items.append(scope.this)
+    if isinstance(scope, exp.Merge) and scope.args.get("using") is not None:
+        items.append(scope.args["using"])
+    from_ = scope.args.get("from_")
+    if from_ is not None:
+        items.append(from_.this)
+        items.extend(j.this for j in from_.this.args.get("joins") or [])
+    items.extend(j.this for j in scope.args.get("joins") or [])
+    for source in items:
+        if isinstance(source, exp.Lateral):
+            inner = source.this
+            alias = source.alias or (inner.alias if isinstance(inner, exp.Subquery) else "")
+            yield alias.lower(), inner
+            continue
+        alias = source.alias_or_name
+        yield alias.lower(), source
+        for join in source.args.get("joins") or []:
+            yield join.this.alias_or_name.lower(), join.this
+
+
+def _find_cte(node: exp.Expr, name: str) -> exp.CTE | None:
+    lowered = name.lower()
+    current: exp.Expr | None = node
+    while current is not None:
+        with_ = current.args.get("with_") if isinstance(current, exp.Expr) else None
+        if with_ is not None:
+            for cte in with_.expressions:
+                if cte.alias.lower() == lowered:
+                    return cte
+        current = current.parent
+    return None
+
+
+def _literal_type(node: exp.Literal) -> exp.DataType:
+    if node.is_string:
+        return STRING
+    text = node.name
+    if "e" in text.lower():
+        return FLOAT
+    if "." in text:
+        return exp.DataType.build(f"decimal({max(len(text) - 1, 1)}, {len(text.split('.')[1])})")
+    return BIGINT if abs(int(text)) > 2**31 - 1 else INTEGER
+
+
+def surely_text(node: exp.Expr) -> bool:
+    """A string that SQL Server could not convert to a number: `' '`, `'site://u/'`, `'a' + x`."""
+    if isinstance(node, (exp.Literal, exp.National)) and (node.is_string or isinstance(node, exp.National)):
+        try:
+            float(node.name)
+        except ValueError:
+            return True
+        return False
+    if isinstance(node, exp.Paren):
+        return surely_text(node.this)
+    if isinstance(node, (exp.Add, exp.Concat)):
+        return any(surely_text(part) for part in node.iter_expressions())
+    return False
