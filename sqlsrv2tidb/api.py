@@ -135,12 +135,21 @@ def run_assess(
         result = run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress)
         findings.extend(result.findings)
         files.append(out / "replay.json")
-    files.append(render_report(out, anonymize=anonymize, progress=progress))
+    report = render_report(out, anonymize=anonymize, progress=progress, templates=options.templates_dir,
+                           rules=options.rules_dir)
+    if anonymize:  # the page used pseudonymised copies; now every file written above gets the same pseudonyms
+        from .report.anonymize import anonymize_outputs
+
+        anonymize_outputs(out)
+    files.append(report)
     return Outcome(out, files, findings, doc)
 
 
-def render_report(out: Path, *, anonymize: bool = False, progress: Progress | None = None) -> Path:
-    """(Re-)render `report.html` from the files in OUT."""
+def render_report(
+    out: Path, *, anonymize: bool = False, progress: Progress | None = None,
+    templates: Path | None = None, rules: Path | None = None,
+) -> Path:
+    """(Re-)render `report.html` from the files in OUT; `templates`/`rules` folders override single files."""
     from .report.render import render_report as _render
 
-    return _render(Path(out), anonymize=anonymize, progress=progress or NullProgress())
+    return _render(Path(out), anonymize=anonymize, progress=progress or NullProgress(), templates=templates, rules=rules)

@@ -297,12 +297,12 @@ def experiment_cmd(
 def report_cmd(
     out: Annotated[Path, typer.Argument(help="A folder written by assess, ddl, translate or replay.")],
     anonymize: Annotated[bool, typer.Option("--anonymize", help="Replace object names and literals.")] = False,
-    quiet: Quiet = False,
+    templates: TemplatesDir = None, rules: RulesDir = None, quiet: Quiet = False,
 ) -> None:
     """Re-render report.html from the files in OUT."""
     from . import api
 
-    path = api.render_report(out, anonymize=anonymize, progress=_progress(quiet))
+    path = api.render_report(out, anonymize=anonymize, progress=_progress(quiet), templates=templates, rules=rules)
     typer.echo(f"Wrote {path}", err=True)
 
 

@@ -1,0 +1,306 @@
+"""Deployment advice: how big a TiDB cluster the captured peak needs, and a TiUP topology to start from.
+
+Method. The busiest window's rate is split into reads (SELECT) and writes (everything else, counted
+as writes because a procedure call may write). TiDB nodes are sized on all statements, TiKV nodes on
+writes plus a smaller weight for reads, each against a per-node figure from TiDB's published Sysbench
+run on 16-vCPU machines, scaled by the cores given, at 70% target utilisation. Tables whose insert
+rate approaches what one Region took in seed 000 are listed with the planner's distribution choice.
+For three machines or fewer, TiDB, TiKV and PD share every machine, with the thread pools, RocksDB
+background jobs and rate limits of TiDB's three-node hybrid deployment guide scaled to the cores and
+memory given.
+
+The machine shape comes from the `deployment:` section of `--config` (`machines`, `cores`,
+`memory_gb`); without it, machines are assumed to have 16 cores and 32 GB, like the guide's.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from typing import Any
+
+import yaml
+
+from ..errors import UsageError
+from ..model import Capture
+from ..model.plan import MigrationPlan
+from ..options import Options
+from ..workload_rates import class_rates, peak_window
+
+SYSBENCH_DOC = "https://docs.pingcap.com/tidb/stable/benchmark-sysbench-v5-vs-v4"
+HYBRID_DOC = "https://docs.pingcap.com/tidb/stable/three-nodes-hybrid-deployment"
+MULTI_INSTANCE_DOC = "https://docs.pingcap.com/tidb/stable/hybrid-deployment-topology"
+TOPOLOGY_DOC = "https://docs.pingcap.com/tidb/stable/tiup-cluster-topology-reference"
+HOTSPOT_DOC = "https://docs.pingcap.com/tidb/stable/troubleshoot-hot-spot-issues"
+
+REFERENCE_CORES = 16
+"""The per-node figures below were measured on 16-vCPU machines (c5.4xlarge TiDB, i3.4xlarge TiKV)."""
+TIDB_NODE_QPS = 22_000
+"""oltp_read_write, TiDB v5.0, 150 threads: 66,099 QPS over 3 TiDB nodes (SYSBENCH_DOC)."""
+TIKV_NODE_WRITES = 10_000
+"""oltp_update_non_index, TiDB v5.0, 150 threads: 30,866 QPS over 3 TiKV nodes (SYSBENCH_DOC)."""
+TIKV_NODE_READS = 50_000
+"""oltp_point_select, TiDB v5.0, 150 threads: 153,571 QPS over 3 TiKV nodes (SYSBENCH_DOC)."""
+REGION_INSERTS = 25_000
+"""Seed 000: single-row inserts into one new table plateaued at about 25,000/s, one Region on one TiKV."""
+UTILISATION = 0.7
+MIN_TIDB, MIN_TIKV, PD_NODES = 2, 3, 3
+DEFAULT_CORES, DEFAULT_MEMORY_GB = 16, 32
+READ_KINDS = {"select"}
+
+# Seed 001's tuned values on 16 cores / 32 GB, the reference the scaling reproduces.
+SEED_001 = {
+    ("tikv", "readpool.unified.max-thread-count"): 6,
+    ("tikv", "server.grpc-concurrency"): 2,
+    ("tikv", "storage.scheduler-worker-pool-size"): 2,
+    ("tikv", "gc.max-write-bytes-per-sec"): "300K",
+    ("tikv", "rocksdb.max-background-jobs"): 3,
+    ("tikv", "rocksdb.max-sub-compactions"): 1,
+    ("tikv", "rocksdb.rate-bytes-per-sec"): "200M",
+    ("tidb", "performance.max-procs"): 8,
+}
+
+_TARGET_PATTERNS = {
+    "insert": re.compile(r"^\s*INSERT\s+(?:INTO\s+)?([^\s(]+)", re.I),
+    "update": re.compile(r"^\s*UPDATE\s+(?:TOP\s*\(\s*\?\s*\)\s*)?([^\s(]+)", re.I),
+    "delete": re.compile(r"^\s*DELETE\s+(?:TOP\s*\(\s*\?\s*\)\s*)?(?:FROM\s+)?([^\s(]+)", re.I),
+    "merge": re.compile(r"^\s*MERGE\s+(?:TOP\s*\(\s*\?\s*\)\s*)?(?:INTO\s+)?([^\s(]+)", re.I),
+}
+
+
+def _machine(options: Options) -> dict[str, Any]:
+    section = options.config.get("deployment") if isinstance(options.config, dict) else None
+    where = options.config_file or "--config"
+    if section is None:
+        return {"machines": None, "cores": DEFAULT_CORES, "memory_gb": DEFAULT_MEMORY_GB, "given": False}
+    if not isinstance(section, dict):
+        raise UsageError(f"{where}: deployment must be a mapping with machines, cores and memory_gb")
+    out: dict[str, Any] = {"given": True}
+    for key, default, minimum in (("machines", None, 1), ("cores", DEFAULT_CORES, 2), ("memory_gb", DEFAULT_MEMORY_GB, 2)):
+        value = section.get(key, default)
+        if value is not None and (isinstance(value, bool) or not isinstance(value, (int, float)) or value < minimum):
+            raise UsageError(f"{where}: deployment.{key} must be a number of at least {minimum}, got {value!r}")
+        out[key] = int(value) if key != "memory_gb" and value is not None else value
+    unknown = set(section) - {"machines", "cores", "memory_gb"}
+    if unknown:
+        raise UsageError(f"{where}: deployment has unknown keys {', '.join(sorted(map(str, unknown)))} "
+                         "(expected machines, cores, memory_gb)")
+    return out
+
+
+def _table_of(fingerprint: str, kind: str, capture: Capture) -> str | None:
+    pattern = _TARGET_PATTERNS.get(kind)
+    m = pattern.match(fingerprint) if pattern else None
+    if not m:
+        return None
+    parts = [p.strip('[]"`') for p in m.group(1).split(".") if p]
+    if not parts or parts[-1].startswith(("@", "#")):
+        return None
+    schema = parts[-2] if len(parts) >= 2 else None
+    table = capture.database.table(schema, parts[-1])
+    return table.qualified_name if table else ".".join(parts[-2:])
+
+
+def _rates(capture: Capture) -> tuple[dict[str, Any], dict[str, dict[str, float]]]:
+    workload = capture.workload
+    peak = peak_window(workload)
+    rates = class_rates(workload, peak) if peak else {}
+    reads = writes = 0.0
+    per_table: dict[str, dict[str, float]] = defaultdict(lambda: {"insert": 0.0, "write": 0.0})
+    for q in workload.queries:
+        rate = rates.get(q.id, 0.0)
+        if not rate:
+            continue
+        if q.kind in READ_KINDS:
+            reads += rate
+            continue
+        writes += rate
+        table = _table_of(q.fingerprint, q.kind, capture)
+        if table:
+            per_table[table]["write"] += rate
+            if q.kind == "insert":
+                per_table[table]["insert"] += rate
+    peak_info = {
+        "window": peak.name if peak else None,
+        "start": peak.start if peak else None,
+        "end": peak.end if peak else None,
+        "qps": round(reads + writes, 1),
+        "reads_qps": round(reads, 1),
+        "writes_qps": round(writes, 1),
+    }
+    return peak_info, per_table
+
+
+def _hot_tables(per_table: dict[str, dict[str, float]], plan: MigrationPlan | None, tikv: int) -> list[dict[str, Any]]:
+    out = []
+    for name, r in per_table.items():
+        if r["insert"] < REGION_INSERTS * 0.2 and r["write"] < REGION_INSERTS * 0.2:
+            continue  # well under one Region's ceiling: nothing to decide at cluster level
+        schema, _, table = name.rpartition(".")
+        tp = plan.table(schema or "dbo", table) if plan else None
+        strategy = tp.distribution.strategy if tp else "unknown"
+        needs = r["insert"] > REGION_INSERTS * UTILISATION
+        out.append({
+            "table": name,
+            "insert_qps": round(r["insert"], 1),
+            "write_qps": round(r["write"], 1),
+            "share_of_one_region": round(r["insert"] / REGION_INSERTS, 2),
+            "strategy": strategy,
+            "partitions": tp.distribution.partitions if tp else None,
+            "recommended_partitions": tikv if needs else None,
+            "advice": (
+                f"spread it: PARTITION BY KEY into {tikv} partitions (one per TiKV node, as in seed 000) or pre-split"
+                if needs and strategy in ("none", "unknown") else
+                "spread by the plan" if needs else "watch it: within one Region's ceiling at the peak"
+            ),
+        })
+    out.sort(key=lambda h: (-h["insert_qps"], -h["write_qps"], h["table"]))
+    return out
+
+
+def _colocation(cores: int, memory_gb: float, tikv_per_machine: int) -> list[dict[str, Any]]:
+    """Seed 001's tuning, scaled from 16 cores / 32 GB; TiKV gets about half of each machine."""
+    per = max(1, tikv_per_machine)
+    tikv_cores = cores / 2 / per
+    values = {
+        ("tikv", "readpool.unified.max-thread-count"): (max(2, round(tikv_cores * 0.8)), "≈80% of the cores TiKV should use (half the machine)"),
+        ("tikv", "server.grpc-concurrency"): (max(1, round(cores / 8 / per)), "keep gRPC poll CPU under 80%"),
+        ("tikv", "storage.scheduler-worker-pool-size"): (max(1, round(cores / 8 / per)), "keep scheduler CPU at 50–75%"),
+        ("tikv", "gc.max-write-bytes-per-sec"): ("300K", "limit MVCC garbage collection; raise if old versions pile up"),
+        ("tikv", "rocksdb.max-background-jobs"): (max(2, round(cores * 3 / 16 / per)), "raise on write stalls"),
+        ("tikv", "rocksdb.max-sub-compactions"): (1, "set 2–3 if write stalls persist"),
+        ("tikv", "rocksdb.rate-bytes-per-sec"): ("200M", "cap compaction I/O below the disk's sequential speed"),
+        ("tikv", "storage.block-cache.capacity"): (f"{max(1, math.floor(memory_gb * 0.25 / per))}GB",
+                                                  "half of the guide's 50% of memory, because TiDB shares the machine"),
+        ("tidb", "performance.max-procs"): (max(1, cores // 2), "leave the other half of the cores to TiKV and PD"),
+    }
+    return [
+        {"component": comp, "key": key, "value": value, "seed_value": SEED_001.get((comp, key)), "why": why}
+        for (comp, key), (value, why) in values.items()
+    ]
+
+
+def _host(i: int) -> str:
+    return f"10.0.{1 + i // 250}.{1 + i % 250}"
+
+
+def _instances(component: str, count: int, hosts: list[str], base_ports: tuple[int, int]) -> list[dict[str, Any]]:
+    """Round-robin over hosts; a second instance on a host gets the next ports (TiUP derives its dirs from them)."""
+    seen: dict[str, int] = defaultdict(int)
+    out = []
+    for i in range(count):
+        host = hosts[i % len(hosts)]
+        k = seen[host]
+        seen[host] += 1
+        item: dict[str, Any] = {"host": host}
+        if k:
+            item["port"], item["status_port"] = base_ports[0] + k, base_ports[1] + k
+        if component == "tikv":
+            item["config"] = {"server.labels": {"host": f"machine-{hosts.index(host) + 1}"}}
+        out.append(item)
+    return out
+
+
+def _topology(layout: str, machines: int, tidb: int, tikv: int, tuning: list[dict[str, Any]], version: str) -> str:
+    server_configs: dict[str, Any] = {"tidb": {}, "tikv": {}, "pd": {"replication.location-labels": ["host"]}}
+    for s in tuning:
+        server_configs[s["component"]][s["key"]] = s["value"]
+    if layout == "co-located":
+        hosts = [_host(i) for i in range(machines)]
+        pd_hosts = tidb_hosts = tikv_hosts = hosts
+        monitor = hosts[0]
+    else:
+        pd_hosts = [_host(i) for i in range(PD_NODES)]
+        tidb_hosts = [_host(PD_NODES + i) for i in range(tidb)]
+        tikv_hosts = [_host(PD_NODES + tidb + i) for i in range(tikv)]
+        monitor = _host(PD_NODES + tidb + tikv)
+    doc = {
+        "global": {"user": "tidb", "ssh_port": 22, "deploy_dir": "/tidb-deploy", "data_dir": "/tidb-data"},
+        "server_configs": {k: v for k, v in server_configs.items() if v},
+        "pd_servers": _instances("pd", min(PD_NODES, len(pd_hosts)) if layout == "co-located" else PD_NODES, pd_hosts, (2379, 2380)),
+        "tidb_servers": _instances("tidb", tidb, tidb_hosts, (4000, 10080)),
+        "tikv_servers": _instances("tikv", tikv, tikv_hosts, (20160, 20180)),
+        "monitoring_servers": [{"host": monitor}],
+        "grafana_servers": [{"host": monitor}],
+        "alertmanager_servers": [{"host": monitor}],
+    }
+    header = (
+        "# TiUP topology sketched by sqlsrv2tidb from the captured peak: replace the 10.0.x.x hosts with yours.\n"
+        f"# Deploy: tiup cluster deploy <cluster-name> v{version} topology.yaml --user root -p\n"
+        f"# Fields: {TOPOLOGY_DOC}\n"
+    )
+    return header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, width=120)
+
+
+def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> dict[str, Any]:
+    """Cluster sizing, hot tables, co-location tuning and a TiUP topology, as JSON for assessment.json."""
+    machine = _machine(options)
+    cores, memory = machine["cores"], machine["memory_gb"]
+    scale = cores / REFERENCE_CORES
+    peak, per_table = _rates(capture)
+    total, reads, writes = peak["qps"], peak["reads_qps"], peak["writes_qps"]
+    tidb_sized = max(MIN_TIDB, math.ceil(total / (TIDB_NODE_QPS * scale * UTILISATION)))
+    tikv_load = writes / (TIKV_NODE_WRITES * scale) + reads / (TIKV_NODE_READS * scale)
+    tikv_sized = max(MIN_TIKV, math.ceil(tikv_load / UTILISATION))
+    tidb = options.tidb_nodes or tidb_sized
+    tikv = max(tikv_sized, options.tikv_nodes)
+    given = machine["machines"]
+    notes: list[str] = []
+    if given is not None and given <= 3:
+        layout, machines = "co-located", given
+    elif given is None and tidb <= 3 and tikv <= 3:
+        layout, machines = "co-located", 3
+        notes.append(f"The peak fits on three machines running TiDB, TiKV and PD each; a dedicated layout would need "
+                     f"{PD_NODES + tidb + tikv + 1} machines (set deployment.machines in --config to choose).")
+    else:
+        layout, machines = "dedicated", PD_NODES + tidb + tikv + 1
+        if given is not None and given < machines:
+            notes.append(f"deployment.machines is {given}, but a dedicated layout of this size needs {machines} "
+                         "machines (PD may share the monitoring machine; TiDB and TiKV should not share).")
+    if layout == "co-located":
+        # One TiDB per machine, as in the guide: more would only fight TiKV for the same cores.
+        tidb = min(options.tidb_nodes, machines) if options.tidb_nodes else machines
+        tikv = MIN_TIKV if machines < 3 else min(tikv, machines)
+        per_machine = math.ceil(tikv / machines)
+        tuning = _colocation(cores, memory, per_machine)
+        capacity = machines * TIDB_NODE_QPS * scale / 2 * UTILISATION
+        if total > capacity:
+            notes.append(f"The peak ({total:,.0f} QPS) exceeds what {machines} shared machines of {cores} cores are "
+                         f"estimated to carry (about {capacity:,.0f} QPS at {UTILISATION:.0%} utilisation): add machines.")
+        if machines < 3:
+            notes.append("With fewer than three machines the three TiKV replicas cannot sit on separate machines: "
+                         "losing one machine loses the cluster. Use this for tests only.")
+    else:
+        tuning, per_machine = [], 0
+    if options.tikv_nodes < tikv:
+        notes.append(f"The plan's partition counts assumed {options.tikv_nodes} TiKV nodes; rerun with "
+                     f"--tikv-nodes {tikv} so write-hot tables get one partition per TiKV node.")
+    if not total:
+        notes.append("No workload rate was captured: the cluster is the minimum that keeps three replicas.")
+    hot = _hot_tables(per_table, plan, tikv)
+    version = str(options.tidb_version)
+    return {
+        "method": __doc__.split("\n\n")[1].replace("\n", " ").removeprefix("Method. "),
+        "peak": peak,
+        "machine": {"cores": cores, "memory_gb": memory, "from_config": machine["given"]},
+        "nodes": {"tidb": tidb, "tikv": tikv, "pd": PD_NODES if layout == "dedicated" else min(PD_NODES, machines),
+                  "tidb_sized": tidb_sized, "tikv_sized": tikv_sized, "tikv_option": options.tikv_nodes,
+                  "tikv_load_nodes": round(tikv_load, 2)},
+        "layout": layout,
+        "machines": machines,
+        "assumptions": [
+            {"name": "TiDB node, mixed statements", "value": f"{TIDB_NODE_QPS:,} QPS per {REFERENCE_CORES} cores", "source": SYSBENCH_DOC},
+            {"name": "TiKV node, writes", "value": f"{TIKV_NODE_WRITES:,} QPS per {REFERENCE_CORES} cores", "source": SYSBENCH_DOC},
+            {"name": "TiKV node, point reads", "value": f"{TIKV_NODE_READS:,} QPS per {REFERENCE_CORES} cores", "source": SYSBENCH_DOC},
+            {"name": "One Region, single-row inserts", "value": f"{REGION_INSERTS:,} per second (seed 000)", "source": HOTSPOT_DOC},
+            {"name": "Target utilisation", "value": f"{UTILISATION:.0%}", "source": None},
+            {"name": "Machine", "value": f"{cores} cores, {memory:g} GB" + ("" if machine["given"] else " (default)"), "source": None},
+        ],
+        "hot_tables": hot,
+        "colocation": {"applies": layout == "co-located", "tikv_per_machine": per_machine, "settings": tuning,
+                       "source": HYBRID_DOC, "memory_source": MULTI_INSTANCE_DOC},
+        "topology_yaml": _topology(layout, machines, tidb, tikv, tuning, version),
+        "notes": notes,
+        "docs": [HYBRID_DOC, TOPOLOGY_DOC, SYSBENCH_DOC],
+    }

@@ -1,0 +1,250 @@
+"""Builds the report's view-model from the documents of one OUT folder.
+
+Sections with their own logic live beside this module (`build_schema`, `build_workload`,
+`build_replay`, `build_deployment`); here are the summary, the findings, the migration plan and
+the helpers they share (anchors, links). Everything is sorted here, never in a template.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import PurePosixPath, PureWindowsPath
+from typing import Any
+
+from . import formatting as fmt
+from .inputs import ReportInputs
+from .rulesinfo import RuleInfo, unknown_rule
+from .verdict import SEVERITIES, decide, estimate
+from .viewmodel import (
+    Count,
+    DdlFileView,
+    Fact,
+    FindingGroup,
+    FindingRow,
+    Link,
+    PlanSection,
+    Report,
+    Summary,
+)
+
+SAFE_SCHEMES = ("https://", "http://", "file:")
+FAST_DDL_DOCS = (
+    Link("tidb_ddl_enable_fast_reorg", "https://docs.pingcap.com/tidb/stable/system-variables#tidb_ddl_enable_fast_reorg-new-in-v630"),
+    Link("tidb_ddl_reorg_worker_cnt", "https://docs.pingcap.com/tidb/stable/system-variables#tidb_ddl_reorg_worker_cnt"),
+)
+FAST_DDL_DEFAULTS = {
+    "tidb_ddl_enable_fast_reorg": "ON",
+    "tidb_ddl_reorg_worker_cnt": "raise from the default 4 while no application load runs",
+}
+
+
+class Anchors:
+    """Unique, URL-safe element ids for tables, query classes and files, so findings can link to them."""
+
+    def __init__(self) -> None:
+        self._used: set[str] = set()
+        self.tables: dict[str, str] = {}
+        self.queries: dict[str, str] = {}
+
+    def make(self, prefix: str, text: str) -> str:
+        slug = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower()[:60] or "x"
+        anchor, n = f"{prefix}-{slug}", 1
+        while anchor in self._used:
+            n += 1
+            anchor = f"{prefix}-{slug}-{n}"
+        self._used.add(anchor)
+        return anchor
+
+    def table(self, schema: str, name: str) -> str:
+        key = f"{schema}.{name}".casefold()
+        if key not in self.tables:
+            self.tables[key] = self.make("t", f"{schema}-{name}")
+        return self.tables[key]
+
+    def query(self, query_id: str) -> str:
+        if query_id not in self.queries:
+            self.queries[query_id] = self.make("q", query_id)
+        return self.queries[query_id]
+
+    def for_object(self, obj: str) -> str | None:
+        """The anchor of the table or query class a finding names (`dbo.T`, `dbo.T.col`, `query q1…`)."""
+        if obj.startswith("query "):
+            return self.queries.get(obj[6:].strip())
+        parts = obj.split(".")
+        for n in (2, 1):
+            if len(parts) >= n:
+                key = ".".join(parts[:2]).casefold() if n == 2 else f"dbo.{parts[0]}".casefold()
+                if key in self.tables:
+                    return self.tables[key]
+        return None
+
+
+def safe_href(url: str) -> str | None:
+    """Only web and file links: a rule file from a user's --rules folder must not smuggle `javascript:`."""
+    return url if url.lower().startswith(SAFE_SCHEMES) else None
+
+
+def location(file: Any, line: Any) -> Link | None:
+    """`file:line`, linked when the path is absolute (a relative path depends on where the page is opened)."""
+    if not isinstance(file, str) or not file:
+        return None
+    text = f"{file}:{line}" if isinstance(line, int) and line > 0 else file
+    if PurePosixPath(file).is_absolute():
+        return Link(text, PurePosixPath(file).as_uri())
+    if PureWindowsPath(file).is_absolute() and PureWindowsPath(file).drive:
+        return Link(text, PureWindowsPath(file).as_uri())
+    return Link(text)
+
+
+def docs_links(rule: RuleInfo) -> tuple[Link, ...]:
+    links = []
+    for url in rule.references:
+        href = safe_href(url)
+        if href:
+            links.append(Link(_link_text(url), href))
+    return tuple(links)
+
+
+def _link_text(url: str) -> str:
+    tail = url.rstrip("/").rsplit("/", 1)[-1]
+    return tail.split("#", 1)[-1] if "#" in tail else (tail or url)
+
+
+def finding_row(f: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anchors) -> FindingRow:
+    code = str(f.get("rule", "?"))
+    rule = rules.get(code) or unknown_rule(code)
+    obj = str(f.get("object") or "")
+    return FindingRow(
+        rule=code,
+        rule_name=rule.name,
+        severity=str(f.get("severity", "info")),
+        object=obj,
+        object_anchor=anchors.for_object(obj),
+        message=str(f.get("message") or ""),
+        location=location(f.get("file"), f.get("line")),
+        docs=docs_links(rule),
+        remediation=rule.remediation,
+        effort=rule.effort if rule.known else "medium (rule not in the catalogue)",
+    )
+
+
+def finding_groups(findings: list[dict[str, Any]], rules: dict[str, RuleInfo], anchors: Anchors) -> tuple[FindingGroup, ...]:
+    by_sev: dict[str, list[FindingRow]] = {s: [] for s in SEVERITIES}
+    for f in findings:
+        row = finding_row(f, rules, anchors)
+        by_sev.setdefault(row.severity, []).append(row)
+    groups = []
+    for sev, rows in by_sev.items():
+        if rows:
+            rows.sort(key=lambda r: (r.rule, r.object.casefold(), r.location.text if r.location else "", r.message))
+            groups.append(FindingGroup(sev, sev.capitalize(), tuple(rows)))
+    return tuple(groups)
+
+
+def severity_counts(findings: list[dict[str, Any]]) -> tuple[Count, ...]:
+    found = Counter(str(f.get("severity", "info")) for f in findings)
+    return tuple(Count(s, found.get(s, 0), css=f"sev-{s}") for s in SEVERITIES)
+
+
+def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anchors, comparison: dict[str, int] | None) -> Summary:
+    doc = inputs.assessment
+    findings = list(doc.get("findings") or [])
+    queries = list(doc.get("queries") or [])
+    verdict = decide(findings, queries, inputs.replay, comparison)
+    blockers = tuple(finding_row(f, rules, anchors) for f in findings if f.get("severity") == "blocker")
+    facts = [Fact("Database", str((doc.get("source") or {}).get("database") or "—"))]
+    summary = doc.get("summary") or {}
+    facts.append(Fact("Tables", fmt.number(summary.get("tables", len(doc.get("tables") or [])))))
+    for key, label in (("views", "Views"), ("procedures", "Procedures"), ("functions", "Functions"), ("triggers", "Triggers")):
+        if summary.get(key):
+            facts.append(Fact(label, fmt.number(summary[key])))
+    if queries or summary.get("query_classes"):
+        statuses = summary.get("queries_by_status") or Counter(q.get("status") for q in queries)
+        parts = ", ".join(f"{fmt.number(n)} {s}" for s, n in statuses.items() if n)
+        facts.append(Fact("Query classes", f"{fmt.number(summary.get('query_classes', len(queries)))}" + (f" ({parts})" if parts else "")))
+    workload = doc.get("workload") or {}
+    peak = workload.get("peak_window")
+    if peak:
+        qps = next((w.get("qps") for w in workload.get("windows") or [] if w.get("name") == peak), None)
+        facts.append(Fact("Peak window", f"{peak} ({fmt.qps(qps)} queries per second)" if qps is not None else str(peak)))
+    if inputs.replay is not None:
+        r = inputs.replay
+        facts.append(Fact("Replay", f"{fmt.qps(r.get('achieved_qps'))} of {fmt.qps(r.get('target_qps'))} queries per second on {r.get('target') or 'the target'}"))
+    deployment = doc.get("deployment") or {}
+    nodes = deployment.get("nodes") or {}
+    if nodes:
+        facts.append(Fact("Suggested cluster", f"{nodes.get('tidb', '?')} TiDB, {nodes.get('tikv', '?')} TiKV, {nodes.get('pd', '?')} PD"))
+    facts.append(Fact("Target TiDB version", str((doc.get("options") or {}).get("tidb_version") or "—")))
+    return Summary(verdict, blockers, severity_counts(findings), estimate(findings, queries, rules), tuple(facts))
+
+
+def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
+    doc = inputs.assessment
+    listed = {str(f.get("name")): f for f in doc.get("ddl_files") or [] if isinstance(f, dict)}
+    files = []
+    contents = dict(inputs.ddl)
+    for name in sorted(set(contents) | set(listed)):
+        meta = listed.get(name, {})
+        statements = meta.get("statements")
+        files.append(DdlFileView(
+            anchor=anchors.make("ddl", name),
+            name=name,
+            title=str(meta.get("title") or ""),
+            statements=fmt.number(statements) if isinstance(statements, int) else "—",
+            content=contents.get(name, "(file not found in OUT/ddl)"),
+        ))
+    settings = doc.get("plan_settings") or {}
+    fast = {k: v for k, v in settings.items() if k.startswith("tidb_ddl_")} if isinstance(settings, dict) else {}
+    fast_facts = tuple(Fact(k, fmt.scalar(v)) for k, v in sorted((fast or FAST_DDL_DEFAULTS).items()))
+    other = tuple(
+        Fact(str(k), fmt.scalar(v)) for k, v in sorted(settings.items()) if k not in fast
+    ) if isinstance(settings, dict) else ()
+    return PlanSection(tuple(files), fast_facts, FAST_DDL_DOCS, other)
+
+
+def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized: bool, generated: str) -> Report:
+    from .build_deployment import build_deployment
+    from .build_replay import build_replay
+    from .build_schema import build_schema
+    from .build_workload import build_workload
+
+    doc = inputs.assessment
+    anchors = Anchors()
+    for t in doc.get("tables") or []:
+        anchors.table(str(t.get("schema", "")), str(t.get("name", "")))
+    for q in doc.get("queries") or []:
+        anchors.query(str(q.get("id", "")))
+    schema = build_schema(doc, rules, anchors)
+    workload = build_workload(doc, rules, anchors)
+    replay = build_replay(inputs, anchors)
+    comparison = {c.name: c.count for c in replay.categories} if replay else None
+    summary = build_summary(inputs, rules, anchors, comparison)
+    deployment = build_deployment(doc.get("deployment"))
+    plan = build_plan(inputs, anchors)
+    nav = [Link("Summary", "#summary"), Link("Schema", "#schema")]
+    if workload:
+        nav.append(Link("Workload", "#workload"))
+    if replay:
+        nav.append(Link("Replay", "#replay"))
+    if deployment:
+        nav.append(Link("Deployment", "#deployment"))
+    nav.append(Link("Migration plan", "#plan"))
+    source = doc.get("source") or {}
+    database = str(source.get("database") or "")
+    return Report(
+        title=f"Migration report{': ' + database if database else ''}",
+        database=database,
+        tool_version=str(doc.get("tool_version") or ""),
+        generated=generated,
+        anonymized=anonymized,
+        sources=tuple(str(s) for s in source.get("sources") or ()),
+        target_version=str((doc.get("options") or {}).get("tidb_version") or ""),
+        nav=tuple(nav),
+        summary=summary,
+        schema=schema,
+        workload=workload,
+        replay=replay,
+        deployment=deployment,
+        plan=plan,
+    )

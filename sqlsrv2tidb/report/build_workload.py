@@ -1,0 +1,129 @@
+"""The workload section: captured rate over time, the busiest query classes, and each class's translation."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from ..model.workload import parse_time
+from . import charts
+from . import formatting as fmt
+from .build import Anchors, docs_links, location
+from .rulesinfo import RuleInfo, unknown_rule
+from .viewmodel import Cell, Count, Fact, Note, QueryView, WindowRow, WorkloadSection
+
+TOP = 15
+"""Rows in the "top query classes" tables; the full list below is paginated."""
+MAX_SQL_CHARS = 4000
+"""Longer statements are cut in the page (assessment.json keeps them whole), so 10,000 classes stay light."""
+STATUS_ORDER = ("unsupported", "review", "rewritten", "translated")
+
+
+def _num(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _cut(text: str) -> tuple[str, bool]:
+    if len(text) <= MAX_SQL_CHARS:
+        return text, False
+    return text[:MAX_SQL_CHARS] + "\n…", True
+
+
+def _query(q: dict[str, Any], total: float, anchors: Anchors, rules: dict[str, RuleInfo]) -> QueryView:
+    qid = str(q.get("id", ""))
+    executions = _num(q.get("executions")) or 0.0
+    rate = _num(q.get("qps"))
+    avg_ms = fmt.us_to_ms(_num(q.get("avg_duration_us")))
+    total_us = _num(q.get("total_duration_us"))
+    source, cut_a = _cut(str(q.get("source_sql") or ""))
+    target, cut_b = _cut(str(q.get("target_sql") or ""))
+    notes = []
+    for n in q.get("notes") or ():
+        if isinstance(n, dict):
+            code = str(n.get("code", ""))
+            links = docs_links(rules.get(code) or unknown_rule(code))
+            notes.append(Note(code, str(n.get("message", "")), links[0] if links else None))
+    return QueryView(
+        id=qid,
+        anchor=anchors.query(qid),
+        kind=str(q.get("kind") or ""),
+        status=str(q.get("status") or ""),
+        executions=Cell(fmt.number(executions), fmt.sort_key(executions), True),
+        share=fmt.percent(executions, total),
+        qps=Cell(fmt.qps(rate), fmt.sort_key(rate or 0.0), True),
+        avg_ms=Cell(fmt.ms(avg_ms), fmt.sort_key(avg_ms if avg_ms is not None else -1.0), True),
+        total_s=Cell(fmt.seconds(total_us / 1e6) if total_us is not None else "—",
+                     fmt.sort_key(total_us if total_us is not None else -1.0), True),
+        source_sql=source,
+        target_sql=target or ("(no TiDB statement)" if q.get("status") == "unsupported" else ""),
+        truncated=cut_a or cut_b,
+        notes=tuple(notes),
+        location=location(q.get("file"), q.get("line")),
+    )
+
+
+def _windows(workload: dict[str, Any]) -> tuple[WindowRow, ...]:
+    peak = workload.get("peak_window")
+    rows = []
+    for w in workload.get("windows") or ():
+        if not isinstance(w, dict):
+            continue
+        try:
+            seconds = (parse_time(w["end"]) - parse_time(w["start"])).total_seconds()
+        except (KeyError, ValueError, TypeError):
+            seconds = None
+        rate = _num(w.get("qps"))
+        rows.append(WindowRow(
+            name=str(w.get("name", "")), kind=str(w.get("kind") or ""), start=str(w.get("start", "")),
+            end=str(w.get("end", "")), duration=fmt.seconds(seconds), qps=Cell(fmt.qps(rate), fmt.sort_key(rate or 0.0), True),
+            peak=w.get("name") == peak, description=str(w.get("description") or ""),
+        ))
+    rows.sort(key=lambda r: (r.start, r.name))
+    return tuple(rows)
+
+
+def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anchors) -> WorkloadSection | None:
+    workload = doc.get("workload") if isinstance(doc.get("workload"), dict) else None
+    raw = [q for q in doc.get("queries") or () if isinstance(q, dict)]
+    if workload is None and not raw:
+        return None
+    workload = workload or {}
+    total = sum(_num(q.get("executions")) or 0.0 for q in raw)
+    views = [_query(q, total, anchors, rules) for q in raw]
+    by_id = {v.id: (v, q) for v, q in zip(views, raw, strict=True)}
+    views.sort(key=lambda v: (-float(v.executions.sort or 0), v.id))
+    by_time = sorted(
+        (v for v, q in by_id.values() if _num(q.get("total_duration_us"))),
+        key=lambda v: (-float(v.total_s.sort), v.id),
+    )
+    statuses = Counter(v.status for v in views)
+    status_rows = tuple(
+        Count(s, statuses[s], css=f"st-{s}", share=fmt.percent(statuses[s], len(views)))
+        for s in (*STATUS_ORDER, *sorted(set(statuses) - set(STATUS_ORDER))) if statuses.get(s)
+    )
+    timeline = [p for p in workload.get("timeline") or () if isinstance(p, dict)]
+    windows = [w for w in workload.get("windows") or () if isinstance(w, dict)]
+    facts = []
+    if timeline:
+        facts.append(Fact("Capture period", f"{timeline[0].get('start')} to {timeline[-1].get('end')}"))
+    facts.append(Fact("Query classes", fmt.number(workload.get("query_classes", len(raw)))))
+    if workload.get("intervals"):
+        facts.append(Fact("Intervals", fmt.number(workload["intervals"])))
+    if workload.get("events"):
+        facts.append(Fact("Captured events", fmt.number(workload["events"])))
+    if total:
+        facts.append(Fact("Executions", fmt.number(total)))
+    peak = workload.get("peak_window")
+    if peak:
+        rate = next((w.get("qps") for w in windows if w.get("name") == peak), None)
+        facts.append(Fact("Peak window", f"{peak}, {fmt.qps(_num(rate))} queries per second"))
+    return WorkloadSection(
+        chart=charts.workload_qps(timeline, windows, peak),
+        facts=tuple(facts),
+        windows=_windows(workload),
+        top_by_executions=tuple(views[:TOP]),
+        top_by_time=tuple(by_time[:TOP]),
+        statuses=status_rows,
+        queries=tuple(views),
+        notes=tuple(str(n) for n in workload.get("notes") or ()),
+    )

@@ -1,0 +1,121 @@
+"""Replay latency against SQL Server's captured durations, one verdict per query class.
+
+Classes are sorted into improved, unchanged, degraded, errors and not comparable. The captured
+figure is SQL Server's average elapsed time (Query Store `avg_duration`, Extended Events
+`duration`) in the replayed window when the replay file has it, else over the whole capture; the replay figure is the class's mean latency on the target (its median when the
+replay file has no mean). The replay measures from the client, so it includes the network round
+trip that SQL Server's own figure leaves out: a class counts as degraded only beyond the threshold.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from . import formatting as fmt
+
+THRESHOLD = 0.25
+"""Degraded when the target is more than 25% slower; improved when SQL Server was 25% slower."""
+MIN_EXECUTIONS = 20
+"""Fewer executions than this, on either side, make a class not comparable."""
+CATEGORIES = ("degraded", "errors", "improved", "unchanged", "not comparable")
+
+
+@dataclass(frozen=True)
+class ClassResult:
+    id: str
+    kind: str
+    status: str
+    statements: int
+    errors: int
+    p50: str
+    p95: str
+    p99: str
+    target_ms: float | None
+    captured_ms: float | None
+    captured_executions: int
+    ratio: float | None
+    category: str
+    why: str
+
+
+def replay_statements(item: dict[str, Any]) -> int:
+    for key in ("statements", "executions", "count", "sent"):
+        value = item.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return int(value)
+    return 0
+
+
+def latency(item: dict[str, Any]) -> dict[str, Any]:
+    lat = item.get("latency_ms")
+    return lat if isinstance(lat, dict) else {}
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def target_latency(item: dict[str, Any]) -> tuple[float | None, str]:
+    lat = latency(item)
+    mean = _number(lat.get("mean", item.get("mean_ms")))
+    if mean is not None:
+        return mean, "mean"
+    return _number(lat.get("p50")), "median"
+
+
+def classify(queries: list[dict[str, Any]], per_query: list[dict[str, Any]]) -> list[ClassResult]:
+    by_id = {q.get("id"): q for q in queries}
+    out: list[ClassResult] = []
+    for item in per_query:
+        qid = str(item.get("id") or item.get("query_id") or "?")
+        q = by_id.get(qid, {})
+        n = replay_statements(item)
+        errors = int(_number(item.get("errors")) or 0)
+        target_ms, stat = target_latency(item)
+        window_figure = item.get("captured_duration_ms")  # SQL Server's figure for the replayed window, when replay has it
+        cap_ms = _number(window_figure.get("avg")) if isinstance(window_figure, dict) else None
+        if cap_ms is None:
+            cap_ms = fmt.us_to_ms(_number(q.get("avg_duration_us")))
+        cap_n = int(_number(q.get("executions")) or 0)
+        ratio = target_ms / cap_ms if target_ms is not None and cap_ms else None
+        if errors:
+            category, why = "errors", f"{fmt.number(errors)} failed statements ({fmt.number(n)} sent)"
+        elif cap_ms is None:
+            category, why = "not comparable", "no captured duration on SQL Server"
+        elif target_ms is None:
+            category, why = "not comparable", "no latency measured on the target"
+        elif n < MIN_EXECUTIONS or cap_n < MIN_EXECUTIONS:
+            category, why = "not comparable", f"fewer than {MIN_EXECUTIONS} executions (target {n}, captured {cap_n})"
+        elif ratio is not None and ratio > 1 + THRESHOLD:
+            category, why = "degraded", f"{stat} {fmt.ms(target_ms)} ms vs {fmt.ms(cap_ms)} ms"
+        elif ratio is not None and ratio < 1 / (1 + THRESHOLD):
+            category, why = "improved", f"{stat} {fmt.ms(target_ms)} ms vs {fmt.ms(cap_ms)} ms"
+        else:
+            category, why = "unchanged", f"within {THRESHOLD:.0%}"
+        lat = latency(item)
+        out.append(ClassResult(
+            id=qid, kind=str(q.get("kind") or item.get("kind") or ""), status=str(q.get("status") or ""),
+            statements=n, errors=errors, p50=fmt.ms(_number(lat.get("p50"))), p95=fmt.ms(_number(lat.get("p95"))),
+            p99=fmt.ms(_number(lat.get("p99"))), target_ms=target_ms, captured_ms=cap_ms, captured_executions=cap_n,
+            ratio=ratio, category=category, why=why,
+        ))
+    order = {c: i for i, c in enumerate(CATEGORIES)}
+    out.sort(key=lambda r: (order[r.category], -(r.ratio or 0.0), -r.statements, r.id))
+    return out
+
+
+def counts(results: list[ClassResult]) -> dict[str, int]:
+    found = Counter(r.category for r in results)
+    return {c: found.get(c, 0) for c in CATEGORIES}
+
+
+METHOD = (
+    f"Each replayed query class is compared with SQL Server's captured average duration. Degraded: the target's "
+    f"latency is more than {THRESHOLD:.0%} above SQL Server's; improved: more than {THRESHOLD:.0%} below "
+    f"(SQL Server took over {1 + THRESHOLD:.2f}× as long); unchanged: in between. Errors: any statement of the class "
+    f"failed. Not comparable: no captured duration, or fewer than {MIN_EXECUTIONS} executions on either side. "
+    "The target's figure is its mean latency (the median when the replay recorded no mean), measured at the "
+    "client, so it includes a network round trip that SQL Server's server-side figure does not."
+)

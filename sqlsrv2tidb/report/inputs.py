@@ -1,0 +1,78 @@
+"""Reading what a run left in OUT: the files `sqlsrv2tidb report OUT` renders from.
+
+`assessment.json` is required; `replay.json`, `experiment.json` and `ddl/*.sql` are used when
+present. A file that is not ours, or not valid JSON, stops the command with one line naming it.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import InputError
+
+ASSESSMENT_FORMAT = "sqlsrv2tidb.assessment/1"
+REPLAY_FORMAT = "sqlsrv2tidb.replay/1"
+EXPERIMENT_PREFIX = "sqlsrv2tidb.experiment/"
+
+
+@dataclass
+class ReportInputs:
+    """The documents of one OUT folder, as plain JSON values (the report owns none of their shapes)."""
+
+    assessment: dict[str, Any]
+    replay: dict[str, Any] | None = None
+    experiment: dict[str, Any] | None = None
+    ddl: list[tuple[str, str]] = field(default_factory=list)
+    """`(file name, content)` of `ddl/*.sql`, in apply (name) order."""
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not UTF-8 text") from None
+    except json.JSONDecodeError as exc:
+        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg})") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: expected a JSON object at the top level")
+    return data
+
+
+def _check_format(path: Path, data: dict[str, Any], expected: str, prefix: bool = False) -> None:
+    found = data.get("format")
+    ok = isinstance(found, str) and (found.startswith(expected) if prefix else found == expected)
+    if not ok:
+        raise InputError(f"{path}: not a {expected}{'*' if prefix else ''} file (format {found!r})")
+
+
+def load_inputs(out: Path) -> ReportInputs:
+    out = Path(out)
+    if not out.is_dir():
+        raise InputError(f"{out}: no such folder (give the -o folder of assess, ddl, translate or replay)")
+    path = out / "assessment.json"
+    if not path.is_file():
+        raise InputError(f"{path}: missing; run `sqlsrv2tidb assess SOURCES -o {out}` first")
+    assessment = _read_json(path)
+    _check_format(path, assessment, ASSESSMENT_FORMAT)
+    inputs = ReportInputs(assessment=assessment)
+    replay = out / "replay.json"
+    if replay.is_file():
+        inputs.replay = _read_json(replay)
+        _check_format(replay, inputs.replay, REPLAY_FORMAT)
+    experiment = out / "experiment.json"
+    if experiment.is_file():
+        inputs.experiment = _read_json(experiment)
+        _check_format(experiment, inputs.experiment, EXPERIMENT_PREFIX, prefix=True)
+    ddl_dir = out / "ddl"
+    if ddl_dir.is_dir():
+        for sql in sorted(ddl_dir.glob("*.sql")):
+            try:
+                inputs.ddl.append((sql.name, sql.read_text(encoding="utf-8")))
+            except (UnicodeDecodeError, OSError) as exc:
+                raise InputError(f"{sql}: cannot read as UTF-8 text ({exc})") from None
+    return inputs

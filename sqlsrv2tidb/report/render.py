@@ -1,0 +1,89 @@
+"""Writes OUT/report.html (and OUT/topology.yaml) from the files a run left in OUT.
+
+`api.run_assess` calls this after every stage; `sqlsrv2tidb report OUT` calls it alone, so a
+report can be re-rendered (or re-rendered anonymized, or with a user's templates) without
+re-running anything. Templates come through `resources`, so `--templates DIR` overrides single
+files of `templates/report/`. Autoescaping is on for every template whatever its name, undefined
+names fail loudly, and a Content-Security-Policy lets only the report's own script run, so a query
+text that slipped past escaping still could not execute.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..errors import InputError
+from ..outdir import write_text
+from ..progress import NullProgress, Progress
+from .build import build_report
+from .inputs import load_inputs
+from .rulesinfo import load_rule_info
+
+MAIN_TEMPLATE = "report/report.html"
+SCRIPT_TEMPLATE = "report/script.js"
+
+
+def environment(templates: Path | None = None):
+    """The Jinja2 environment of the report: user templates first, autoescaped, strict about names."""
+    import jinja2
+
+    from ..resources import search_path
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader([str(p) for p in search_path("templates", templates)]),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def render_html(view, templates: Path | None = None) -> str:
+    """Fill the templates with a view-model; template errors name the file and line."""
+    import jinja2
+
+    env = environment(templates)
+    try:
+        script = env.get_template(SCRIPT_TEMPLATE).render()
+        digest = base64.b64encode(hashlib.sha256(script.encode("utf-8")).digest()).decode("ascii")
+        return env.get_template(MAIN_TEMPLATE).render(r=view, script=script, script_hash=f"sha256-{digest}")
+    except jinja2.TemplateSyntaxError as exc:
+        raise InputError(f"{exc.filename or exc.name}:{exc.lineno}: template error: {exc.message}") from None
+    except jinja2.TemplateNotFound as exc:
+        raise InputError(f"template {exc.name} not found in {templates or 'the built-in templates'}") from None
+    except jinja2.UndefinedError as exc:
+        raise InputError(f"a report template uses something the report does not have: {exc.message}") from None
+
+
+def render_report(
+    out: Path,
+    *,
+    anonymize: bool = False,
+    progress: Progress | None = None,
+    templates: Path | None = None,
+    rules: Path | None = None,
+    now: datetime | None = None,
+) -> Path:
+    """(Re-)render OUT/report.html; with `anonymize`, from pseudonymised copies of the inputs."""
+    progress = progress or NullProgress()
+    out = Path(out)
+    with progress.task("Writing the report"):
+        inputs = load_inputs(out)
+        rule_info = load_rule_info(rules)
+        if anonymize:
+            from .anonymize import Anonymizer
+
+            anonymizer = Anonymizer()
+            inputs = anonymizer.inputs(inputs)
+            rule_info = anonymizer.rules(rule_info)  # the catalogue's prose may name a table like the user's
+        generated = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
+        anonymized = anonymize or inputs.assessment.get("anonymized") is True
+        view = build_report(inputs, rule_info, anonymized=anonymized, generated=generated)
+        html = render_html(view, templates)
+        if view.deployment is not None and view.deployment.topology_yaml:
+            write_text(out / "topology.yaml", view.deployment.topology_yaml)
+        return write_text(out / "report.html", html)

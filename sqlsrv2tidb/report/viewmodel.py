@@ -1,0 +1,314 @@
+"""The report's view-model: everything a template shows, already sorted, formatted and escaped-ready.
+
+Templates only loop over these, branch on them and call filters; no arithmetic, sorting or
+formatting happens in Jinja. Every text here is plain text (autoescaping makes it safe in HTML);
+only `svg` fields hold markup, produced by `charts` from numbers and escaped labels.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .compare import ClassResult
+from .verdict import Effort, Verdict
+
+
+@dataclass(frozen=True)
+class Link:
+    text: str
+    href: str | None = None
+    """None: show the text without a link (a relative path, a pseudonymised file)."""
+
+
+@dataclass(frozen=True)
+class Fact:
+    """A labelled figure: `Peak window` → `nightly (50,000 QPS)`."""
+
+    label: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    sort: str = ""
+    numeric: bool = False
+
+
+@dataclass(frozen=True)
+class GenericTable:
+    """Rows of a JSON list whose shape another stage owns (replay evidence, experiment designs)."""
+
+    id: str
+    columns: tuple[str, ...]
+    numeric: tuple[bool, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+
+
+@dataclass(frozen=True)
+class Count:
+    name: str
+    count: int
+    css: str = ""
+    share: str = ""
+
+
+# -- findings ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class FindingRow:
+    rule: str
+    rule_name: str
+    severity: str
+    object: str
+    object_anchor: str | None
+    message: str
+    location: Link | None
+    docs: tuple[Link, ...]
+    remediation: str
+    effort: str
+
+
+@dataclass(frozen=True)
+class FindingGroup:
+    severity: str
+    label: str
+    rows: tuple[FindingRow, ...]
+
+
+# -- summary ----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Summary:
+    verdict: Verdict
+    blockers: tuple[FindingRow, ...]
+    severity_counts: tuple[Count, ...]
+    effort: Effort
+    facts: tuple[Fact, ...]
+
+
+# -- schema -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ColumnRow:
+    name: str
+    source_type: str
+    target_type: str
+    nullable: str
+    identity: str
+    default: str
+    notes: str
+
+
+@dataclass(frozen=True)
+class TableView:
+    anchor: str
+    name: str
+    target: str
+    strategy: str
+    strategy_label: str
+    partitions: Cell
+    rows: Cell
+    size: Cell
+    primary_key: str
+    clustered: str
+    rationale: str
+    evidence: tuple[Fact, ...]
+    alternatives: tuple[str, ...]
+    would_change_if: str
+    ddl: str
+    post_ddl: str
+    columns: tuple[ColumnRow, ...]
+    source: Link | None
+    findings: int
+
+
+@dataclass(frozen=True)
+class LossRow:
+    table: str
+    table_anchor: str
+    column: str
+    source_type: str
+    target_type: str
+    note: str
+
+
+@dataclass(frozen=True)
+class SchemaSection:
+    tables: tuple[TableView, ...]
+    strategies: tuple[Count, ...]
+    losses: tuple[LossRow, ...]
+    finding_groups: tuple[FindingGroup, ...]
+    findings_total: int
+
+
+# -- workload ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Note:
+    code: str
+    message: str
+    docs: Link | None = None
+
+
+@dataclass(frozen=True)
+class QueryView:
+    id: str
+    anchor: str
+    kind: str
+    status: str
+    executions: Cell
+    share: str
+    qps: Cell
+    avg_ms: Cell
+    total_s: Cell
+    source_sql: str
+    target_sql: str
+    truncated: bool
+    notes: tuple[Note, ...]
+    location: Link | None
+
+
+@dataclass(frozen=True)
+class WindowRow:
+    name: str
+    kind: str
+    start: str
+    end: str
+    duration: str
+    qps: Cell
+    peak: bool
+    description: str
+
+
+@dataclass(frozen=True)
+class WorkloadSection:
+    chart: str | None
+    facts: tuple[Fact, ...]
+    windows: tuple[WindowRow, ...]
+    top_by_executions: tuple[QueryView, ...]
+    top_by_time: tuple[QueryView, ...]
+    statuses: tuple[Count, ...]
+    queries: tuple[QueryView, ...]
+    notes: tuple[str, ...]
+
+
+# -- replay -----------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CompareRow:
+    result: ClassResult
+    anchor: str | None
+    target_ms: Cell
+    captured_ms: Cell
+    ratio: Cell
+    statements: Cell
+
+
+@dataclass(frozen=True)
+class Evidence:
+    title: str
+    facts: tuple[Fact, ...] = ()
+    table: GenericTable | None = None
+
+
+@dataclass(frozen=True)
+class ReplaySection:
+    facts: tuple[Fact, ...]
+    latency: tuple[Fact, ...]
+    chart: str | None
+    comparison: tuple[CompareRow, ...]
+    categories: tuple[Count, ...]
+    comparison_method: str
+    errors: tuple[Fact, ...]
+    ramp_facts: tuple[Fact, ...]
+    ramp_table: GenericTable | None
+    ramp_chart: str | None
+    hotspots: tuple[Evidence, ...]
+    notes: tuple[str, ...]
+    skipped: GenericTable | None
+    experiment: Evidence | None
+    experiment_chart: str | None
+
+
+# -- deployment -------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Assumption:
+    name: str
+    value: str
+    source: Link | None
+
+
+@dataclass(frozen=True)
+class NodeRow:
+    component: str
+    count: str
+    machine: str
+    why: str
+
+
+@dataclass(frozen=True)
+class SettingRow:
+    component: str
+    key: str
+    value: str
+    reference: str
+    why: str
+
+
+@dataclass(frozen=True)
+class DeploymentSection:
+    method: str
+    layout: str
+    facts: tuple[Fact, ...]
+    nodes: tuple[NodeRow, ...]
+    assumptions: tuple[Assumption, ...]
+    hot_tables: GenericTable | None
+    colocation: tuple[SettingRow, ...]
+    colocation_note: str
+    topology_yaml: str
+    topology_href: str
+    notes: tuple[str, ...]
+    docs: tuple[Link, ...]
+
+
+# -- migration plan ---------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class DdlFileView:
+    anchor: str
+    name: str
+    title: str
+    statements: str
+    content: str
+
+
+@dataclass(frozen=True)
+class PlanSection:
+    files: tuple[DdlFileView, ...]
+    fast_ddl: tuple[Fact, ...]
+    fast_ddl_docs: tuple[Link, ...]
+    settings: tuple[Fact, ...]
+
+
+# -- the page ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    database: str
+    tool_version: str
+    generated: str
+    anonymized: bool
+    sources: tuple[str, ...]
+    target_version: str
+    nav: tuple[Link, ...]
+    summary: Summary
+    schema: SchemaSection
+    workload: WorkloadSection | None
+    replay: ReplaySection | None
+    deployment: DeploymentSection | None
+    plan: PlanSection
+    page_size: int = 25
+    warnings: tuple[str, ...] = field(default_factory=tuple)

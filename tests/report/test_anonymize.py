@@ -1,0 +1,168 @@
+"""`--anonymize`: no original object name or literal left in any output file, and SQL still SQL."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+import sample
+from lxml import html as lxml_html
+from typer.testing import CliRunner
+
+from sqlsrv2tidb.capture.fingerprint import fingerprint, query_id
+from sqlsrv2tidb.cli import app
+from sqlsrv2tidb.model import IntervalStat, QueryClass
+from sqlsrv2tidb.model.translation import Note, TranslatedQuery
+from sqlsrv2tidb.report.anonymize import Anonymizer, anonymize_outputs
+from sqlsrv2tidb.report.render import render_report
+
+SECRET_STRING = "Zebra-Ledger Secret"
+SECRET_NUMBER = "987654321"
+SECRET_SQL = (f"SELECT TOP 5 k.d_order, u.display_name FROM dbo.keywords AS k JOIN dbo.users AS u ON u.user_id = k.r_id "
+              f"WHERE u.email = N'{SECRET_STRING}' AND k.e_id = {SECRET_NUMBER} AND k.e_type IN (3, 42)")
+SECRET_TARGET = ("SELECT `k`.`d_order`, `u`.`display_name` FROM `keywords` AS `k` JOIN `users` AS `u` ON `u`.`user_id` = `k`.`r_id` "
+                 f"WHERE `u`.`email` = '{SECRET_STRING}' AND `k`.`e_id` = {SECRET_NUMBER} AND `k`.`e_type` IN (3, 42) LIMIT 5")
+
+
+def _secret_out(root: Path) -> Path:
+    """The keywords OUT plus a query class carrying a string and a number a company would not share."""
+    capture, translation, plan, findings, options = sample.keywords_parts()
+    fp = fingerprint(SECRET_SQL)
+    qid = query_id(fp)
+    workload = capture.workload
+    capture = replace(capture, workload=replace(
+        workload, queries=(*workload.queries, QueryClass(qid, fp, SECRET_SQL, kind="select")),
+        intervals=(*workload.intervals, IntervalStat(qid, "2024-05-01T09:00:00Z", "2024-05-01T10:00:00Z", 7200, 7200 * 900.0))))
+    translation = replace(translation, queries=(*translation.queries, TranslatedQuery(
+        qid, fp, SECRET_SQL, SECRET_TARGET, "rewritten", (Note("QY01", "TOP 5 became LIMIT 5 for dbo.keywords"),), "select")))
+    replay = sample.keywords_replay(capture)
+    replay["error_codes"][0]["samples"].append({"query": qid, "message": f"Data too long for '{SECRET_STRING}'"})
+    return sample.write_out(root, capture, translation, plan, findings, options, replay, sample.keywords_experiment())
+
+
+def _originals(out: Path) -> set[str]:
+    doc = sample.read_json(out / "assessment.json")
+    names = {doc["source"]["database"], "loadtest", "tidb.example.internal", "examples/keywords/schema.sql",
+             "capture/query_store.json", "IX_reviews_entity", "FK_photos_reviews", "idx_keywords_by_display_order",
+             "77-123456", "new user", SECRET_STRING, SECRET_NUMBER}
+    for t in doc["tables"]:
+        names |= {t["schema"], t["name"], *(c["name"] for c in t["columns"])}
+    names |= {q["id"] for q in doc["queries"]}
+    names.discard("dbo")  # SQL Server's default schema is no secret, but it must go too: checked below
+    return names | {"dbo"}
+
+
+def _leaks(text: str, originals: set[str]) -> list[str]:
+    return sorted(n for n in originals if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text, re.I))
+
+
+def _visible(page: str) -> str:
+    """Text and attribute values of the page, without its own stylesheet, script and SVG geometry."""
+    tree = lxml_html.fromstring(page)
+    for node in tree.xpath("//style|//script"):
+        node.drop_tree()
+    parts = [t for t in tree.itertext()]
+    for el in tree.iter():
+        if not isinstance(el.tag, str):
+            continue
+        parts += [v for k, v in el.attrib.items() if k not in ("d", "style", "transform", "clip-path", "points")]
+    return "\n".join(parts)
+
+
+@pytest.fixture
+def anonymized(tmp_path: Path) -> tuple[Path, set[str]]:
+    out = _secret_out(tmp_path / "out")
+    originals = _originals(out)
+    render_report(out, anonymize=True)  # the order of `assess --anonymize`: the page first, then the files
+    anonymize_outputs(out)
+    return out, originals
+
+
+def test_no_original_name_or_literal_in_any_output_file(anonymized):
+    out, originals = anonymized
+    assert {"keywords", "e_type", SECRET_NUMBER} <= originals
+    files = sorted(p for p in out.rglob("*") if p.is_file())
+    assert {p.name for p in files} >= {"assessment.json", "replay.json", "experiment.json", "report.html", "topology.yaml",
+                                       "01-tables.sql", "02-indexes.sql", "03-foreign-keys.sql"}
+    for path in files:
+        text = path.read_text(encoding="utf-8")
+        if path.suffix == ".html":
+            text = _visible(text)
+        assert _leaks(text, originals) == [], path.name
+
+
+def test_pseudonyms_are_stable_and_consistent_across_files(anonymized, tmp_path):
+    out, _ = anonymized
+    doc = sample.read_json(out / "assessment.json")
+    replay = sample.read_json(out / "replay.json")
+    assert doc["anonymized"] is True
+    assert [t["name"] for t in sorted(doc["tables"], key=lambda t: t["name"])] == ["table_001", "table_002", "table_003", "table_004"]
+    ids = {q["id"] for q in doc["queries"]}
+    assert all(re.fullmatch(r"q\d{4}", i) for i in ids)
+    assert {p["id"] for p in replay["per_query"]} <= ids  # replay rows still find their query class
+    keywords = next(t for t in doc["tables"] if t["distribution"]["strategy"] == "key_partition")
+    assert keywords["target"] == f"`{keywords['name']}`"
+    assert [f["name"] for f in doc["ddl_files"]] == ["01-tables.sql", "02-indexes.sql", "03-foreign-keys.sql"]
+    again = _secret_out(tmp_path / "again")
+    anonymize_outputs(again)
+    for name in ("assessment.json", "replay.json", "ddl/01-tables.sql"):
+        assert (again / name).read_text() == (out / name).read_text(), name
+    page = (out / "report.html").read_text()
+    assert "anonymized: object names and literals replaced" in page
+    for t in doc["tables"]:  # the page and the files agree on every pseudonym
+        assert f'<code>{t["target"]}</code>' in page and f'{t["schema"]}.{t["name"]}</button>' in page
+    for q in doc["queries"]:
+        assert f'id="q-{q["id"]}"' in page
+
+
+@pytest.mark.tidb_parser
+def test_anonymized_sql_still_parses_as_tidb(anonymized, tidb_parser):
+    out, _ = anonymized
+    for path in sorted((out / "ddl").glob("*.sql")):
+        result = tidb_parser.check(path.read_text())
+        assert result.ok, f"{path.name}: {result.error}"
+    doc = sample.read_json(out / "assessment.json")
+    for q in doc["queries"]:
+        if q["target_sql"]:
+            assert tidb_parser.check(q["target_sql"]).ok, q["target_sql"]
+    secret = next(q for q in doc["queries"] if "LIMIT 5" in (q["target_sql"] or ""))
+    assert "IN (3, 1002)" in secret["target_sql"]  # single digits stay, other numbers get stable stand-ins
+    assert re.search(r"= 'str_\d{3}'", secret["target_sql"]) and re.search(r"= N'str_\d{3}'", secret["source_sql"])
+
+
+def test_sql_keeps_keywords_types_functions_and_tidb_options():
+    a = Anonymizer()
+    ddl = ("CREATE TABLE `Orders` (`OrderId` BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */, `Note` VARCHAR(200) "
+           "DEFAULT 'pending', PRIMARY KEY (`OrderId`) /*T![clustered_index] NONCLUSTERED */) "
+           "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */ PARTITION BY KEY (`OrderId`) PARTITIONS 12; -- Orders of ACME")
+    out = a.sql(ddl, "mysql")
+    assert out == ("CREATE TABLE `obj_001` (`obj_002` BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */, `obj_003` "
+                   "VARCHAR(200) DEFAULT 'str_001', PRIMARY KEY (`obj_002`) /*T![clustered_index] NONCLUSTERED */) "
+                   "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */ PARTITION BY KEY (`obj_002`) PARTITIONS 12; -- obj_001 of ACME")
+    tsql = a.sql("SELECT TOP 10 DATEADD(day, 1, o.[Created]) FROM dbo.Orders o WITH (NOLOCK) WHERE o.Total > 250 AND o.Who = @customer", "tsql")
+    assert tsql == ("SELECT TOP 10 DATEADD(day, 1, obj_004.[obj_005]) FROM obj_006.obj_001 obj_004 WITH (NOLOCK) "
+                    "WHERE obj_004.obj_007 > 1001 AND obj_004.obj_008 = @p_001")
+    assert a.sql("SELECT 'unterminated", "tsql") == "SELECT 'unterminated"  # not SQL: treated as text, never raises
+
+
+def test_free_text_replaces_known_names_quoted_literals_and_paths_but_keeps_links():
+    a = Anonymizer()
+    a.name("keywords", "table")
+    a.name("Order Details", "table")
+    text = ("Table dbo.keywords and [Order Details] hold 'ACME' (see /home/dba/project/schema.sql and "
+            "https://docs.pingcap.com/tidb/stable/keywords)")
+    assert a.text(text) == ("Table dbo.table_001 and [table_002] hold 'str_001' (see file_001.sql and "
+                            "https://docs.pingcap.com/tidb/stable/keywords)")
+
+
+def test_report_anonymize_changes_only_the_page(keywords_dir):
+    before = (keywords_dir / "assessment.json").read_text()
+    result = CliRunner().invoke(app, ["report", str(keywords_dir), "--anonymize", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert (keywords_dir / "assessment.json").read_text() == before
+    page = _visible((keywords_dir / "report.html").read_text())
+    assert "table_001" in page and not re.search(r"(?<!\w)p_display_order(?!\w)", page)
+    shutil.rmtree(keywords_dir)

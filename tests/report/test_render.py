@@ -1,0 +1,163 @@
+"""Rendering from OUT: what is read, what is written, what fails and how, and user template overrides."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+import sample
+import yaml
+from typer.testing import CliRunner
+
+from sqlsrv2tidb.cli import app
+from sqlsrv2tidb.errors import InputError
+from sqlsrv2tidb.model import Capture, Database, Finding, Severity
+from sqlsrv2tidb.options import Options
+from sqlsrv2tidb.report.build import build_report
+from sqlsrv2tidb.report.inputs import load_inputs
+from sqlsrv2tidb.report.render import render_html, render_report
+
+
+def _sections(page: str) -> list[str]:
+    return re.findall(r'<section id="([a-z]+)"', page)
+
+
+def test_full_report_has_every_section_and_writes_topology(keywords_dir):
+    path = render_report(keywords_dir)
+    page = path.read_text()
+    assert _sections(page) == ["summary", "schema", "workload", "replay", "deployment", "plan"]
+    advice = sample.read_json(keywords_dir / "assessment.json")["deployment"]
+    assert (keywords_dir / "topology.yaml").read_text() == advice["topology_yaml"]
+    assert yaml.safe_load((keywords_dir / "topology.yaml").read_text())["tikv_servers"]
+    assert 'download="topology.yaml" href="data:application/yaml;charset=utf-8;base64,' in page
+    labels = re.findall(r'<svg role="img" aria-label="([^"]+)"', page)
+    assert labels == ["Captured queries per second over the capture period, named windows shaded",
+                      "Target and achieved queries per second during the replay", "Achieved rate per table design"]
+    assert "Not ready" in page and "the replay did not sustain its target" in page
+    assert re.search(r"Effort estimate: [\d.]+ person-days", page)
+
+
+def test_minimal_assessment_renders_without_the_missing_parts(tmp_path):
+    out = tmp_path / "ddl-only"
+    sample.write_out(out, Capture(database=Database(name="empty")), None, None,
+                     [Finding("IN40", Severity.LOW, "statement 3", "could not parse", "a.sql", 3)], Options())
+    doc = sample.read_json(out / "assessment.json")
+    del doc["deployment"]
+    (out / "assessment.json").write_text(json.dumps(doc))
+    page = render_report(out).read_text()
+    assert _sections(page) == ["summary", "schema", "plan"]
+    assert 'href="#workload"' not in page and 'href="#replay"' not in page
+    assert "No tables were planned." in page and "No DDL files were written." in page
+    assert not (out / "topology.yaml").exists()
+
+
+def test_ramp_and_experiment_only_outputs_render(tmp_path):
+    capture, translation, plan, findings, options = sample.keywords_parts()
+    out = sample.write_out(tmp_path / "ramp", capture, translation, plan, findings, options, sample.keywords_ramp(capture))
+    page = render_report(out).read_text()
+    assert "ceiling" in page and "20,000 queries per second" in page and 'id="ramp-steps"' in page
+    assert "the ramp&#39;s ceiling, 20,000 queries per second, is below the captured 50,850" in page
+    only = sample.write_out(tmp_path / "exp", capture, translation, plan, findings, options, None, sample.keywords_experiment())
+    page = render_report(only).read_text()
+    assert "replay" in _sections(page) and 'id="experiment-designs"' in page and "Achieved rate per table design" in page
+
+
+@pytest.mark.parametrize(("setup", "message"), [
+    (lambda out: None, "{out}/assessment.json: missing; run `sqlsrv2tidb assess SOURCES -o {out}` first"),
+    (lambda out: (out / "assessment.json").write_text('{"format": "sqlsrv2tidb.assessment/1",\n "x": }'),
+     "{out}/assessment.json:2: not valid JSON (Expecting value)"),
+    (lambda out: (out / "assessment.json").write_text('{"format": "other/2"}'),
+     "{out}/assessment.json: not a sqlsrv2tidb.assessment/1 file (format 'other/2')"),
+    (lambda out: ((out / "assessment.json").write_text('{"format": "sqlsrv2tidb.assessment/1"}'),
+                  (out / "replay.json").write_text("[]")), "{out}/replay.json: expected a JSON object at the top level"),
+])
+def test_unreadable_inputs_are_one_line_naming_the_file(tmp_path, setup, message):
+    out = tmp_path / "out"
+    out.mkdir()
+    setup(out)
+    with pytest.raises(InputError) as err:
+        load_inputs(out)
+    assert str(err.value) == message.format(out=out)
+    result = CliRunner().invoke(app, ["report", str(out), "--quiet"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1] == f"Error: {message.format(out=out)}"
+
+
+def test_user_template_overrides_one_file_and_a_broken_one_names_its_line(keywords_dir, tmp_path, rules):
+    mine = tmp_path / "templates" / "report"
+    mine.mkdir(parents=True)
+    (mine / "plan.html").write_text('<section id="plan" class="section"><h2>Our own plan: {{ r.plan.files | length }} files</h2></section>\n')
+    view = build_report(load_inputs(keywords_dir), rules, anonymized=False, generated="now")
+    page = render_html(view, tmp_path / "templates")
+    assert "Our own plan: 3 files" in page and "Apply the files of" not in page
+    assert 'id="summary"' in page  # every other template is still ours
+    (mine / "plan.html").write_text("line one\n{% for x in %}\n")
+    with pytest.raises(InputError) as err:
+        render_html(view, tmp_path / "templates")
+    assert re.fullmatch(r".*templates/report/plan\.html:2: template error: .+", str(err.value))
+    (mine / "plan.html").write_text("{{ r.no_such_thing }}")
+    with pytest.raises(InputError, match="a report template uses something the report does not have"):
+        render_html(view, tmp_path / "templates")
+
+
+def test_cli_report_rerenders_and_names_the_file(keywords_dir):
+    result = CliRunner().invoke(app, ["report", str(keywords_dir), "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.output.strip() == f"Wrote {keywords_dir / 'report.html'}"
+    assert "Migration report: poc" in (keywords_dir / "report.html").read_text()
+
+
+def test_links_only_to_web_and_file_urls(keywords_dir, rules):
+    view = build_report(load_inputs(keywords_dir), rules, anonymized=False, generated="now")
+    page = render_html(view)
+    assert "javascript:" not in page  # QY09's second reference in the fixture catalogue
+    hrefs = re.findall(r'href="([^"#][^"]*)"', page)
+    assert hrefs and all(h.startswith(("https://", "http://", "file:", "data:application/yaml")) for h in hrefs)
+    merge = next(g for g in view.schema.finding_groups if g.severity == "high").rows
+    assert [d.href for r in merge if r.rule == "QY09" for d in r.docs] == ["https://docs.pingcap.com/tidb/stable/sql-statement-insert"]
+
+
+def test_absolute_source_paths_link_relative_ones_do_not(tmp_path, rules):
+    capture, translation, plan, findings, options = sample.keywords_parts(file="/srv/ssdt/schema.sql")
+    findings.append(Finding("TY02", Severity.LOW, "dbo.users", "relative", "rel/schema.sql", 9))
+    out = sample.write_out(tmp_path / "o", capture, translation, plan, findings, options)
+    view = build_report(load_inputs(out), rules, anonymized=False, generated="now")
+    rows = [r for g in view.schema.finding_groups for r in g.rows]
+    absolute = next(r for r in rows if r.rule == "DI01").location
+    relative = next(r for r in rows if r.message == "relative").location
+    assert (absolute.text, absolute.href) == ("/srv/ssdt/schema.sql:66", "file:///srv/ssdt/schema.sql")
+    assert (relative.text, relative.href) == ("rel/schema.sql:9", None)
+
+
+def test_long_statements_are_cut_in_the_page_but_kept_in_the_json(tmp_path, rules):
+    out = sample.keywords_out(tmp_path / "o", replay=False, experiment=False)
+    doc = sample.read_json(out / "assessment.json")
+    doc["queries"][0]["source_sql"] = "SELECT " + ", ".join(f"c{i}" for i in range(3000)) + " FROM t"
+    (out / "assessment.json").write_text(json.dumps(doc))
+    view = build_report(load_inputs(out), rules, anonymized=False, generated="now")
+    q = next(v for v in view.workload.queries if v.id == doc["queries"][0]["id"])
+    assert q.truncated and len(q.source_sql) < 4100 and q.source_sql.endswith("\n…")
+
+
+def test_findings_link_to_their_table_and_query(keywords_dir, rules):
+    view = build_report(load_inputs(keywords_dir), rules, anonymized=False, generated="now")
+    rows = {r.object: r for g in view.schema.finding_groups for r in g.rows}
+    keywords = next(t for t in view.schema.tables if t.name == "dbo.keywords")
+    assert rows["dbo.keywords"].object_anchor == keywords.anchor == "t-dbo-keywords"
+    assert rows["dbo.reviews.created_at"].object_anchor == "t-dbo-reviews"
+    merge = next(o for o in rows if o.startswith("query "))
+    assert rows[merge].object_anchor == f"q-{merge[6:]}"
+    assert view.schema.tables[0].name == "dbo.keywords"  # redesigned tables first
+    assert [(c.name, c.count) for c in view.summary.severity_counts] == [("blocker", 0), ("high", 2), ("medium", 4), ("low", 1), ("info", 1)]
+
+
+def test_rules_catalogue_is_read_for_names_and_buckets(keywords_dir):
+    from sqlsrv2tidb.report.rulesinfo import load_rule_info
+
+    catalogue = load_rule_info()
+    assert catalogue, "the built-in rules/ folder is empty"
+    rule = next(iter(catalogue.values()))
+    assert rule.known and rule.name and rule.effort in ("simple", "medium", "significant")
+    page = render_report(keywords_dir).read_text()
+    assert f"<code>{rule.code}</code>" not in page or rule.name in page

@@ -1,0 +1,125 @@
+"""The readiness verdict, the effort estimate and the replay comparison: the report's own decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from sqlsrv2tidb.report import compare
+from sqlsrv2tidb.report.rulesinfo import RuleInfo
+from sqlsrv2tidb.report.verdict import NOT_READY, NOTE, READY, WITH_CHANGES, decide, estimate
+
+
+def f(rule: str, severity: str, obj: str = "dbo.t", **details: object) -> dict:
+    return {"rule": rule, "severity": severity, "object": obj, "message": "m", "details": details}
+
+
+def q(qid: str, status: str = "translated", executions: int = 1000, avg_us: float | None = 1000.0) -> dict:
+    return {"id": qid, "status": status, "executions": executions, "avg_duration_us": avg_us, "kind": "select"}
+
+
+def test_clean_assessment_is_ready_and_says_the_load_was_not_measured():
+    v = decide([f("ID01", "info"), f("IX03", "low")], [q("q1"), q("q2", "rewritten")], None)
+    assert v.level == READY and v.label == "Ready"
+    assert v.reasons[0].level == READY
+    assert any(r.level == NOTE and "--target" in r.text for r in v.reasons)
+
+
+@pytest.mark.parametrize(("findings", "queries", "expected"), [
+    ([f("TB01", "high")], [], WITH_CHANGES),
+    ([f("TY02", "medium")], [], WITH_CHANGES),
+    ([], [q("q1", "unsupported")], WITH_CHANGES),
+    ([], [q("q1", "review")], WITH_CHANGES),
+    ([f("MO01", "blocker"), f("TY02", "medium")], [q("q1", "unsupported")], NOT_READY),
+])
+def test_level_is_the_worst_reason(findings, queries, expected):
+    v = decide(findings, queries, None)
+    assert v.level == expected
+    assert v.reasons[0].level == expected  # the decisive reason comes first
+
+
+def test_blocker_reason_names_the_rules_with_counts():
+    v = decide([f("MO01", "blocker"), f("MO01", "blocker"), f("TB09", "blocker")], [], None)
+    assert v.reasons[0].text == "3 blocker findings (MO01 ×2, TB09)"
+
+
+def test_replay_that_did_not_sustain_is_not_ready_and_shows_p99_against_the_limit():
+    replay = {"target_qps": 50_000, "achieved_qps": 24_000, "sustained": False, "statements": 10, "errors": 0,
+              "latency_ms": {"p99": 140.0}, "config": {"p99_limit_ms": 100.0}}
+    v = decide([], [], replay)
+    assert v.level == NOT_READY
+    assert v.reasons[0].text == ("the replay did not sustain its target: 24,000 of 50,000 queries per second (48%), "
+                                 "p99 140 ms against a limit of 100 ms")
+
+
+def test_replay_without_sustained_flag_uses_ninety_percent():
+    assert decide([], [], {"target_qps": 100.0, "achieved_qps": 89.0}).level == NOT_READY
+    held = decide([], [], {"target_qps": 100.0, "achieved_qps": 91.0})
+    assert held.level == READY
+    assert any("held 91 of 100" in r.text for r in held.reasons)
+
+
+def test_ramp_ceiling_below_the_captured_rate_is_not_ready():
+    ramp = {"mode": "ramp", "captured_qps": 30_000, "target_qps": 20_000, "achieved_qps": 19_900, "sustained": True,
+            "ramp": {"ceiling_qps": 20_000, "steps": []}}
+    v = decide([], [], ramp)
+    assert v.level == NOT_READY and "ceiling, 20,000 queries per second, is below the captured 30,000" in v.reasons[0].text
+    ramp["ramp"]["ceiling_qps"] = 40_000
+    assert decide([], [], ramp).level == READY
+    ramp["ramp"]["ceiling_qps"] = None
+    assert decide([], [], ramp).reasons[0].text == "the ramp found no rate the target sustained"
+
+
+def test_replay_errors_over_one_percent_are_not_ready():
+    replay = {"target_qps": 100.0, "achieved_qps": 100.0, "sustained": True, "statements": 1000, "errors": 20}
+    v = decide([], [], replay)
+    assert v.level == NOT_READY and "20 of 1,000 replayed statements failed (2.0%)" in v.reasons[0].text
+
+
+def test_degraded_and_failing_classes_need_changes():
+    replay = {"target_qps": 100.0, "achieved_qps": 100.0, "sustained": True, "statements": 1000, "errors": 1}
+    v = decide([], [], replay, {"degraded": 2, "errors": 1})
+    assert v.level == WITH_CHANGES
+    texts = [r.text for r in v.reasons]
+    assert "2 query classes ran slower on the target than on SQL Server" in texts
+    assert "1 query class failed on the target" in texts
+
+
+def test_effort_sums_catalogue_buckets_with_overrides_and_hand_work():
+    rules = {"TY02": RuleInfo("TY02", "dt", effort="simple"), "MO01": RuleInfo("MO01", "clr", effort="significant")}
+    findings = [f("TY02", "medium"), f("TY02", "medium"), f("MO01", "blocker"), f("MO01", "high", effort_days=10),
+                f("XX99", "low"), f("TY02", "info"), f("QY09", "high", "query q2")]
+    queries = [q("q1", "unsupported"), q("q2", "unsupported"), q("q3", "review"), q("q4", "translated")]
+    effort = estimate(findings, queries, rules)
+    lines = {line.rule: line for line in effort.lines}
+    assert lines["TY02"].findings == 3 and lines["TY02"].days == 0.5  # info costs nothing
+    assert lines["MO01"].days == 13.0  # 3 + the finding's own 10
+    assert lines["XX99"].name == "(not in the catalogue)" and lines["XX99"].days == 1.0
+    assert lines["QY09"].days == 1.0
+    assert lines["—"].findings == 2 and lines["—"].days == 2.0  # q1 and q3 have no finding; q2 has QY09
+    assert effort.total_days == 17.5 and effort.total_text == "17.5"
+    assert [line.rule for line in effort.lines][0] == "MO01"  # the most expensive first
+
+
+def test_comparison_sorts_classes_with_threshold_and_minimum_executions():
+    queries = [q("qa", avg_us=1000.0), q("qb", avg_us=1000.0), q("qc", avg_us=1000.0), q("qd", avg_us=1000.0),
+               q("qe", avg_us=None), q("qf", executions=5), q("qg")]
+    per_query = [
+        {"id": "qa", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.3, "p50": 1.0}},  # 1.3x: degraded
+        {"id": "qb", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.2, "p50": 9.0}},  # 1.2x: unchanged
+        {"id": "qc", "statements": 100, "errors": 0, "latency_ms": {"p50": 0.7}},  # no mean: median, 0.7x: improved
+        {"id": "qd", "statements": 100, "errors": 2, "latency_ms": {"mean": 0.1}},
+        {"id": "qe", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.0}},
+        {"id": "qf", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.0}},
+        {"id": "qg", "statements": 100, "errors": 0, "latency_ms": {"mean": 5.0}, "captured_duration_ms": {"avg": 4.5}},
+    ]
+    results = {r.id: r for r in compare.classify(queries, per_query)}
+    assert {k: r.category for k, r in results.items()} == {
+        "qa": "degraded", "qb": "unchanged", "qc": "improved", "qd": "errors", "qe": "not comparable",
+        "qf": "not comparable", "qg": "unchanged",
+    }
+    assert results["qc"].why == "median 0.700 ms vs 1.00 ms"
+    assert results["qf"].why == "fewer than 20 executions (target 100, captured 5)"
+    assert results["qg"].captured_ms == 4.5  # the replayed window's own SQL Server figure wins
+    assert compare.counts(list(results.values())) == {"degraded": 1, "errors": 1, "improved": 1, "unchanged": 2,
+                                                      "not comparable": 2}
+    assert [r.category for r in compare.classify(queries, per_query)][:2] == ["degraded", "errors"]
