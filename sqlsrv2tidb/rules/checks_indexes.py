@@ -217,8 +217,8 @@ def hash_indexes(ctx: RuleContext) -> Iterator[Hit]:
 @rule("IX10")
 def clustered_index_not_primary_key(ctx: RuleContext) -> Iterator[Hit]:
     for table in ctx.database.tables:
-        if table.memory_optimized:
-            continue
+        if table.memory_optimized or table.is_history_table:
+            continue  # a temporal history table is rebuilt anyway (TB02)
         clustered = next((i for i in table.indexes if i.clustered and i.kind == "rowstore"), None)
         if clustered is None:
             continue

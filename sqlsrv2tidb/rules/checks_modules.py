@@ -12,14 +12,12 @@ import math
 import re
 from collections.abc import Iterator
 
-from sqlglot.dialects.tsql import TSQL
-from sqlglot.errors import TokenError
 from sqlglot.tokens import TokenType
 
 from ..model import Module, SourceRef
 from ..workload_rates import executions_in
 from .engine import RuleContext
-from .references import ExternalReference, find_external_references
+from .references import ExternalReference, find_external_references, tokens_of
 from .registry import Hit, rule
 
 _KIND_WORDS = {
@@ -238,6 +236,14 @@ def synonyms(ctx: RuleContext) -> Iterator[Hit]:
         )
 
 
+_STRINGS_AND_COMMENTS = re.compile(r"N?'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.S)
+
+
+def _code_only(sql: str) -> str:
+    """`sql` without string literals and comments (dynamic SQL text is not a parameter list)."""
+    return _STRINGS_AND_COMMENTS.sub(" ", sql)
+
+
 @rule("MO09")
 def table_types(ctx: RuleContext) -> Iterator[Hit]:
     for utype in ctx.database.user_types:
@@ -245,8 +251,8 @@ def table_types(ctx: RuleContext) -> Iterator[Hit]:
             continue
         pattern = re.compile(rf"(?:\[?{re.escape(utype.schema)}\]?\s*\.\s*)?\[?{re.escape(utype.name)}\]?\s+READONLY\b",
                              re.I)
-        users = sorted((m.qualified_name for m in ctx.database.modules if m.definition and pattern.search(m.definition)),
-                       key=str.casefold)
+        users = sorted((m.qualified_name for m in ctx.database.modules
+                        if m.definition and pattern.search(_code_only(m.definition))), key=str.casefold)
         used = f"; used as a table-valued parameter by {', '.join(users)}" if users else ""
         yield Hit(
             object=utype.qualified_name,
@@ -258,14 +264,12 @@ def table_types(ctx: RuleContext) -> Iterator[Hit]:
 
 
 _DML_WORDS = {"UPDATE", "INSERT", "DELETE", "MERGE"}
-_TOKENIZER = TSQL().tokenizer_class()
 
 
 def dml_targets(sql: str) -> list[tuple[str, list[str], int]]:
     """(statement keyword, target name parts, line) for each INSERT/UPDATE/DELETE/MERGE in `sql`."""
-    try:
-        tokens = _TOKENIZER.tokenize(sql)
-    except TokenError:
+    tokens = tokens_of(sql)
+    if tokens is None:
         return []
     out = []
     for i, tok in enumerate(tokens):
@@ -301,20 +305,44 @@ def dml_targets(sql: str) -> list[tuple[str, list[str], int]]:
 
 @rule("MO10")
 def modified_views(ctx: RuleContext) -> Iterator[Hit]:
-    views = {}
+    views: dict[str, list[Module]] = {}
     for view in ctx.database.modules_of("view"):
         views.setdefault(view.name.casefold(), []).append(view)
+    if not views:
+        return
+    tables = {t.name.casefold() for t in ctx.database.tables}
 
     def resolve(parts: list[str]) -> Module | None:
+        """The view a written name means: schema-qualified, or unqualified in dbo or without a namesake table."""
         hits = views.get(parts[-1].casefold(), [])
         if len(parts) >= 2:
-            hits = [v for v in hits if (v.schema or "").casefold() == parts[-2].casefold()]
+            hits = [v for v in hits if (v.schema or "dbo").casefold() == parts[-2].casefold()]
+        elif parts[-1].casefold() in tables or len(hits) > 1:
+            hits = [v for v in hits if (v.schema or "dbo").casefold() == "dbo"]
         return hits[0] if len(hits) == 1 else None
+
+    # Only text with a write statement aimed at one of the views' names is worth tokenizing.
+    def name_pattern(view: Module) -> str:
+        schema = re.escape(view.schema or "dbo")
+        name = re.escape(view.name)
+        qualified = rf"[\[\"]?{schema}[\]\"]?\s*\.\s*[\[\"]?{name}"
+        return qualified if resolve([view.name]) is not view else rf"(?:{qualified}|[\[\"]?{name})"
+
+    targets = "|".join(name_pattern(v) for group in views.values() for v in group)
+    mentions = re.compile(
+        r"\b(?:UPDATE|INSERT|DELETE|MERGE)\s+(?:TOP\s*\([^)]*\)\s*)?(?:(?:INTO|FROM)\s+)?"
+        rf"(?:{targets})(?![\w\.])",
+        re.I,
+    )
 
     writers: dict[str, list[str]] = {}
     first: dict[str, SourceRef] = {}
     for module in ctx.database.modules:
-        if module.kind == "view" or not module.definition:
+        if module.kind == "trigger" and module.parent:
+            view = resolve(module.parent.split("."))
+            if view is not None:
+                writers.setdefault(view.qualified_name, []).append(f"INSTEAD OF trigger {module.qualified_name}")
+        if module.kind == "view" or not module.definition or not mentions.search(module.definition):
             continue
         for word, parts, line in dml_targets(module.definition):
             view = resolve(parts)
@@ -322,12 +350,8 @@ def modified_views(ctx: RuleContext) -> Iterator[Hit]:
                 writers.setdefault(view.qualified_name, []).append(f"{word} in {module.qualified_name}")
                 if module.source.line is not None:
                     first.setdefault(view.qualified_name, SourceRef(module.source.file, module.source.line + line - 1))
-        if module.kind == "trigger" and module.parent:
-            view = resolve(module.parent.split("."))
-            if view is not None:
-                writers.setdefault(view.qualified_name, []).append(f"INSTEAD OF trigger {module.qualified_name}")
     for query in ctx.capture.workload.queries:
-        if query.kind not in ("insert", "update", "delete", "merge"):
+        if query.kind not in ("insert", "update", "delete", "merge") or not mentions.search(query.text):
             continue
         for word, parts, _ in dml_targets(query.text)[:1]:
             view = resolve(parts)

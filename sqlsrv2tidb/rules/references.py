@@ -15,6 +15,7 @@ such as `e.Resume.value(...)` are therefore not mistaken for them.
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Literal
@@ -54,11 +55,25 @@ class ExternalReference:
         return (self.database or "").casefold() in SYSTEM_DATABASES
 
 
+@functools.lru_cache(maxsize=256)
+def tokens_of(sql: str) -> tuple[Token, ...] | None:
+    """T-SQL tokens of a module body (None when the tokenizer rejects it), cached across checks."""
+    try:
+        return tuple(_TOKENIZER.tokenize(sql))
+    except TokenError:
+        return None
+
+
+# Text that cannot hold a three-part name or a remote query is skipped without tokenizing.
+_CANDIDATE = re.compile(r'\w[\]"]?\s*\.\s*(?:[\["]?\w+[\]"]?)?\s*\.|OPEN(?:QUERY|ROWSET|DATASOURCE)', re.I)
+
+
 def find_external_references(sql: str, current_database: str | None = None) -> list[ExternalReference]:
     """Every three-part, four-part and OPENQUERY-style reference in `sql`, in text order."""
-    try:
-        tokens = _TOKENIZER.tokenize(sql)
-    except TokenError:
+    if not _CANDIDATE.search(sql):
+        return []
+    tokens = tokens_of(sql)
+    if tokens is None:
         return _fallback(sql, current_database)
     current = (current_database or "").casefold()
     found: list[ExternalReference] = []
@@ -99,7 +114,7 @@ def _is_name(tok: Token) -> bool:
     return bool(re.fullmatch(r"[A-Za-z_][\w$#@]*", tok.text))
 
 
-def _dotted(tokens: list[Token], start: int) -> tuple[list[str], int]:
+def _dotted(tokens: tuple[Token, ...], start: int) -> tuple[list[str], int]:
     """Read `a.b.c` or `a..c` from `start`; return the parts and the index after the chain."""
     parts = [tokens[start].text]
     i = start + 1
@@ -117,7 +132,7 @@ def _dotted(tokens: list[Token], start: int) -> tuple[list[str], int]:
 
 
 def _classify(
-    tokens: list[Token], start: int, end: int, parts: list[str], current: str
+    tokens: tuple[Token, ...], start: int, end: int, parts: list[str], current: str
 ) -> ExternalReference | None:
     called = end < len(tokens) and tokens[end].token_type == TokenType.L_PAREN
     if called and (parts[-1].casefold() in _METHODS or _spatial(parts[-1])):

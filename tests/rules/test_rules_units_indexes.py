@@ -76,3 +76,5 @@ def test_clustered_index_other_than_the_primary_key():
     (f,) = by_rule(Database(tables=(t,)), "IX10")
     assert f.details["columns"] == ["ReadAt"] and f.details["primary_key"] == ["id"]
     assert not by_rule(Database(tables=(table("T", indexes=(index("NC", "id"),)),)), "IX10")
+    history = table("T_Archive", col("id"), pk=(), is_history_table=True, indexes=(index("ix", "id", clustered=True),))
+    assert not by_rule(Database(tables=(history,)), "IX10")

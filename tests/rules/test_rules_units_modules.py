@@ -114,7 +114,9 @@ def test_table_types_name_the_procedures_that_take_them():
     db = Database(
         user_types=(UserType("Website", "OrderIDList", is_table_type=True, columns=(col("OrderID"),)),),
         modules=(module("Invoice", "procedure",
-                        "CREATE PROCEDURE dbo.Invoice @Orders Website.OrderIDList READONLY AS SELECT 1"),),
+                        "CREATE PROCEDURE dbo.Invoice @Orders Website.OrderIDList READONLY AS SELECT 1"),
+                 module("Rebuild", "procedure",  # dynamic SQL that mentions the type is not a use of it
+                        "CREATE PROCEDURE dbo.Rebuild AS EXEC (N'CREATE PROCEDURE x @o Website.OrderIDList READONLY')")),
     )
     (f,) = [f for f in findings(db) if f.rule == "MO09"]
     assert f.object == "Website.OrderIDList" and f.details["used_by"] == ["dbo.Invoice"]
