@@ -58,6 +58,13 @@ def deployment(capture: Capture, plan: MigrationPlan | None, options: Options) -
     return advise(capture, plan, options)
 
 
+def _with_rule_settings(findings: list[Finding], options: Options) -> list[Finding]:
+    """Apply the override file's `rules:` section (disable, severity) to every stage's findings."""
+    from .rules.engine import apply_rule_settings
+
+    return apply_rule_settings(findings, options)
+
+
 @dataclass
 class Outcome:
     """What a command wrote and found; the CLI turns `findings` into the exit code."""
@@ -82,7 +89,7 @@ def run_ddl(sources: Sequence[Path | str], out: Path, options: Options, progress
     out = prepare_output(out, sources)
     capture = read(sources, progress)
     plan_ = plan(capture, options, progress)
-    findings = [*capture.findings, *plan_.findings, *check(capture, options, plan=plan_)]
+    findings = _with_rule_settings([*capture.findings, *plan_.findings, *check(capture, options, plan=plan_)], options)
     files = _write_ddl(plan_, out)
     doc = build_assessment(Parts(capture, options, plan=plan_, findings=tuple(findings)))
     files.append(write_json(out / "assessment.json", doc))
@@ -95,7 +102,7 @@ def run_translate(
     out = prepare_output(out, sources)
     capture = read(sources, progress)
     translation = translate(capture, options, progress)
-    findings = [*capture.findings, *translation.findings]
+    findings = _with_rule_settings([*capture.findings, *translation.findings], options)
     from .translate.queries import render_queries_sql
 
     files = [write_text(out / "queries.sql", render_queries_sql(translation))]
@@ -122,7 +129,9 @@ def run_assess(
     plan_ = plan(capture, options, progress)
     with progress.task("Checking rules"):
         rule_findings = check(capture, options, plan=plan_, translation=translation)
-    findings = [*capture.findings, *translation.findings, *plan_.findings, *rule_findings]
+    findings = _with_rule_settings(
+        [*capture.findings, *translation.findings, *plan_.findings, *rule_findings], options
+    )
     advice = deployment(capture, plan_, options)
     files = _write_ddl(plan_, out)
     doc = build_assessment(
@@ -133,7 +142,7 @@ def run_assess(
         from .replay.runner import run_replay
 
         result = run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress)
-        findings.extend(result.findings)
+        findings.extend(_with_rule_settings(result.findings, options))
         files.append(out / "replay.json")
     report = render_report(out, anonymize=anonymize, progress=progress, templates=options.templates_dir,
                            rules=options.rules_dir)

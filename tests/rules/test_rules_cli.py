@@ -68,3 +68,24 @@ def test_broken_rules_folder_exits_2_naming_the_file(tmp_path: Path):
     assert result.stderr.count("\n") == 1
     missing = runner.invoke(app, ["rules", "list", "--rules", str(tmp_path / "nope")])
     assert missing.exit_code == 2 and "no such folder" in missing.stderr
+
+
+def test_config_rules_section_applies_to_the_ddl_command(tmp_path: Path):
+    schema = tmp_path / "schema.sql"
+    schema.write_text(
+        "CREATE TABLE dbo.T (id int NOT NULL PRIMARY KEY, a int NOT NULL CONSTRAINT CK_a CHECK (a > 0),\n"
+        "  b int NOT NULL);\nGO\nCREATE INDEX IX_T_a ON dbo.T (a) INCLUDE (b);\nGO\n", encoding="utf-8")
+    config = tmp_path / "overrides.yaml"
+    config.write_text("rules:\n  disable: [check-constraint-switch]\n  severity: {IX05: high}\n", encoding="utf-8")
+
+    def findings(*extra: str) -> dict[str, str]:
+        out = tmp_path / f"out{len(extra)}"
+        result = runner.invoke(app, ["ddl", str(schema), "-o", str(out), "-q", *extra])
+        assert result.exit_code == 0, result.stderr
+        doc = json.loads((out / "assessment.json").read_text(encoding="utf-8"))
+        return {f["rule"]: f["severity"] for f in doc["findings"]}
+
+    plain = findings()
+    assert plain["TB11"] == "low" and plain["IX05"] == "low"
+    configured = findings("--config", str(config))
+    assert "TB11" not in configured and configured["IX05"] == "high"

@@ -8,6 +8,7 @@ package source where a stage creates the finding or note (`Finding(rule="TY03", 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from pathlib import Path
 
@@ -22,6 +23,7 @@ PACKAGE = Path(sqlsrv2tidb.__file__).resolve().parent
 CODE = re.compile(rf"^(?:{'|'.join(PREFIXES)})\d{{2}}$")
 
 
+@functools.cache
 def literal_codes() -> dict[str, list[str]]:
     """Code-shaped string constants in the package source, with where they appear."""
     found: dict[str, list[str]] = {}
