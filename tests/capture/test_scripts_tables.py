@@ -238,3 +238,13 @@ def test_a_broken_column_loses_its_table_but_not_the_next_statement():
 def test_temp_tables_and_table_variables_are_not_schema():
     db, findings = read("CREATE TABLE #work (id int)\nINSERT INTO #work VALUES (1)\nCREATE TABLE t (id int)\n")
     assert [t.name for t in db.tables] == ["t"] and not findings
+
+
+def test_graph_tables_read_and_synapse_ctas_is_a_finding():
+    db, findings = read("""
+CREATE TABLE dbo.Person (ID int PRIMARY KEY, Name nvarchar(100)) AS NODE;
+CREATE TABLE dbo.Likes (Rating int) AS EDGE;
+CREATE TABLE wwi.City WITH (DISTRIBUTION = REPLICATE, CLUSTERED COLUMNSTORE INDEX) AS SELECT * FROM ext.City;
+""")
+    assert [t.name for t in db.tables] == ["Person", "Likes"]
+    assert [(f.rule, f.line) for f in findings] == [("IN02", 4)] and "Synapse" in findings[0].message

@@ -80,8 +80,11 @@ def parse_table_tail(cur: Cursor, draft: TableDraft) -> None:
             cur.identifier()
         elif cur.accept("WITH"):
             _table_options(parse_with(cur), draft)
-        elif cur.accept("LOCK"):  # Azure Synapse's LOCK ESCALATION is never in SQL Server scripts; be lenient
-            cur.next()
+        elif cur.at("AS") and cur.peek(1) is not None and cur.peek(1).is_word("NODE", "EDGE", "FILETABLE"):  # type: ignore[union-attr]
+            cur.pos += 2  # graph and FileTable tables: their columns are the ones listed
+        elif cur.at("AS"):
+            raise ParseError("CREATE TABLE ... AS SELECT is Azure Synapse syntax, not SQL Server's; the table's"
+                             " columns are not known", cur.peek())
         else:
             break
     cur.accept_op(";")
