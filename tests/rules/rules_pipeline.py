@@ -17,16 +17,12 @@ from sqlsrv2tidb.model import Capture, Finding
 from sqlsrv2tidb.options import Options, Version
 from sqlsrv2tidb.rules.catalogue import Examples
 
-# Stages other engineers are still building; while one is missing the examples run without it.
-_STAGE_MODULES = {"sqlsrv2tidb.translate.queries", "sqlsrv2tidb.plan.migration"}
-
 
 @dataclass
 class Outcome:
     capture: Capture
     findings: list[Finding] = field(default_factory=list)
     note_codes: set[str] = field(default_factory=set)
-    missing_stages: list[str] = field(default_factory=list)
 
     @property
     def codes(self) -> set[str]:
@@ -72,25 +68,10 @@ def _write(path: Path, text: str) -> Path:
 
 def run_pipeline(sources: list[Path], options: Options) -> Outcome:
     capture = api.read(sources)
-    outcome = Outcome(capture, findings=list(capture.findings))
-    translation = plan = None
-    try:
-        translation = api.translate(capture, options)
-    except ModuleNotFoundError as exc:
-        if exc.name not in _STAGE_MODULES:
-            raise
-        outcome.missing_stages.append(exc.name)
-    try:
-        plan = api.plan(capture, options)
-    except ModuleNotFoundError as exc:
-        if exc.name not in _STAGE_MODULES:
-            raise
-        outcome.missing_stages.append(exc.name)
-    if translation is not None:
-        outcome.findings.extend(translation.findings)
-        outcome.note_codes |= {n.code for q in translation.queries for n in q.notes}
-    if plan is not None:
-        outcome.findings.extend(plan.findings)
+    translation = api.translate(capture, options)
+    plan = api.plan(capture, options)
+    outcome = Outcome(capture, findings=[*capture.findings, *translation.findings, *plan.findings])
+    outcome.note_codes |= {n.code for q in translation.queries for n in q.notes}
     outcome.findings.extend(api.check(capture, options, plan=plan, translation=translation))
     return outcome
 
