@@ -278,5 +278,8 @@ def test_looks_like_schema_tells_ddl_from_workload():
     assert looks_like_schema("create   procedure dbo.p as select 1")
     assert not looks_like_schema("SELECT * FROM dbo.t WHERE a = 1\nGO\nUPDATE t SET a = 2")
     assert not looks_like_schema("CREATE TABLE  #tmp (a int); INSERT #tmp SELECT 1; DROP TABLE #tmp")
+    assert not looks_like_schema("CREATE CLUSTERED INDEX cx ON #tmp (a); SELECT a FROM #tmp")
+    assert looks_like_schema("CREATE UNIQUE NONCLUSTERED INDEX [IX a] ON [dbo].[t] (a)")
+    assert looks_like_schema("CREATE PRIMARY XML INDEX px ON dbo.t (x)")
     assert not looks_like_schema("-- CREATE TABLE dbo.t (a int)\nSELECT 'CREATE TABLE x (a int)'")
     assert not looks_like_schema("INSERT INTO t VALUES (1)")

@@ -76,7 +76,11 @@ class StatementReader:
         begin = cur.pos
         try:
             self._dispatch(cur, start, begin)
-        except ParseError as exc:
+        except (ParseError, ValueError, IndexError, KeyError, AttributeError, TypeError) as exc:
+            # Anything but a ParseError is a gap in the reader itself; the contract still holds:
+            # one statement the reader cannot read never costs the others.
+            if not isinstance(exc, ParseError):
+                exc = ParseError(f"the reader failed on it ({type(exc).__name__}: {exc})", start)
             self._unreadable(start, exc, cur)
             if start.is_word("CREATE", "ALTER") and self._is_module(cur, begin):
                 cur.skip_to_end()

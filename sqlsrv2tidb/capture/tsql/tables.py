@@ -328,7 +328,8 @@ def _column_options(cur: Cursor, ctx: Context, column: ColumnDraft, extra: list[
             cur.expect("ALL_SPARSE_COLUMNS")
         else:
             tok = cur.peek()
-            raise ParseError(f"unexpected {tok.text!r} in the definition of column {column.name}", tok)
+            found = repr(tok.text) if tok is not None else "the end of the statement"
+            raise ParseError(f"unexpected {found} in the definition of column {column.name}", tok or cur.previous)
 
 
 def _signed_int(cur: Cursor) -> int:
