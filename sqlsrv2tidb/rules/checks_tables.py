@@ -214,10 +214,11 @@ def long_identifiers(ctx: RuleContext) -> Iterator[Hit]:
         if len(tidb) <= MAX_IDENTIFIER:
             continue
         renamed = f" (its TiDB name {tidb} includes the schema)" if tidb != name else ""
+        short = fit(tidb)
         yield Hit(
             object=f"{schema}.{name}" if schema else name,
-            message=f"{kind} name {tidb!r} has {len(tidb)} characters{renamed}; TiDB allows {MAX_IDENTIFIER}, so "
-                    "its CREATE fails until it is renamed",
+            message=f"{kind} name {tidb!r} has {len(tidb)} characters{renamed}; TiDB allows {MAX_IDENTIFIER}, so the "
+                    f"generated DDL names it {short}: every query and application mapping that names it must change",
             source=source,
-            details={"kind": kind, "tidb_name": tidb, "length": len(tidb)},
+            details={"kind": kind, "tidb_name": tidb, "length": len(tidb), "ddl_name": short},
         )
