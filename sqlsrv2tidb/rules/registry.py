@@ -95,6 +95,12 @@ def rule(code: str) -> Callable[[CheckFn], CheckFn]:
 
 def registered_checks() -> list[Check]:
     """Every registered check, in code order (the check modules are imported first)."""
-    from . import checks_constraints, checks_indexes, checks_modules, checks_tables  # noqa: F401 - registers
+    from . import (  # noqa: F401 - importing registers the checks
+        checks_constraints,
+        checks_indexes,
+        checks_modules,
+        checks_tables,
+        checks_views,
+    )
 
     return [_CHECKS[code] for code in sorted(_CHECKS)]

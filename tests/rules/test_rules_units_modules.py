@@ -5,7 +5,8 @@ from __future__ import annotations
 from rules_models import col, findings, module, table
 
 from sqlsrv2tidb.model import Capture, Database, IntervalStat, QueryClass, UserType, Workload
-from sqlsrv2tidb.rules.checks_modules import dml_targets, module_effort_days
+from sqlsrv2tidb.rules.checks_modules import module_effort_days
+from sqlsrv2tidb.rules.checks_views import dml_targets
 
 
 def body(lines: int) -> str:

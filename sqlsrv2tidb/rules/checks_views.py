@@ -1,0 +1,125 @@
+"""Writes through views: TiDB views are read-only, so INSERT/UPDATE/DELETE/MERGE on a view fails.
+
+SQL Server updates a view when the change maps to one base table, or runs the view's INSTEAD OF
+trigger; TiDB does neither (https://docs.pingcap.com/tidb/stable/views#limitations). The writers
+are found in module bodies, in INSTEAD OF triggers on views and in the captured workload.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from sqlglot.tokens import TokenType
+
+from ..model import Module, SourceRef
+from .engine import RuleContext
+from .references import tokens_of
+from .registry import Hit, rule
+
+_DML_WORDS = {"UPDATE", "INSERT", "DELETE", "MERGE"}
+
+
+def dml_targets(sql: str) -> list[tuple[str, list[str], int]]:
+    """(statement keyword, target name parts, line) for each INSERT/UPDATE/DELETE/MERGE in `sql`."""
+    tokens = tokens_of(sql)
+    if tokens is None:
+        return []
+    out = []
+    for i, tok in enumerate(tokens):
+        word = tok.text.upper()
+        if word not in _DML_WORDS or (i > 0 and tokens[i - 1].token_type == TokenType.DOT):
+            continue
+        j = i + 1
+        if j < len(tokens) and tokens[j].text.upper() == "TOP":  # UPDATE TOP (n) v
+            depth = 0
+            j += 1
+            while j < len(tokens):
+                if tokens[j].token_type == TokenType.L_PAREN:
+                    depth += 1
+                elif tokens[j].token_type == TokenType.R_PAREN:
+                    depth -= 1
+                    if depth <= 0:
+                        j += 1
+                        break
+                j += 1
+        if j < len(tokens) and tokens[j].text.upper() in ("INTO", "FROM"):
+            j += 1
+        parts = []
+        while j < len(tokens) and tokens[j].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
+            parts.append(tokens[j].text)
+            if j + 1 < len(tokens) and tokens[j + 1].token_type == TokenType.DOT:
+                j += 2
+                continue
+            break
+        if parts:
+            out.append((word, parts, tok.line))
+    return out
+
+
+@rule("MO10")
+def modified_views(ctx: RuleContext) -> Iterator[Hit]:
+    views: dict[str, list[Module]] = {}
+    for view in ctx.database.modules_of("view"):
+        views.setdefault(view.name.casefold(), []).append(view)
+    if not views:
+        return
+    tables = {t.name.casefold() for t in ctx.database.tables}
+
+    def resolve(parts: list[str]) -> Module | None:
+        """The view a written name means: schema-qualified, or unqualified in dbo or without a namesake table."""
+        hits = views.get(parts[-1].casefold(), [])
+        if len(parts) >= 2:
+            hits = [v for v in hits if (v.schema or "dbo").casefold() == parts[-2].casefold()]
+        elif parts[-1].casefold() in tables or len(hits) > 1:
+            hits = [v for v in hits if (v.schema or "dbo").casefold() == "dbo"]
+        return hits[0] if len(hits) == 1 else None
+
+    # Only text with a write statement aimed at one of the views' names is worth tokenizing.
+    def name_pattern(view: Module) -> str:
+        schema = re.escape(view.schema or "dbo")
+        name = re.escape(view.name)
+        qualified = rf"[\[\"]?{schema}[\]\"]?\s*\.\s*[\[\"]?{name}"
+        return qualified if resolve([view.name]) is not view else rf"(?:{qualified}|[\[\"]?{name})"
+
+    targets = "|".join(name_pattern(v) for group in views.values() for v in group)
+    mentions = re.compile(
+        r"\b(?:UPDATE|INSERT|DELETE|MERGE)\s+(?:TOP\s*\([^)]*\)\s*)?(?:(?:INTO|FROM)\s+)?"
+        rf"(?:{targets})(?![\w\.])",
+        re.I,
+    )
+
+    writers: dict[str, list[str]] = {}
+    first: dict[str, SourceRef] = {}
+    for module in ctx.database.modules:
+        if module.kind == "trigger" and module.parent:
+            view = resolve(module.parent.split("."))
+            if view is not None:
+                writers.setdefault(view.qualified_name, []).append(f"INSTEAD OF trigger {module.qualified_name}")
+        if module.kind == "view" or not module.definition or not mentions.search(module.definition):
+            continue
+        for word, parts, line in dml_targets(module.definition):
+            view = resolve(parts)
+            if view is not None:
+                writers.setdefault(view.qualified_name, []).append(f"{word} in {module.qualified_name}")
+                if module.source.line is not None:
+                    first.setdefault(view.qualified_name, SourceRef(module.source.file, module.source.line + line - 1))
+    for query in ctx.capture.workload.queries:
+        if query.kind not in ("insert", "update", "delete", "merge") or not mentions.search(query.text):
+            continue
+        for word, parts, _ in dml_targets(query.text)[:1]:
+            view = resolve(parts)
+            if view is not None:
+                writers.setdefault(view.qualified_name, []).append(f"{word} in workload query {query.id}")
+    for name, how in sorted(writers.items()):
+        view = resolve(name.split("."))
+        if view is None:
+            continue
+        uniq = sorted(set(how))
+        yield Hit(
+            object=name,
+            message=f"view {name} is written to ({'; '.join(uniq[:4])}{'; ...' if len(uniq) > 4 else ''}): "
+                    "TiDB views are read-only; write to the base tables instead",
+            source=first.get(name, view.source),
+            details={"writers": uniq, "view_source": str(view.source)},
+        )
