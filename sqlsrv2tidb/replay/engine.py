@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..errors import ConnectionFailed
+from ..errors import ConnectionFailed, Interrupted
 from .stats import ClassSecond, Histogram, merge_seconds
 from .workers import Job, WorkerTotals, worker_main
 
@@ -67,10 +67,12 @@ def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] |
             p.start()
         try:
             _wait_ready(queue, procs, connect_wait, interrupt, job)
-        except BaseException:
+        except BaseException as exc:
             stop.set()
             go.set()
             _reap(procs)
+            if isinstance(exc, KeyboardInterrupt):
+                raise Interrupted("interrupted while connecting: nothing was sent or measured") from None
             raise
         start_at.value = time.perf_counter() + START_MARGIN
         data.started = time.time() + START_MARGIN

@@ -44,8 +44,10 @@ class ValueSource:
     """How one marker's value is made; the plan is built once and shipped to every worker."""
 
     kind: str
-    """`sample` (index into each captured row), `generator`, `pool` (values read from the target), `type`."""
-    index: int = 0
+    """`sample` (from a captured row), `generator`, `pool` (values read from the target), `type`."""
+    index: int = -1
+    """The marker's position among the class's declared parameters (-1: unknown): where its value sits
+    in a captured row or event."""
     generator: Generator | None = None
     pool: tuple[Scalar, ...] = ()
     type: str = "int"
@@ -59,8 +61,9 @@ class ParameterPlan:
     """Where the values come from, in words, for replay.json."""
 
     @property
-    def sampled(self) -> bool:
-        return any(m.kind == "sample" for m in self.markers)
+    def takes_captured(self) -> bool:
+        """Whether a captured value row (an event's values) can fill every marker."""
+        return all(m.index >= 0 for m in self.markers)
 
 
 def marker_columns(target_sql: str) -> list[MarkerColumn]:
@@ -132,17 +135,18 @@ def plan_parameters(
         gen = (generators.get(name.lstrip("@").casefold()) if name else None) or (
             generators.get(col.column.casefold()) if col.column else None
         )
+        position = -1 if index is None else index
         if samples and index is not None:
-            sources.append(ValueSource("sample", index=index))
+            sources.append(ValueSource("sample", index=position))
             why.add("captured values")
         elif gen is not None:
-            sources.append(ValueSource("generator", generator=gen))
+            sources.append(ValueSource("generator", index=position, generator=gen))
             why.add("workload spec generators")
         elif pools.get(i):
-            sources.append(ValueSource("pool", pool=pools[i]))
+            sources.append(ValueSource("pool", index=position, pool=pools[i]))
             why.add("values sampled from the target")
         else:
-            sources.append(ValueSource("type", type=type_text or _column_type(database, col) or "int"))
+            sources.append(ValueSource("type", index=position, type=type_text or _column_type(database, col) or "int"))
             why.add("generated from declared types")
     return ParameterPlan(tuple(sources), samples if any(s.kind == "sample" for s in sources) else (),
                          ", ".join(sorted(why)))

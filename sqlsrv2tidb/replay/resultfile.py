@@ -126,8 +126,8 @@ def build(
         "reconnects": sum(s.data.totals.reconnects for s in steps),
         "sustained": chosen.sustained(config.p99_limit_ms),
         "client_cpu": _client_cpu(chosen),
-        "latency_ms": _ms(chosen.total.latency),
-        "service_ms": _ms(chosen.total.service),
+        "latency_ms": chosen.total.latency.summary_ms(),
+        "service_ms": chosen.total.service.summary_ms(),
         "histograms": {"latency": chosen.total.latency.to_json(), "service": chosen.total.service.to_json()},
         "per_query": [_per_query(capture, selection, chosen, i, cid, share[cid], parameters.get(cid, ""))
                       for i, cid in enumerate(chosen.classes)],
@@ -137,7 +137,7 @@ def build(
                     for s in selection.skipped],
         "ramp": None if mode != "ramp" else {
             "steps": [{"target_qps": round(s.target_qps, 3), "achieved_qps": round(s.achieved_qps, 3),
-                       "p99_ms": _ms(s.total.latency)["p99"], "errors": s.total.errors,
+                       "p99_ms": s.total.latency.summary_ms()["p99"], "errors": s.total.errors,
                        "sustained": s.sustained(config.p99_limit_ms)} for s in steps],
             "ceiling_qps": ceiling,
             "p99_limit_ms": config.p99_limit_ms,
@@ -168,10 +168,6 @@ def _config(config: ReplayConfig) -> dict[str, Any]:
     }
 
 
-def _ms(hist: Histogram) -> dict[str, float | None]:
-    return hist.summary_ms()
-
-
 def _per_query(capture: Capture, selection: Selection, step: StepResult, index: int, cid: str, share: float,
                parameters: str) -> dict[str, Any]:
     chosen = next(c for c in selection.chosen if c.query.id == cid)
@@ -184,7 +180,7 @@ def _per_query(capture: Capture, selection: Selection, step: StepResult, index: 
         "target_qps": round(step.target_qps * share, 3),
         "achieved_qps": round(cell.ok / step.measured, 3) if step.measured > 0 else 0.0,
         "statements": cell.ok + cell.errors, "errors": cell.errors,
-        "latency_ms": _ms(cell.latency), "service_ms": _ms(cell.service),
+        "latency_ms": cell.latency.summary_ms(), "service_ms": cell.service.summary_ms(),
         "captured_duration_ms": _captured_duration(capture, cid, selection),
     }
 
@@ -225,14 +221,16 @@ def _timeline(steps: list[StepResult]) -> list[dict[str, Any]]:
             hist = Histogram()
             for cell in row.values():
                 hist.merge(cell.latency)
+            summary = hist.summary_ms()
             rows.append({
                 "second": offset + second, "step": number, "warmup": second < int(step.warmup),
                 "sent": sum(c.sent for c in row.values()), "completed": sum(c.ok for c in row.values()),
                 "errors": sum(c.errors for c in row.values()),
-                "p50_ms": _ms(hist)["p50"], "p99_ms": _ms(hist)["p99"],
+                "p50_ms": summary["p50"], "p99_ms": summary["p99"],
                 "max_lag_ms": round(max((c.max_lag_us for c in row.values()), default=0) / 1000, 3),
                 "per_query": {step.classes[cls]: {"sent": c.sent, "completed": c.ok, "errors": c.errors,
-                                                  "p99_ms": _ms(c.latency)["p99"]} for cls, c in sorted(row.items())},
+                                                  "p99_ms": c.latency.summary_ms()["p99"]}
+                              for cls, c in sorted(row.items())},
             })
         offset += last + 1
     return rows

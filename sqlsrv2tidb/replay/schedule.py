@@ -26,7 +26,7 @@ import bisect
 import math
 import random
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..model.workload import Event, Scalar, parse_time
 
@@ -111,33 +111,38 @@ class TimedSchedule:
     duration: float
     shards: int = 1
     speed: float = 1.0
+    sends: tuple[tuple[float, int, tuple[Scalar, ...] | None, int], ...] = field(init=False, repr=False,
+                                                                                compare=False)
+    """(offset, class index, captured values, session key) of every kept event, computed once."""
 
-    @property
-    def total_qps(self) -> float:
-        sends = self.expected_sends
-        return sends / self.duration if self.duration > 0 else 0.0
+    def __post_init__(self) -> None:
+        index = {qid: i for i, qid in enumerate(self.classes)}
+        kept = sorted(((parse_time(e.timestamp), e) for e in self.events if e.query_id in index),
+                      key=lambda pair: pair[0])
+        sends = []
+        if kept:
+            origin = kept[0][0]
+            for number, (moment, e) in enumerate(kept):
+                t = (moment - origin).total_seconds() / self.speed
+                if t >= self.duration:
+                    break
+                key = e.session_id if e.session_id is not None else number
+                sends.append((t, index[e.query_id], tuple(e.values) if e.values else None, key))
+        object.__setattr__(self, "sends", tuple(sends))
 
     @property
     def expected_sends(self) -> float:
-        return float(sum(1 for _ in self._timed()))
+        return float(len(self.sends))
 
-    def _timed(self) -> Iterator[tuple[float, int, Event]]:
-        index = {qid: i for i, qid in enumerate(self.classes)}
-        kept = [e for e in self.events if e.query_id in index]
-        if not kept:
-            return
-        origin = min(parse_time(e.timestamp) for e in kept)
-        for e in sorted(kept, key=lambda e: e.timestamp):
-            t = (parse_time(e.timestamp) - origin).total_seconds() / self.speed
-            if t >= self.duration:
-                return
-            yield t, index[e.query_id], e
+    @property
+    def total_qps(self) -> float:
+        return self.expected_sends / self.duration if self.duration > 0 else 0.0
 
     def stream(self, shard: int) -> Iterator[Send]:
-        for number, (t, c, event) in enumerate(self._timed()):
-            key = event.session_id if event.session_id is not None else number
-            if key % self.shards == shard:
-                yield t, c, tuple(event.values) if event.values else None
+        shards = self.shards
+        for t, c, values, key in self.sends:
+            if key % shards == shard:
+                yield t, c, values
 
 
 Schedule = RateSchedule | TimedSchedule

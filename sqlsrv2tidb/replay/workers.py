@@ -26,7 +26,7 @@ from typing import Any
 
 from ..target import Target
 from . import drivers
-from .params import ParameterMaker, ParameterPlan
+from .params import ParameterMaker, ParameterPlan, to_driver
 from .schedule import Schedule
 from .stats import Recorder
 
@@ -128,11 +128,9 @@ class _Sender:
 
     def values(self, cls: int, captured: tuple[Any, ...] | None) -> tuple[Any, ...]:
         statement = self.job.statements[cls]
-        if captured is not None and statement.plan.sampled:
-            from .params import to_driver
-
+        if captured is not None and statement.plan.takes_captured:
             markers = statement.plan.markers
-            if all(m.kind == "sample" and m.index < len(captured) for m in markers):
+            if all(m.index < len(captured) for m in markers):
                 return tuple(to_driver(captured[m.index]) for m in markers)
         maker = self.makers.get(cls)
         if maker is None:

@@ -84,3 +84,13 @@ def keywords_case(*, insert_rate: float = 150.0, select_rate: float = 50.0, extr
 def create_keywords(mariadb, database: str) -> None:
     with mariadb.connect(database) as conn, conn.cursor() as cur:
         cur.execute(KEYWORDS_DDL)
+
+
+def create_planned_tables(mariadb, database: str, capture: Capture) -> None:
+    """Create the capture's tables on the test server from the planner's own CREATE TABLE statements."""
+    from sqlsrv2tidb import api
+    from sqlsrv2tidb.options import Options
+
+    with mariadb.connect(database) as conn, conn.cursor() as cur:
+        for table in api.plan(capture, Options()).tables:
+            cur.execute(table.ddl.replace("%", "%%"))

@@ -158,3 +158,27 @@ def test_failed_and_untranslated_classes_are_reported(mariadb, database, tmp_pat
     rules = {f.rule: f for f in outcome.findings}
     assert rules["RP05"].details["code"] == 1146 and rules["RP05"].details["count"] == per["qmissing"]["errors"]
     assert "1 query class(es) have no TiDB statement" in rules["RP03"].message
+
+
+def test_timed_replay_sends_the_captured_events_with_their_values(mariadb, database, tmp_path):
+    from sqlsrv2tidb.model import Capture, Event, IntervalStat, Parameter, QueryClass, Workload
+    from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
+
+    with mariadb.connect(database) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE seen (id INT PRIMARY KEY, note VARCHAR(20))")
+    query = QueryClass("qseen", "INSERT INTO seen (id, note) VALUES (?, ?)", "INSERT INTO seen VALUES (@id, @note)",
+                       "insert", (Parameter("@id", "int"), Parameter("@note", "nvarchar(20)")), origin="xevents")
+    events = tuple(Event(f"2024-05-01T09:00:0{i // 4}.{(i % 4) * 25:02d}0Z", "qseen", (i, f"it's {i}%"),
+                         session_id=51 + i % 3) for i in range(8))
+    workload = Workload((query,), (IntervalStat("qseen", "2024-05-01T09:00:00Z", "2024-05-01T09:01:00Z", 8),),
+                        events=events)
+    translation = Translation((TranslatedQuery("qseen", query.fingerprint, query.text, query.fingerprint,
+                                               "translated", kind="insert", parameters=("@id", "@note")),))
+    config = ReplayConfig(timed=True, speed=2.0, duration=5, warmup=0, workers=2, connections=3,
+                          allow_writes=True, confirm_database=database)
+    outcome = run_replay(Capture(workload=workload), translation, parse_target(mariadb.url(database)), config,
+                         out=tmp_path)
+    assert outcome.result["mode"] == "timed" and outcome.result["statements"] == 8
+    with mariadb.connect(database) as conn, conn.cursor() as cur:
+        cur.execute("SELECT id, note FROM seen ORDER BY id")
+        assert cur.fetchall() == tuple((i, f"it's {i}%") for i in range(8))
