@@ -19,7 +19,7 @@ from ..options import Options
 from ..translate.ddl import ColumnDef
 from ..translate.naming import NameMap
 from ..translate.types import MappedType, TypeInfo, TypeMapper, type_info
-from .expressions import translate_ddl_expression
+from .expressions import constant_value, translate_ddl_expression
 from .identifiers import fit, sql_name
 from .identity import AUTO_RANDOM_BITS, IdentityPlan, SequencePlan, sequence_reference
 
@@ -34,8 +34,6 @@ UNKNOWN_TYPES = ("sql_variant",)
 """What the script reader records for a computed column whose type SQL Server derives from the expression."""
 
 _TIME_FUNCS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", "SYSDATE")
-_LITERAL = re.compile(r"^(?:-?\s*\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|'(?:[^'\\]|''|\\.)*'|NULL|TRUE|FALSE|[xX]'[0-9A-Fa-f]*'|0x[0-9A-Fa-f]+)$",
-                      re.I)
 
 
 @dataclass
@@ -110,9 +108,10 @@ class ColumnBuilder:
             elif identity.sequence is not None:
                 default = f"DEFAULT NEXT VALUE FOR {identity.sequence.target}"
         elif column.computed is not None:
-            generated, target, info = self._computed(table, column, target, info)
+            generated, target, info = self._computed(table, column, target, info, identity)
             if generated is None:
                 return None
+            nullable = True  # MariaDB allows no NOT NULL on a generated column; its value decides
         elif column.generated_always is not None:
             # A temporal table's period column: SQL Server fills it; TiDB has no system versioning.
             default = "DEFAULT CURRENT_TIMESTAMP(6)" if column.generated_always == "row_start" else "DEFAULT '9999-12-31 23:59:59.999999'"
@@ -159,12 +158,13 @@ class ColumnBuilder:
         text, notes = translate_ddl_expression(column.default, database=self.database, table=table, names=self.names,
                                                options=self.options)
         if text is None:
-            why = "; ".join(n.message for n in notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or "no TiDB equivalent"
             self._finding("TY18", Severity.MEDIUM, table, column,
                           f"default {column.default} cannot be translated ({why}); it is left out of the DDL")
             return None
-        value = unparen(text)
-        if _LITERAL.match(value) and value.upper() == "NULL":
+        constant = constant_value(text)
+        value = constant if constant is not None else unparen(text)
+        if constant is not None and constant.upper() == "NULL":
             return None
         if info.is_lob:
             self._finding("TY17", Severity.MEDIUM if not column.nullable else Severity.LOW, table, column,
@@ -172,8 +172,8 @@ class ColumnBuilder:
                           f"default on TEXT/BLOB/JSON and later versions only expression defaults; inserts that omit "
                           f"the column must now supply it")
             return None
-        if _LITERAL.match(value):
-            return "DEFAULT " + self._literal_for(value, info, column)
+        if constant is not None:
+            return "DEFAULT " + self._literal_for(constant, info, column)
         func = re.match(r"^([A-Z_]+)\s*\((.*)\)$", value, re.I | re.S) or re.match(r"^([A-Z_]+)$", value, re.I)
         name = func[1].upper() if func else ""
         if name in _TIME_FUNCS and info.family == "datetime":
@@ -204,12 +204,21 @@ class ColumnBuilder:
 
     # Computed columns -----------------------------------------------------------------------
 
-    def _computed(self, table: Table, column: Column, target: str, info: TypeInfo) -> tuple[str | None, str, TypeInfo]:
+    def _computed(self, table: Table, column: Column, target: str, info: TypeInfo,
+                  identity: IdentityPlan | None) -> tuple[str | None, str, TypeInfo]:
         assert column.computed is not None
+        if identity is not None and identity.kind != "sequence" and re.search(
+                r"(?<![\w$#@])\[?" + re.escape(identity.column) + r"\]?(?![\w$#@])", column.computed.expression, re.I):
+            # https://docs.pingcap.com/tidb/stable/generated-columns#limitations (error 3109, as in MySQL)
+            self._finding("TY20", Severity.MEDIUM, table, column,
+                          f"computed column AS {column.computed.expression} uses the identity column {identity.column}; "
+                          f"TiDB cannot compute a generated column from an AUTO_INCREMENT or AUTO_RANDOM column, so it "
+                          f"is left out of the DDL: compute it in queries or the application")
+            return None, target, info
         text, notes = translate_ddl_expression(column.computed.expression, database=self.database, table=table,
                                                names=self.names, options=self.options)
         if text is None:
-            why = "; ".join(n.message for n in notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or "no TiDB equivalent"
             self._finding("TY20", Severity.MEDIUM, table, column,
                           f"computed column AS {column.computed.expression} cannot be expressed in TiDB ({why}); the "
                           f"column is left out of the DDL: compute it in queries or the application")
@@ -233,23 +242,66 @@ def infer_type(expression: str, table: Table, mapper: TypeMapper) -> str | None:
     from sqlglot.errors import SqlglotError
     from sqlglot.optimizer.annotate_types import annotate_types
 
-    schema = {c.name: mapper.map_type(c.type).target for c in table.columns if c.computed is None}
+    schema = {c.name.casefold(): mapper.map_type(c.type).target for c in table.columns if c.computed is None}
+
+    def typed_column(node: exp.Expression) -> exp.Expression:
+        # A column stands for a typed value; annotate_types would otherwise ask a schema for it.
+        if isinstance(node, exp.Column) and node.name.casefold() in schema:
+            return exp.cast(exp.null(), exp.DataType.build(schema[node.name.casefold()], dialect="mysql"))
+        return node
+
     try:
-        tree = sqlglot.parse_one(expression, read="mysql")
-        for col in tree.find_all(exp.Column):
-            if col.name in schema:
-                col.type = exp.DataType.build(schema[col.name], dialect="mysql")
+        tree = sqlglot.parse_one(expression, read="mysql").transform(typed_column)
         typed = annotate_types(tree, dialect="mysql")
     except (SqlglotError, ValueError, KeyError):
         return None
     dtype = typed.type
     if dtype is None or dtype.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.NULL):
-        return None
-    if dtype.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT) and not dtype.expressions:
-        return "VARCHAR(4000)"
+        length = _string_length(typed, table, mapper)
+        return f"VARCHAR({length})" if length is not None else None
+    if dtype.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.CHAR) and not dtype.expressions:
+        return f"VARCHAR({_string_length(typed, table, mapper) or 4000})"
     if dtype.this == exp.DataType.Type.DECIMAL and not dtype.expressions:
         return "DECIMAL(38,6)"
     return dtype.sql(dialect="mysql")
+
+
+# SQL Server's JSON_VALUE returns nvarchar(4000): https://learn.microsoft.com/sql/t-sql/functions/json-value-transact-sql
+_JSON_TEXT = 4000
+_SAME_LENGTH = {"UPPER", "LOWER", "TRIM", "LTRIM", "RTRIM", "REVERSE", "UCASE", "LCASE"}
+_LONGEST_ARGUMENT = {"COALESCE", "IFNULL", "IF", "NULLIF", "GREATEST", "LEAST"}
+
+
+def _string_length(node, table: Table, mapper: TypeMapper) -> int | None:
+    """Characters a string expression can hold, when its parts say so (None: not a string expression)."""
+    from sqlglot import exp
+
+    if isinstance(node, exp.Paren):
+        return _string_length(node.this, table, mapper)
+    if isinstance(node, exp.Literal):
+        return max(len(node.this), 1) if node.is_string else len(node.this)
+    if isinstance(node, exp.National):
+        return max(len(node.this), 1)
+    if isinstance(node, exp.Cast) and node.to.expressions:
+        return int(node.to.expressions[0].name) if node.to.expressions[0].name.isdigit() else None
+    if isinstance(node, exp.Column):
+        column = table.column(node.name)
+        info = type_info(mapper.map_type(column.type).target) if column is not None else None
+        return info.length if info is not None and info.family == "string" else None
+    name = node.sql_name().upper() if isinstance(node, exp.Func) and not isinstance(node, exp.Anonymous) else (
+        node.name.upper() if isinstance(node, exp.Anonymous) else "")
+    if name.startswith("JSON") or isinstance(node, (exp.JSONExtract, exp.JSONExtractScalar)):
+        return _JSON_TEXT
+    args = [a for a in node.iter_expressions()] if isinstance(node, exp.Func) else []
+    lengths = [_string_length(a, table, mapper) for a in args]
+    if name in ("CONCAT", "CONCAT_WS") or isinstance(node, (exp.Concat, exp.DPipe)):
+        return sum(n for n in lengths if n is not None) or None
+    if name in _LONGEST_ARGUMENT or isinstance(node, (exp.Coalesce, exp.If, exp.Case)):
+        known = [n for n in lengths if n is not None]
+        return max(known) if known else None
+    if name in _SAME_LENGTH and lengths:
+        return lengths[0]
+    return None
 
 
 def unparen(text: str) -> str:

@@ -43,6 +43,13 @@ def fit(name: str, limit: int = MAX_IDENTIFIER) -> str:
     return f"{name[: limit - 9]}_{digest}"
 
 
+def object_name(names, schema: str | None, name: str) -> str:
+    """The TiDB name of a table, view or sequence as DDL writes it (`db`.`name` in databases mode)."""
+    tidb = names.object(schema, name)
+    short = sql_name(fit(tidb.name))
+    return f"{sql_name(tidb.database)}.{short}" if tidb.database else short
+
+
 class NameScope:
     """Hands out names unique within one scope (a table's indexes, a database's foreign keys)."""
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from ..model import Database, Finding, Sequence, Severity, Table
 from ..translate.naming import NameMap
 from .config import PlanConfig
+from .identifiers import object_name
 from .table_rates import WorkloadRates
 
 AUTO_RANDOM_BITS = 5
@@ -150,7 +151,7 @@ class IdentityPlanner:
         if not seq.cached and cache is not None:
             why += "; SQL Server had NO CACHE"
         used_by = tuple(sorted(t.qualified_name for t in tables))
-        plan = SequencePlan(seq.schema, seq.name, self.names.object(seq.schema, seq.name).quoted(), start,
+        plan = SequencePlan(seq.schema, seq.name, object_name(self.names, seq.schema, seq.name), start,
                             seq.increment, minimum, maximum, seq.cycle, cache, used_by, rate, why)
         finding = Finding(
             rule="ID03", severity=Severity.INFO, object=seq.qualified_name,
@@ -181,12 +182,13 @@ class IdentityPlanner:
             return self._auto_random(table, column.name, column.type.name)
         if override is not None and override.identity == "sequence":
             return self._identity_sequence(table, column.name, ident.seed, ident.increment)
-        if ident.increment != 1:
+        if ident.increment != 1 or ident.seed < 1:
+            why = ("TiDB has no per-table increment (only the session/global auto_increment_increment), so new ids "
+                   "step by 1" if ident.increment != 1 else "AUTO_INCREMENT starts at 1 or more, so new ids start at 1")
             findings.append(Finding(
                 rule="ID02", severity=Severity.MEDIUM, object=where,
-                message=f"IDENTITY({ident.seed},{ident.increment}): TiDB has no per-table increment (only the "
-                        f"session/global auto_increment_increment), so ids step by 1; use identity: sequence in --config "
-                        f"to keep INCREMENT BY {ident.increment}",
+                message=f"IDENTITY({ident.seed},{ident.increment}): {why}; use identity: sequence in --config to keep "
+                        f"START WITH {ident.seed} INCREMENT BY {ident.increment}",
                 file=src.file, line=src.line,
             ))
         findings.append(Finding(
@@ -214,7 +216,7 @@ class IdentityPlanner:
 
     def _identity_sequence(self, table: Table, column: str, seed: int, increment: int) -> IdentityPlan:
         name = f"{table.name}_{column}_seq"
-        target = self.names.object(table.schema, name).quoted()
+        target = object_name(self.names, table.schema, name)
         rate = self._insert_rate([table])
         cache, why = self._cache_choice(rate, None)
         seq = SequencePlan(table.schema, name, target, seed, increment, 1 if increment > 0 else -9223372036854775807,

@@ -24,9 +24,9 @@ from ..translate.types import TypeMapper
 from .columns import BuiltColumn, ColumnBuilder, shrink_row, unparen
 from .config import PlanConfig, load_plan_config
 from .distribution import DistributionPlanner, TableDesign
-from .expressions import translate_ddl_expression, using_fallback
+from .expressions import translate_ddl_expression
 from .files import PlannedTable, assemble_files
-from .identifiers import NameScope, fit, sql_name
+from .identifiers import NameScope, object_name, sql_name
 from .identity import IdentityPlanner, SequencePlan
 from .indexes import KeyPlanner, TableKeys
 from .table_rates import table_write_rates
@@ -75,7 +75,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
 
     with progress.task("Planning TiDB tables", total=len(db.tables)) as task:
         for table in db.tables:
-            target = _table_name(table, names)
+            target = object_name(names, table.schema, table.name)  # cut to 64: the rules engine's TB08
             design = distribution.decide(table, rates.rate(table.schema, table.name))
             findings += design.findings
             ident = identity.plan_identity(table, auto_random=design.auto_random)
@@ -125,11 +125,13 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
         ))
     findings += _collation_findings(db, work, mapper)
     findings += _alias_findings(db)
-    views = plan_views(db, names, options)
+    dropped = {w.table.name.casefold(): {c.name for c in w.table.columns} - {b.column.name for b in w.columns}
+               for w in work}
+    views = plan_views(db, names, options, {k: v for k, v in dropped.items() if v})
     findings += views.findings
     if not rates.known and db.tables:
         findings.append(Finding(
-            rule="DI06", severity=Severity.INFO, object=db.name or "database",
+            rule="DI05", severity=Severity.INFO, object=db.name or "database",
             message=f"no captured write rates: no table's distribution was changed. A Query Store export, an Extended "
                     f"Events capture or a workload spec showing {config.write_hot_qps:g}+ writes/s to a table would make "
                     f"it write-hot (KEY partitioning or pre-split)",
@@ -141,19 +143,11 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
         "reorg_worker_cnt": config.reorg_worker_cnt, "table_collation": db_collation.target,
         "source_collation": db_collation.source, "rates_known": rates.known,
         "unmatched_write_classes": list(rates.unmatched),
-        "expressions": "fallback (query translator not installed)" if using_fallback() else "query translator",
         "views": "query translator" if views.translator else "kept as source (query translator not installed)",
     }
     files = assemble_files(planned, [*sequences, *extra_sequences], fk_statements, views, kept_modules(db),
                            renderer, options, config)
     return MigrationPlan(tables=tuple(plans), files=tuple(files), findings=tuple(findings), settings=settings)
-
-
-def _table_name(table: Table, names: NameMap) -> str:
-    # A name over 64 characters is cut to fit (the rules engine's TB08 reports it).
-    tidb = names.object(table.schema, table.name)
-    name = fit(tidb.name)
-    return f"{sql_name(tidb.database)}.{sql_name(name)}" if tidb.database else sql_name(name)
 
 
 def _table_options(table: Table, design: TableDesign, ident, collation: str, charset: str) -> list[str]:
@@ -201,7 +195,7 @@ def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope
         text, notes = translate_ddl_expression(check.expression, database=db, table=table, names=names, options=options)
         label = check.name or f"check {i + 1}"
         if text is None:
-            why = "; ".join(n.message for n in notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or "no TiDB equivalent"
             src = check.source if check.source.file else table.source
             findings.append(Finding(rule="TY24", severity=Severity.MEDIUM, object=f"{table.qualified_name}.{label}",
                                     message=f"CHECK {check.expression} cannot be translated ({why}); it is left out: "

@@ -17,7 +17,7 @@ from ..model import Database, Finding, Module, Severity
 from ..options import Options
 from ..translate.ddl import SourceBlock, ViewDdl
 from ..translate.naming import NameMap
-from .identifiers import sql_name
+from .identifiers import object_name, sql_name
 
 _VIEW_HEAD = re.compile(
     r"^\s*CREATE\s+(?:OR\s+ALTER\s+)?VIEW\s+(?P<name>(?:\[[^\]]+\]|\"[^\"]+\"|[\w$#@]+)(?:\s*\.\s*(?:\[[^\]]+\]|\"[^\"]+\"|[\w$#@]+))*)"
@@ -82,14 +82,28 @@ def order_views(views: list[Module]) -> list[Module]:
     return ordered
 
 
-def plan_views(database: Database, names: NameMap, options: Options) -> ViewOutcome:
+def _uses_dropped(definition: str, dropped: dict[str, set[str]]) -> str | None:
+    """`table.column` of a column left out of the DDL that the view's text names, if any."""
+    text = _COMMENTS.sub(" ", definition).casefold()
+    for table, columns in dropped.items():
+        if not re.search(r"(?<![\w$#@])\[?" + re.escape(table) + r"\]?(?![\w$#@])", text):
+            continue
+        for column in sorted(columns):
+            if re.search(r"(?<![\w$#@])\[?" + re.escape(column.casefold()) + r"\]?(?![\w$#@])", text):
+                return f"{table}.{column}"
+    return None
+
+
+def plan_views(database: Database, names: NameMap, options: Options,
+               dropped: dict[str, set[str]] | None = None) -> ViewOutcome:
+    """Views in dependency order; `dropped` maps a folded table name to the columns left out of its DDL."""
     try:
         from ..translate.queries import translate_sql
     except ImportError:
         translate_sql = None  # type: ignore[assignment]
     out = ViewOutcome(translator=translate_sql is not None)
     for view in order_views(list(database.modules_of("view"))):
-        target = names.object(view.schema, view.name).quoted()
+        target = object_name(names, view.schema, view.name)
         where = f"{view.source}" if view.source.file else "catalog"
         split = split_view(view.definition) if view.definition else None
         if split is None:
@@ -97,6 +111,14 @@ def plan_views(database: Database, names: NameMap, options: Options) -> ViewOutc
             out.kept.append(_block(view, [f"not created: {reason}"]))
             continue
         cols, body = split
+        missing = _uses_dropped(view.definition or "", dropped or {})
+        if missing:
+            out.kept.append(_block(view, [f"not created: it uses {missing}, which is left out of the DDL"]))
+            out.findings.append(Finding(rule="TY20", severity=Severity.MEDIUM, object=view.qualified_name,
+                                        message=f"view {view.qualified_name} uses column {missing}, which is left out "
+                                                f"of the DDL; the view is kept as a comment in 06-views.sql",
+                                        file=view.source.file, line=view.source.line))
+            continue
         if translate_sql is None:
             out.kept.append(_block(view, ["not created: the query translator is not installed"]))
             continue

@@ -290,8 +290,16 @@ def validate_tidb_type(text: str) -> str | None:
     except (ParseError, ValueError) as exc:
         return str(exc).splitlines()[0]
     name = _TYPE_RE.match(text)
-    if name and name[1].upper() in ("VARCHAR", "VARBINARY") and not name[2]:
+    if name is None or name[1].upper() not in TIDB_TYPE_NAMES or parsed.this == exp.DataType.Type.USERDEFINED:
+        return f"{text!r} is not a TiDB column type"
+    if name[1].upper() in ("VARCHAR", "VARBINARY") and not name[2]:
         return f"{name[1].upper()} needs a length"
-    if parsed.this == exp.DataType.Type.USERDEFINED:
-        return f"{text!r} is not a MySQL/TiDB type"
     return None
+
+
+# https://docs.pingcap.com/tidb/stable/data-type-overview
+TIDB_TYPE_NAMES = frozenset(
+    "TINYINT SMALLINT MEDIUMINT INT INTEGER BIGINT DECIMAL NUMERIC DEC FLOAT DOUBLE REAL BIT BOOL BOOLEAN "
+    "DATE DATETIME TIMESTAMP TIME YEAR CHAR VARCHAR BINARY VARBINARY TINYTEXT TEXT MEDIUMTEXT LONGTEXT "
+    "TINYBLOB BLOB MEDIUMBLOB LONGBLOB ENUM SET JSON".split()
+)

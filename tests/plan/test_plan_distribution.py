@@ -1,0 +1,192 @@
+"""Distribution decisions: seed 000's write-hot keywords table, the guards, version gates and overrides."""
+
+from __future__ import annotations
+
+import pytest
+from plan_models import capture, col, entities, events, insert_workload, keywords, pk
+
+from sqlsrv2tidb.model import ForeignKey, Index, IndexColumn, Table
+from sqlsrv2tidb.options import Options, Version
+from sqlsrv2tidb.plan.distribution import shard_bits_for
+from sqlsrv2tidb.plan.migration import build_plan
+
+HOT = insert_workload("dbo.keywords", 50_000)
+KEY_PARTITION_12 = "PARTITION BY KEY(e_type, e_id, s_type, r_id) PARTITIONS 12"
+
+
+def plan(*tables, workload=None, version="8.5", nodes=12, config=None):
+    return build_plan(capture(*tables, workload=workload),
+                      Options(tidb_version=Version.parse(version), tikv_nodes=nodes, config=config or {},
+                              config_file="overrides.yaml" if config else None))
+
+
+def codes(p, rule):
+    return [f for f in p.findings if f.rule == rule]
+
+
+def tables_sql(p) -> str:
+    return next(f.content for f in p.files if f.name == "02-tables.sql")
+
+
+def test_write_hot_composite_key_gets_key_partitioning():
+    p = plan(keywords(), workload=HOT)
+    t = p.table("dbo", "keywords")
+    d = t.distribution
+    assert (d.strategy, d.partitions) == ("key_partition", 12)
+    assert f"/*T! {KEY_PARTITION_12} */" in t.ddl and KEY_PARTITION_12 in tables_sql(p)
+    assert "PRIMARY KEY (e_type, e_id, s_type, r_id) /*T![clustered_index] CLUSTERED */" in t.ddl
+    # The rationale names the pre-split alternative, and the evidence is recorded.
+    assert "pre-split" in d.rationale and "SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4" in d.rationale
+    assert any(a.startswith("pre_split:") for a in d.alternatives)
+    ev = d.evidence
+    assert ev["insert_qps"] == 50_000 and ev["window"] == "nightly" and ev["tikv_nodes"] == 12
+    assert ev["primary_key"] == ["e_type", "e_id", "s_type", "r_id"] and ev["tidb_version"] == "8.5.0"
+    assert ev["foreign_keys"] == [] and ev["referenced_by"] == [] and ev["unique_keys"] == []
+    [finding] = codes(p, "DI01")
+    assert finding.object == "dbo.keywords" and (finding.file, finding.line) == ("schema.sql", 68)
+    placement = next(f for f in p.files if f.name == "03-tidb-placement.sql").content
+    assert "ALTER TABLE keywords ATTRIBUTES 'merge_option=deny';" in placement
+    assert "/*T! SET SESSION tidb_scatter_region = 'TABLE' */;" in tables_sql(p)
+
+
+def test_low_insert_rate_leaves_the_table_alone():
+    p = plan(keywords(), workload=insert_workload("dbo.keywords", 300))
+    d = p.table("dbo", "keywords").distribution
+    assert d.strategy == "none" and "PARTITION" not in p.table("dbo", "keywords").ddl
+    assert "300.0/s" in d.rationale and "5000" in d.would_change_if
+    assert not codes(p, "DI01") and not codes(p, "DI02")
+
+
+def test_unknown_workload_changes_nothing_and_says_what_would():
+    p = plan(keywords())
+    d = p.table("dbo", "keywords").distribution
+    assert d.strategy == "none" and "Query Store" in d.would_change_if
+    [finding] = codes(p, "DI05")
+    assert "5000" in finding.message
+
+
+def test_threshold_from_config():
+    p = plan(keywords(), workload=insert_workload("dbo.keywords", 2_000), config={"thresholds": {"write_hot_qps": 1000}})
+    assert p.table("dbo", "keywords").distribution.strategy == "key_partition"
+
+
+@pytest.mark.parametrize("version", ["6.5", "6.1.7"])
+def test_before_7_0_there_is_no_key_partitioning(version):
+    p = plan(keywords(), workload=HOT, version=version)
+    t = p.table("dbo", "keywords")
+    assert t.distribution.strategy == "pre_split" and "PARTITION BY" not in t.ddl
+    assert "PRIMARY KEY (e_type, e_id, s_type, r_id) /*T![clustered_index] NONCLUSTERED */" in t.ddl
+    assert "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */" in t.ddl
+    [finding] = codes(p, "DI02")
+    assert "no KEY partitioning" in finding.message and "v7.0.0" in finding.message
+    # Before v8.4 the scatter switch is global, and 03 turns it off again.
+    assert "/*T! SET GLOBAL tidb_scatter_region = ON */;" in tables_sql(p)
+    assert "SET GLOBAL tidb_scatter_region = OFF;" in next(f for f in p.files if f.name.startswith("03")).content
+
+
+@pytest.mark.parametrize("version", ["7.0", "7.5.0", "8.1"])
+def test_from_7_0_key_partitioning(version):
+    assert plan(keywords(), workload=HOT, version=version).table("dbo", "keywords").distribution.strategy == "key_partition"
+
+
+def test_unique_key_without_partition_columns_blocks_before_8_3():
+    p = plan(keywords(unique=True), workload=HOT, version="8.1")
+    assert p.table("dbo", "keywords").distribution.strategy == "pre_split"
+    assert "UQ_keywords_d_order do not contain all partition columns" in codes(p, "DI02")[0].message
+
+
+def test_unique_key_without_partition_columns_is_global_from_8_3():
+    p = plan(keywords(unique=True), workload=HOT, version="8.3")
+    t = p.table("dbo", "keywords")
+    assert t.distribution.strategy == "key_partition"
+    assert "CREATE UNIQUE INDEX UQ_keywords_d_order ON keywords (d_order) /*T![global_index] GLOBAL */;" in "\n".join(t.post_data_ddl)
+    assert codes(p, "DI03")[0].object == "dbo.keywords.uq_keywords_d_order"
+
+
+@pytest.mark.parametrize("direction", ["on", "to"])
+def test_foreign_keys_block_key_partitioning(direction):
+    if direction == "on":
+        tables = (keywords(fk=True), entities())
+    else:
+        referencing = Table("dbo", "keyword_hits", (col("e_type", "smallint"), col("e_id", "int"), col("s_type", "smallint"), col("r_id", "int")),
+                            primary_key=pk("e_type", "e_id", "s_type", "r_id"),
+                            foreign_keys=(ForeignKey("FK_hits_keywords", ("e_type", "e_id", "s_type", "r_id"), "dbo",
+                                                       "keywords", ("e_type", "e_id", "s_type", "r_id")),))
+        tables = (keywords(), referencing)
+    p = plan(*tables, workload=HOT)
+    assert p.table("dbo", "keywords").distribution.strategy == "pre_split"
+    assert "foreign key" in codes(p, "DI02")[0].message
+
+
+def test_heap_write_hot_table_is_pre_split():
+    heap = Table("dbo", "audit", (col("at", "datetime2"), col("what", "nvarchar", length=200)))
+    p = plan(heap, workload=insert_workload("dbo.audit", 8_000), nodes=3)
+    t = p.table("dbo", "audit")
+    assert (t.distribution.strategy, t.distribution.shard_row_id_bits, t.distribution.pre_split_regions) == ("pre_split", 2, 2)
+    assert "/*T! SHARD_ROW_ID_BITS=2 PRE_SPLIT_REGIONS=2 */" in t.ddl
+
+
+def test_increasing_clustered_key_is_only_a_recommendation():
+    p = plan(events(), workload=insert_workload("dbo.events", 20_000))
+    t = p.table("dbo", "events")
+    assert t.distribution.strategy == "none" and "AUTO_RANDOM" not in t.ddl and "AUTO_INCREMENT" in t.ddl
+    [finding] = codes(p, "ID04")
+    assert "20,000 inserts/s" in finding.message and "AUTO_RANDOM" in finding.message
+    assert "SHARD_ROW_ID_BITS=4" in finding.message and finding.details["evidence"]["primary_key_monotonic"]
+
+
+def test_one_tikv_node_has_nothing_to_spread_over():
+    assert plan(keywords(), workload=HOT, nodes=1).table("dbo", "keywords").distribution.strategy == "none"
+
+
+def test_config_changes_a_tables_distribution():
+    p = plan(keywords(), workload=HOT, config={"tables": {"dbo.keywords": {"distribution": "pre_split",
+                                                                          "shard_row_id_bits": 5, "pre_split_regions": 3}}})
+    t = p.table("dbo", "keywords")
+    assert t.distribution.strategy == "pre_split" and "/*T! SHARD_ROW_ID_BITS=5 PRE_SPLIT_REGIONS=3 */" in t.ddl
+    assert t.distribution.evidence["configured"] == "pre_split"
+
+
+def test_config_partitions_and_key_partition_without_a_workload():
+    p = plan(keywords(), config={"tables": {"keywords": {"distribution": "key_partition", "partitions": 6}}})
+    assert "PARTITION BY KEY(e_type, e_id, s_type, r_id) PARTITIONS 6" in p.table("dbo", "keywords").ddl
+
+
+def test_config_none_overrides_a_hot_table():
+    p = plan(keywords(), workload=HOT, config={"tables": {"dbo.keywords": {"distribution": "none"}}})
+    assert p.table("dbo", "keywords").distribution.strategy == "none" and not codes(p, "DI01")
+
+
+def test_config_auto_random():
+    p = plan(events(), config={"tables": {"dbo.events": {"identity": "auto_random", "pre_split_regions": 4}}})
+    t = p.table("dbo", "events")
+    assert t.distribution.strategy == "auto_random"
+    assert "id BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */" in t.ddl
+    assert "AUTO_INCREMENT" not in t.ddl and "/*T! PRE_SPLIT_REGIONS=4 */" in t.ddl
+    assert "/*T![clustered_index] CLUSTERED */" in t.ddl
+    assert codes(p, "ID05")
+
+
+def test_config_that_breaks_a_guard_is_refused():
+    p = plan(keywords(fk=True), entities(), config={"tables": {"dbo.keywords": {"distribution": "key_partition"}}})
+    assert p.table("dbo", "keywords").distribution.strategy == "none"
+    [finding] = codes(p, "DI04")
+    assert "foreign keys" in finding.message
+
+
+def test_config_for_a_missing_table_is_reported():
+    p = plan(keywords(), config={"tables": {"dbo.nope": {"distribution": "pre_split"}}})
+    assert [f.object for f in codes(p, "DI04")] == ["tables: dbo.nope"]
+
+
+@pytest.mark.parametrize(("nodes", "bits"), [(1, 1), (2, 1), (3, 2), (4, 2), (12, 4), (16, 4), (17, 5), (100000, 15)])
+def test_shard_bits_are_log2_of_tikv_nodes(nodes, bits):
+    assert shard_bits_for(nodes) == bits
+
+
+def test_sql_server_clustered_index_other_than_the_key_becomes_secondary():
+    t = Table("dbo", "orders", (col("id", "int"), col("placed", "datetime")), primary_key=pk("id", clustered=False),
+              indexes=(Index("CIX_orders_placed", (IndexColumn("placed"),), clustered=True),))
+    p = plan(t)
+    assert "/*T![clustered_index] NONCLUSTERED */" in p.table("dbo", "orders").ddl
+    assert any("CREATE INDEX CIX_orders_placed ON orders (placed);" in s for s in p.table("dbo", "orders").post_data_ddl)
