@@ -107,7 +107,7 @@ def test_the_same_seed_inserts_the_same_rows(mariadb, tmp_path):
 def test_a_server_restart_mid_run_is_survived(mariadb, database, tmp_path, driver):
     create_keywords(mariadb, database)
     capture, translation = keywords_case(insert_rate=40, select_rate=10)
-    config = ReplayConfig(qps=50, duration=6, warmup=0, workers=1, connections=2, driver=driver,
+    config = ReplayConfig(qps=50, duration=5, warmup=0, workers=1, connections=2, driver=driver,
                           allow_writes=True, confirm_database=database)
     restarted = threading.Event()
 
