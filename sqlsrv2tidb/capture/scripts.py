@@ -14,7 +14,7 @@ from pathlib import Path
 from ..model import Database, Finding
 from ..progress import Task
 from .textfile import TextFile
-from .tsql.batches import BatchSplitter, SqlcmdState
+from .tsql.batches import BatchSplitter, SqlcmdState, included_paths
 from .tsql.builder import build
 from .tsql.context import Context
 from .tsql.problems import Findings
@@ -70,3 +70,15 @@ def read_scripts(files: list[TextFile], progress: Task) -> tuple[Database, list[
     database = build(ctx.actions, findings)
     order = {str(f.path): i for i, f in enumerate(files)}
     return database, sorted(findings.items, key=lambda f: (order.get(f.file or "", len(order)), f.file or "", f.line or 0))
+
+
+def included_files(files: list[TextFile]) -> set[Path]:
+    """Files that these scripts pull in with SQLCMD `:r` (resolved paths).
+
+    An SSDT post-deployment script includes its data files this way; their INSERTs are the
+    database's seed rows (counted in Table.scripted_rows), not workload a server ran.
+    """
+    found: set[Path] = set()
+    for text_file in files:
+        found |= included_paths(text_file.text, Path(text_file.path))
+    return found

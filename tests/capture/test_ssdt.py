@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sqlsrv2tidb import api
-from sqlsrv2tidb.capture.scripts import read_scripts
+from sqlsrv2tidb.capture.scripts import included_files, read_scripts
 from sqlsrv2tidb.capture.textfile import read_text
 from sqlsrv2tidb.model import DataType
 
@@ -95,3 +95,11 @@ def test_a_change_to_a_table_that_no_file_defines_is_a_finding(tmp_path: Path):
     missing = [f for f in capture.findings if f.rule == "IN07"]
     assert {f.object for f in missing} == {"Sales.Orders"}
     assert {Path(f.file).name for f in missing} == {"A_Orders_Keys.sql", "seed-orders.sql"}
+
+
+def test_included_files_names_what_the_post_deployment_script_pulls_in(tmp_path: Path):
+    root = _project(tmp_path / "proj")
+    (root / "PostDeploymentScripts" / "Script.PostDeployment.sql").write_text(
+        ":setvar Data seed\n:r .\\$(Data)-orders.sql\n--:r .\\commented-out.sql\n/*\n:r .\\in-a-comment.sql\n*/\n")
+    files = [read_text(p) for p in sorted(root.rglob("*.sql"))]
+    assert included_files(files) == {(root / "PostDeploymentScripts" / "seed-orders.sql").resolve()}

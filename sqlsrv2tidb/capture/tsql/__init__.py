@@ -7,9 +7,10 @@ statements that define a schema. Everything else in a script is recognised well 
 skipped, and what is not understood becomes a finding with its file and line.
 
 The stages, each in its own module:
-    tokens      text -> tokens that know their file and line
-    batches     SQLCMD (`:setvar`, `$(var)`, `:r`) and `GO` -> batches of tokens
-    statements  one batch -> statements, unwrapping IF / BEGIN...END / EXEC('...')
-    tables, indexes, objects, modules, procs   the parsers, producing `actions`
-    builder     all actions of all files -> the `Database` model
+    tokens       text -> tokens that know their file and line
+    batches      SQLCMD (`:setvar`, `$(var)`, `:r`) and `GO` -> batches of tokens
+    statements   one batch -> statements, unwrapping IF / BEGIN...END / EXEC('...')
+    tables, indexes, objects, modules, procs (with cursor, options, types)   the parsers -> `actions`
+    builder      all actions of all files -> the `Database` model (with tablestate, resolve)
+    problems     the findings, with file, line and the start of the statement
 """

@@ -250,3 +250,30 @@ def _resolve(base: Path, name: str) -> Path | None:
             return None
         current = found
     return current if current.is_file() else None
+
+
+def included_paths(text: str, path: Path) -> set[Path]:
+    """The files a script pulls in with `:r` (resolved, recursively), without reading its statements."""
+    from .tokens import unquote_sqlcmd
+
+    found: set[Path] = set()
+    pending = [(text, path)]
+    while pending:
+        current_text, current_path = pending.pop()
+        if ":r" not in current_text.lower() and ":R" not in current_text:
+            continue
+        state = SqlcmdState()
+        for tok in tokenize(Source(str(current_path), current_text), []):
+            if tok.kind != COMMAND:
+                continue
+            if m := _SETVAR.match(tok.value):
+                state.variables[m.group(1).casefold()] = unquote_sqlcmd(m.group(2).strip())
+            elif m := _INCLUDE.match(tok.value):
+                target = _resolve(current_path.parent, state.substitute(unquote_sqlcmd(m.group(1).strip())))
+                if target is not None and target.resolve() not in found:
+                    found.add(target.resolve())
+                    try:
+                        pending.append((read_text(target).text, target))
+                    except InputError:
+                        pass  # reported as IN05 when the script itself is read
+    return found

@@ -134,10 +134,11 @@ class StatementReader:
             cur.accept_op(";")
         elif word == "WITH":  # a common table expression: the statement that uses it comes next
             cur.skip_rest()
-        elif word == "UPDATE":
+        elif word == "UPDATE":  # its SET is not the start of a SET statement
             while not cur.done and not cur.at("SET") and not cur.at_op(";"):
                 cur.next()
-            cur.skip_rest() if cur.done else cur.skip_statement()
+            if not cur.done:
+                cur.skip_statement()
         elif word == "MERGE":
             while not cur.done and not cur.accept_op(";"):  # MERGE must end with ';'
                 cur.next()
