@@ -3,8 +3,9 @@
 Method. The busiest window's rate is split into reads (SELECT) and writes (everything else, counted
 as writes because a procedure call may write). TiDB nodes are sized on all statements, TiKV nodes on
 writes plus a smaller weight for reads, each against a per-node figure from TiDB's published Sysbench
-run on 16-vCPU machines, scaled by the cores given, at 70% target utilisation. Tables whose insert
-rate approaches what one Region took in seed 000 are listed with the planner's distribution choice.
+run on 16-vCPU machines, scaled by the cores given, at 70% target utilisation. Tables written at the
+planner's write-hot threshold or more, in their own busiest window, are listed with the planner's
+distribution choice and compared with what one Region took in seed 000.
 For three machines or fewer, TiDB, TiKV and PD share every machine, with the thread pools, RocksDB
 background jobs and rate limits of TiDB's three-node hybrid deployment guide scaled to the cores and
 memory given.
@@ -16,7 +17,6 @@ The machine shape comes from the `deployment:` section of `--config` (`machines`
 from __future__ import annotations
 
 import math
-import re
 from collections import defaultdict
 from typing import Any
 
@@ -27,6 +27,7 @@ from ..model import Capture
 from ..model.plan import MigrationPlan
 from ..options import Options
 from ..workload_rates import class_rates, peak_window
+from .table_rates import table_write_rates
 
 SYSBENCH_DOC = "https://docs.pingcap.com/tidb/stable/benchmark-sysbench-v5-vs-v4"
 HYBRID_DOC = "https://docs.pingcap.com/tidb/stable/three-nodes-hybrid-deployment"
@@ -61,14 +62,6 @@ SEED_001 = {
     ("tidb", "performance.max-procs"): 8,
 }
 
-_TARGET_PATTERNS = {
-    "insert": re.compile(r"^\s*INSERT\s+(?:INTO\s+)?([^\s(]+)", re.I),
-    "update": re.compile(r"^\s*UPDATE\s+(?:TOP\s*\(\s*\?\s*\)\s*)?([^\s(]+)", re.I),
-    "delete": re.compile(r"^\s*DELETE\s+(?:TOP\s*\(\s*\?\s*\)\s*)?(?:FROM\s+)?([^\s(]+)", re.I),
-    "merge": re.compile(r"^\s*MERGE\s+(?:TOP\s*\(\s*\?\s*\)\s*)?(?:INTO\s+)?([^\s(]+)", re.I),
-}
-
-
 def _machine(options: Options) -> dict[str, Any]:
     section = options.config.get("deployment") if isinstance(options.config, dict) else None
     where = options.config_file or "--config"
@@ -89,39 +82,14 @@ def _machine(options: Options) -> dict[str, Any]:
     return out
 
 
-def _table_of(fingerprint: str, kind: str, capture: Capture) -> str | None:
-    pattern = _TARGET_PATTERNS.get(kind)
-    m = pattern.match(fingerprint) if pattern else None
-    if not m:
-        return None
-    parts = [p.strip('[]"`') for p in m.group(1).split(".") if p]
-    if not parts or parts[-1].startswith(("@", "#")):
-        return None
-    schema = parts[-2] if len(parts) >= 2 else None
-    table = capture.database.table(schema, parts[-1])
-    return table.qualified_name if table else ".".join(parts[-2:])
-
-
-def _rates(capture: Capture) -> tuple[dict[str, Any], dict[str, dict[str, float]]]:
+def _peak(capture: Capture) -> dict[str, Any]:
+    """The busiest window's total rate, split into reads and writes."""
     workload = capture.workload
     peak = peak_window(workload)
     rates = class_rates(workload, peak) if peak else {}
-    reads = writes = 0.0
-    per_table: dict[str, dict[str, float]] = defaultdict(lambda: {"insert": 0.0, "write": 0.0})
-    for q in workload.queries:
-        rate = rates.get(q.id, 0.0)
-        if not rate:
-            continue
-        if q.kind in READ_KINDS:
-            reads += rate
-            continue
-        writes += rate
-        table = _table_of(q.fingerprint, q.kind, capture)
-        if table:
-            per_table[table]["write"] += rate
-            if q.kind == "insert":
-                per_table[table]["insert"] += rate
-    peak_info = {
+    reads = sum(rates.get(q.id, 0.0) for q in workload.queries if q.kind in READ_KINDS)
+    writes = sum(rates.get(q.id, 0.0) for q in workload.queries if q.kind not in READ_KINDS)
+    return {
         "window": peak.name if peak else None,
         "start": peak.start if peak else None,
         "end": peak.end if peak else None,
@@ -129,30 +97,31 @@ def _rates(capture: Capture) -> tuple[dict[str, Any], dict[str, dict[str, float]
         "reads_qps": round(reads, 1),
         "writes_qps": round(writes, 1),
     }
-    return peak_info, per_table
 
 
-def _hot_tables(per_table: dict[str, dict[str, float]], plan: MigrationPlan | None, tikv: int) -> list[dict[str, Any]]:
+def _hot_tables(capture: Capture, plan: MigrationPlan | None, tikv: int) -> list[dict[str, Any]]:
+    """Tables written near a Region's ceiling in their own busiest window (the planner's table rates)."""
+    threshold = float((plan.settings if plan else {}).get("write_hot_qps", REGION_INSERTS * 0.2))
     out = []
-    for name, r in per_table.items():
-        if r["insert"] < REGION_INSERTS * 0.2 and r["write"] < REGION_INSERTS * 0.2:
-            continue  # well under one Region's ceiling: nothing to decide at cluster level
-        schema, _, table = name.rpartition(".")
-        tp = plan.table(schema or "dbo", table) if plan else None
+    for rate in table_write_rates(capture.workload, capture.database).tables.values():
+        if rate.load < threshold:
+            continue
+        tp = plan.table(rate.schema, rate.name) if plan else None
         strategy = tp.distribution.strategy if tp else "unknown"
-        needs = r["insert"] > REGION_INSERTS * UTILISATION
+        needs = rate.insert_rate > REGION_INSERTS * UTILISATION
         out.append({
-            "table": name,
-            "insert_qps": round(r["insert"], 1),
-            "write_qps": round(r["write"], 1),
-            "share_of_one_region": round(r["insert"] / REGION_INSERTS, 2),
+            "table": f"{rate.schema}.{rate.name}",
+            "window": rate.window,
+            "insert_qps": round(rate.insert_rate, 1),
+            "write_qps": round(rate.write_qps, 1),
+            "share_of_one_region": round(rate.insert_rate / REGION_INSERTS, 2),
             "strategy": strategy,
             "partitions": tp.distribution.partitions if tp else None,
             "recommended_partitions": tikv if needs else None,
             "advice": (
                 f"spread it: PARTITION BY KEY into {tikv} partitions (one per TiKV node, as in seed 000) or pre-split"
                 if needs and strategy in ("none", "unknown") else
-                "spread by the plan" if needs else "watch it: within one Region's ceiling at the peak"
+                "spread by the plan" if needs else "watch it: within one Region's ceiling at its peak"
             ),
         })
     out.sort(key=lambda h: (-h["insert_qps"], -h["write_qps"], h["table"]))
@@ -238,7 +207,7 @@ def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> di
     machine = _machine(options)
     cores, memory = machine["cores"], machine["memory_gb"]
     scale = cores / REFERENCE_CORES
-    peak, per_table = _rates(capture)
+    peak = _peak(capture)
     total, reads, writes = peak["qps"], peak["reads_qps"], peak["writes_qps"]
     tidb_sized = max(MIN_TIDB, math.ceil(total / (TIDB_NODE_QPS * scale * UTILISATION)))
     tikv_load = writes / (TIKV_NODE_WRITES * scale) + reads / (TIKV_NODE_READS * scale)
@@ -278,7 +247,7 @@ def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> di
                      f"--tikv-nodes {tikv} so write-hot tables get one partition per TiKV node.")
     if not total:
         notes.append("No workload rate was captured: the cluster is the minimum that keeps three replicas.")
-    hot = _hot_tables(per_table, plan, tikv)
+    hot = _hot_tables(capture, plan, tikv)
     version = str(options.tidb_version)
     return {
         "method": __doc__.split("\n\n")[1].replace("\n", " ").removeprefix("Method. "),

@@ -60,6 +60,7 @@ PARTITIONS REGIONS SPLIT InnoDB INVISIBLE VISIBLE STORED VIRTUAL GENERATED ALWAY
 TEMPORARY IGNORE LOW_PRIORITY HIGH_PRIORITY DELAYED QUICK SQL_CALC_FOUND_ROWS SQL_NO_CACHE PRECEDING FOLLOWING
 UNBOUNDED CURRENT PERCENT TIES TRY CATCH THROW TYPE PATH NOCHECK SCHEMABINDING ENCRYPTION RAISERROR PRINT WAITFOR DELAY
 ISOLATION LEVEL READ COMMITTED UNCOMMITTED REPEATABLE WORK TRAN TRANSACTION SHARED EXCLUSIVE COPY AGAINST
+as_captured key_partition pre_split auto_random
 """.split()}
 _AFTER_KEEP = {"COLLATE", "CHARSET", "ENGINE", "SET"}  # what follows names a collation, engine or option
 _WORD = re.compile(r"[A-Za-z_#][A-Za-z0-9_$#]*")
@@ -74,6 +75,13 @@ _URL = re.compile(r"https?://[^\s'\"<>]+")
 _OBJECT = re.compile(r"[\w#@$ \[\]-]+(?:\.[\w#@$ \[\]-]+){0,3}")
 _COMMENT = re.compile(r"/\*T!(\[[^\]]*\])?(.*?)\*/|/\*.*?\*/|--[^\n]*|#[^\n]*", re.S)
 _QUERY_ID = re.compile(r"q[0-9a-f]{6,}")
+_CODE_LINE = re.compile(
+    r"\s{2,}\S|\s*(?:CREATE|ALTER|SELECT|INSERT|UPDATE|DELETE|MERGE|DECLARE|SET|IF|ELSE|BEGIN|END|EXEC|EXECUTE|RETURN|"
+    r"WHILE|FROM|WHERE|JOIN|WITH|GO|OPEN|FETCH|CLOSE|DEALLOCATE|PRINT|RAISERROR|THROW|COMMIT|ROLLBACK)\b|.*[@;]\s*$",
+    re.I,
+)
+"""A `--` comment that carries code (a module kept as source, indented by the DDL writer), not prose."""
+_MODULE_TITLE = re.compile(r"^--\s*(?:PROCEDURE|FUNCTION|TRIGGER|DDL TRIGGER|SYNONYM|VIEW)\s+([^\s(]+)", re.M)
 _SQL_FIELDS = {"source_sql": "tsql", "fingerprint": "tsql", "target_sql": "mysql", "ddl": "mysql",
                "post_data_ddl": "mysql", "default": "mysql", "sql": "mysql", "statement": "mysql", "content": "mysql"}
 _KEEP_FIELDS = {"format", "tool_version", "status", "kind", "severity", "rule", "code", "strategy", "origin",
@@ -195,6 +203,12 @@ class Anonymizer:
         if tt == TokenType.HASH:
             return span
         word = tok.text
+        if "__" in word and word.casefold() not in self.names and word.split("__", 1)[0].casefold() in self.names:
+            pseudo = "__".join(self.names.get(p.casefold(), p if p.casefold() in KEEP_WORDS else self.name(p, "obj", False))
+                               for p in word.split("__"))
+            opener = span[:1] if tt == TokenType.IDENTIFIER else ""
+            closer = {"[": "]", "`": "`", '"': '"'}.get(opener, "")
+            return f"{opener}{pseudo}{closer}"
         after_at = prev is not None and prev.token_type == TokenType.PARAMETER
         if after_at:
             two_at = i >= 2 and tokens[i - 2].token_type == TokenType.PARAMETER
@@ -227,9 +241,12 @@ class Anonymizer:
             return gap
 
         def comment(m: re.Match[str]) -> str:
-            if m.group(0).startswith("/*T!"):
+            whole = m.group(0)
+            if whole.startswith("/*T!"):
                 return f"/*T!{m.group(1) or ''}{self.sql(m.group(2), 'mysql')}*/"
-            return self.text(m.group(0))
+            if whole.startswith("--") and _CODE_LINE.match(whole[2:]):
+                return "--" + self.sql(whole[2:], "tsql")  # a module kept as commented source: still code
+            return self.text(whole)
 
         return _COMMENT.sub(comment, gap)
 
@@ -250,9 +267,10 @@ class Anonymizer:
             pattern = re.compile("|".join(re.escape(n) for n in sorted(multi, key=len, reverse=True)), re.I)
             text = pattern.sub(lambda m: self.names[m.group(0).casefold()], text)
 
-        def word(m: re.Match[str]) -> str:
-            w = m.group(0)
+        def word(w: str) -> str:
             key = w.casefold()
+            if "__" in w and key not in self.names:  # keywords__key_partition: a table's experiment variant
+                return "__".join(word(p) if p else p for p in w.split("__"))
             if key in self._queries:
                 return self._queries[key]
             pseudo = self.names.get(key)
@@ -260,7 +278,7 @@ class Anonymizer:
                 return pseudo
             return w
 
-        text = _WORD.sub(word, text)
+        text = _WORD.sub(lambda m: word(m.group(0)), text)
         return _NUMBER.sub(lambda m: self._numbers.get(m.group(0), m.group(0)), text)
 
     # -- documents --------------------------------------------------------------------------------
@@ -330,6 +348,11 @@ class Anonymizer:
                 for s in t.get(field) if isinstance(t.get(field), list) else [t.get(field)]:
                     if isinstance(s, str):
                         self.sql(s, "mysql")
+        for _, content in inputs.ddl:
+            for title in _MODULE_TITLE.findall(content):  # kept modules are named only in their block's title
+                for part in title.split("."):
+                    if part and part.casefold() not in self.names:
+                        self.name(part.strip("[]`\""), "obj")
         for _, content in inputs.ddl:
             self.sql(content, "mysql")
         for q in doc.get("queries") or ():

@@ -33,9 +33,12 @@ FAST_DDL_DOCS = (
     Link("tidb_ddl_enable_fast_reorg", "https://docs.pingcap.com/tidb/stable/system-variables#tidb_ddl_enable_fast_reorg-new-in-v630"),
     Link("tidb_ddl_reorg_worker_cnt", "https://docs.pingcap.com/tidb/stable/system-variables#tidb_ddl_reorg_worker_cnt"),
 )
+_SET_TIDB = re.compile(r"\bSET\s+(?:GLOBAL\s+|SESSION\s+|@@global\.|@@session\.)?(tidb_\w+)\s*=\s*([^;*\n]+)", re.I)
+"""The TiDB variables the ddl/ files set (fast index build, scatter), as the plan will apply them."""
 FAST_DDL_DEFAULTS = {
     "tidb_ddl_enable_fast_reorg": "ON",
     "tidb_ddl_reorg_worker_cnt": "raise from the default 4 while no application load runs",
+    "note": "the ddl/ files set no TiDB variable; these are the settings to use when adding the indexes",
 }
 
 
@@ -194,13 +197,13 @@ def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
             statements=fmt.number(statements) if isinstance(statements, int) else "—",
             content=contents.get(name, "(file not found in OUT/ddl)"),
         ))
-    settings = doc.get("plan_settings") or {}
-    fast = {k: v for k, v in settings.items() if k.startswith("tidb_ddl_")} if isinstance(settings, dict) else {}
-    fast_facts = tuple(Fact(k, fmt.scalar(v)) for k, v in sorted((fast or FAST_DDL_DEFAULTS).items()))
-    other = tuple(
-        Fact(str(k), fmt.scalar(v)) for k, v in sorted(settings.items()) if k not in fast
-    ) if isinstance(settings, dict) else ()
-    return PlanSection(tuple(files), fast_facts, FAST_DDL_DOCS, other)
+    settings = doc.get("plan_settings") if isinstance(doc.get("plan_settings"), dict) else {}
+    applied = [(name, m[1], m[2].strip().strip("'\"")) for name, text in inputs.ddl for m in _SET_TIDB.finditer(text)]
+    fast = tuple(Fact(f"{var} = {value}", f"set by {name}") for name, var, value in applied)
+    if not fast:
+        fast = tuple(Fact(k, v) for k, v in FAST_DDL_DEFAULTS.items())
+    other = tuple(Fact(str(k), fmt.scalar(v)) for k, v in sorted(settings.items()))
+    return PlanSection(tuple(files), fast, FAST_DDL_DOCS, other)
 
 
 def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized: bool, generated: str) -> Report:

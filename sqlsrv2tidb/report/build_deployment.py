@@ -67,7 +67,7 @@ def build_deployment(advice: Any) -> DeploymentSection | None:
             for a in advice.get("assumptions") or () if isinstance(a, dict)
         ),
         hot_tables=records_table("hot-tables", list(advice.get("hot_tables") or ()),
-                                 ("table", "insert_qps", "write_qps", "share_of_one_region", "strategy", "partitions")),
+                                 ("table", "window", "insert_qps", "write_qps", "share_of_one_region", "strategy", "partitions")),
         colocation=settings,
         colocation_note=note,
         topology_yaml=yaml_text,

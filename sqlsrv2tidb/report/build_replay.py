@@ -123,7 +123,7 @@ def _evidence(replay: dict[str, Any]) -> tuple[Evidence, ...]:
         return ()
     if not isinstance(raw, dict) or "before" not in raw and "after" not in raw:
         if isinstance(raw, dict) and raw.get("skipped"):
-            return (Evidence("Hotspot evidence", facts=(Fact("not collected", str(raw["skipped"])),)),)
+            return (Evidence("", note=f"Not collected: {raw['skipped']}"),)
         return evidence_blocks("Hotspot evidence", raw, "evidence")
     before, after = raw.get("before") or {}, raw.get("after") or {}
     rows = []
@@ -164,19 +164,24 @@ def _per_second(replay: dict[str, Any]) -> list[dict[str, Any]]:
 def _experiment(experiment: dict[str, Any] | None) -> tuple[Evidence | None, str | None]:
     if not experiment:
         return None, None
-    designs_key = next((k for k, v in experiment.items() if isinstance(v, list) and v and isinstance(v[0], dict)), None)
+    designs_key = "variants" if isinstance(experiment.get("variants"), list) else next(
+        (k for k, v in experiment.items() if isinstance(v, list) and v and isinstance(v[0], dict)), None)
     designs = [d for d in experiment.get(designs_key) or [] if isinstance(d, dict)] if designs_key else []
-    table = records_table("experiment-designs", designs, ("design", "name", "strategy", "achieved_qps", "target_qps"))
-    facts = _facts(experiment, {"format", designs_key or ""})
+    table = records_table("experiment-designs", designs, ("strategy", "name", "design", "achieved_qps", "target_qps",
+                                                          "ceiling_qps", "p99_ms", "errors", "sustained"))
+    facts = list(_facts(experiment, {"format", designs_key or "", "skipped"}))
+    for s in experiment.get("skipped") or ():
+        if isinstance(s, dict):
+            facts.append(Fact(f"not tried: {s.get('strategy', '?')}", str(s.get("reason") or "")))
     labels, values = [], []
     for d in designs:
-        label = d.get("design") or d.get("name") or d.get("strategy")
+        label = d.get("strategy") or d.get("design") or d.get("name")
         value = _num(d.get("achieved_qps"))
         if label is not None and value is not None:
             labels.append(str(label))
             values.append(value)
     chart = charts.bars(labels, values, "achieved queries per second", "Achieved rate per table design") if labels else None
-    return Evidence("Experiment: one write-hot table, several designs", facts=facts, table=table), chart
+    return Evidence("Experiment: one write-hot table, several designs", facts=tuple(facts), table=table), chart
 
 
 def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:

@@ -61,10 +61,15 @@ def workload_qps(timeline: Sequence[dict[str, Any]], windows: Sequence[dict[str,
     with matplotlib.rc_context(_RC):
         fig = _figure()
         ax = fig.axes[0]
-        xs = [p[0] for p in points] + [points[-1][1]]
-        ys = [p[2] for p in points] + [points[-1][2]]
-        ax.step(xs, ys, where="post", color=ACHIEVED, linewidth=1.2, label="captured QPS")
-        top = max(ys) or 1.0
+        xs, ys = [], []
+        for i, (start, end, qps) in enumerate(points):
+            if i and start > points[i - 1][1]:  # nothing captured in between: break the line, do not invent a rate
+                xs.append(points[i - 1][1])
+                ys.append(float("nan"))
+            xs += [start, end]
+            ys += [qps, qps]
+        ax.plot(xs, ys, color=ACHIEVED, linewidth=1.2, label="captured QPS")
+        top = max(p[2] for p in points) or 1.0
         for win in windows:
             try:
                 start, end = parse_time(win["start"]), parse_time(win["end"])

@@ -116,6 +116,9 @@ def _load_reasons(replay: dict[str, Any]) -> list[Reason]:
         return [Reason(NOT_READY, f"the replay did not sustain its target: {figures}{slow}")]
     if sustained is None and share < MIN_ACHIEVED_SHARE:
         return [Reason(NOT_READY, f"the replay reached {figures}")]
+    if isinstance(captured, (int, float)) and captured > 0 and target < captured * 0.95:
+        return [Reason(NOTE, f"the replay held {figures}, but that is only {target / captured:.0%} of the captured "
+                             f"{fmt.qps(captured)}: it does not show that TiDB holds the captured load")]
     return [Reason(READY, f"the replay held {figures}")]
 
 

@@ -210,6 +210,7 @@ class Evidence:
     title: str
     facts: tuple[Fact, ...] = ()
     table: GenericTable | None = None
+    note: str = ""
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ a nightly window); `hostile` puts markup and script into every name and text a u
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -299,20 +300,31 @@ def keywords_ramp(capture: Capture) -> dict[str, Any]:
 
 
 def keywords_experiment() -> dict[str, Any]:
+    """`sqlsrv2tidb experiment --table dbo.keywords` as sqlsrv2tidb/replay/experiment.py writes it."""
+    def variant(strategy: str, achieved: float, p99: float, ceiling: float | None, ddl: str) -> dict[str, Any]:
+        name = f"keywords__{strategy}"
+        return {"name": name, "strategy": strategy, "table": name, "ddl": ddl.replace("TABLE `k`", f"TABLE `{name}`"),
+                "achieved_qps": achieved, "target_qps": 65_000.0, "p99_ms": p99, "errors": 0,
+                "sustained": ceiling is not None and ceiling >= 60_000, "ceiling_qps": ceiling,
+                "replay": f"variants/{name}/replay.json"}
+
     return {
         "format": "sqlsrv2tidb.experiment/1",
         "table": "dbo.keywords",
         "target": "mysql://loadtest@tidb.example.internal:4000/poc",
-        "designs": [
-            {"design": "as is (clustered composite key)", "achieved_qps": 24_800.0, "target_qps": 50_000.0, "latency_ms": {"p99": 180.0},
-             "ddl": "CREATE TABLE `keywords_asis` (`e_type` SMALLINT NOT NULL, PRIMARY KEY (`e_type`))"},
-            {"design": "PARTITION BY KEY, 12 partitions", "achieved_qps": 61_200.0, "target_qps": 65_000.0, "latency_ms": {"p99": 22.0},
-             "ddl": "CREATE TABLE `keywords_key` (`e_type` SMALLINT NOT NULL, PRIMARY KEY (`e_type`)) PARTITION BY KEY (`e_type`) PARTITIONS 12"},
-            {"design": "NONCLUSTERED + SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4", "achieved_qps": 59_400.0, "target_qps": 65_000.0,
-             "latency_ms": {"p99": 31.0},
-             "ddl": "CREATE TABLE `keywords_split` (`e_type` SMALLINT NOT NULL, PRIMARY KEY (`e_type`) /*T![clustered_index] NONCLUSTERED */) "
-                    "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */"},
+        "server": {"kind": "tidb", "version": "8.0.11-TiDB-v8.5.0"},
+        "variants": [
+            variant("as_captured", 24_800.0, 180.0, 20_000.0,
+                    "CREATE TABLE `k` (`e_type` SMALLINT NOT NULL, PRIMARY KEY (`e_type`) /*T![clustered_index] CLUSTERED */)"),
+            variant("key_partition", 61_200.0, 22.0, 60_000.0,
+                    "CREATE TABLE `k` (`e_type` SMALLINT NOT NULL, PRIMARY KEY (`e_type`)) PARTITION BY KEY (`e_type`) PARTITIONS 12"),
+            variant("pre_split", 59_400.0, 31.0, 50_000.0,
+                    "CREATE TABLE `k` (`e_type` SMALLINT NOT NULL, PRIMARY KEY (`e_type`) /*T![clustered_index] NONCLUSTERED */) "
+                    "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */"),
         ],
+        "skipped": [{"strategy": "auto_random", "reason": "the primary key is not a single BIGINT column"}],
+        "best": "keywords__key_partition",
+        "notes": [],
     }
 
 
@@ -378,7 +390,8 @@ def hostile_out(out: Path) -> Path:
     replay["skipped"] = [{"id": qid, "fingerprint": PAYLOAD, "kind": "select", "status": "review", "reason": MARKUP_NAME}]
     replay["per_query"].append({"id": qid, "statements": 100, "errors": 0, "latency_ms": {"p50": 1.0}})
     experiment = keywords_experiment()
-    experiment["designs"][0]["design"] = PAYLOAD
+    experiment["variants"][0]["strategy"] = PAYLOAD
+    experiment["skipped"][0]["reason"] = MARKUP_NAME
     return write_out(out, capture, translation, plan, findings, options, replay, experiment)
 
 
@@ -429,3 +442,22 @@ def synthetic_out(out: Path, tables: int = 1000, classes: int = 10_000, interval
 
 def read_json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
+
+
+def visible_text(page: str) -> str:
+    """Text and attribute values of a report, without its own stylesheet, script and SVG geometry."""
+    from lxml import html as lxml_html
+
+    tree = lxml_html.fromstring(page)
+    for node in tree.xpath("//style|//script"):
+        node.drop_tree()
+    parts = list(tree.itertext())
+    for el in tree.iter():
+        if isinstance(el.tag, str):
+            parts += [v for k, v in el.attrib.items() if k not in ("d", "style", "transform", "clip-path", "points")]
+    return "\n".join(parts)
+
+
+def leaks(text: str, originals: set[str]) -> list[str]:
+    """The originals found in `text` as whole words, case-insensitively."""
+    return sorted(n for n in originals if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text, re.I))

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 import sample
-from lxml import html as lxml_html
 from typer.testing import CliRunner
 
 from sqlsrv2tidb.capture.fingerprint import fingerprint, query_id
@@ -55,21 +54,8 @@ def _originals(out: Path) -> set[str]:
     return names | {"dbo"}
 
 
-def _leaks(text: str, originals: set[str]) -> list[str]:
-    return sorted(n for n in originals if re.search(rf"(?<![\w]){re.escape(n)}(?![\w])", text, re.I))
-
-
-def _visible(page: str) -> str:
-    """Text and attribute values of the page, without its own stylesheet, script and SVG geometry."""
-    tree = lxml_html.fromstring(page)
-    for node in tree.xpath("//style|//script"):
-        node.drop_tree()
-    parts = [t for t in tree.itertext()]
-    for el in tree.iter():
-        if not isinstance(el.tag, str):
-            continue
-        parts += [v for k, v in el.attrib.items() if k not in ("d", "style", "transform", "clip-path", "points")]
-    return "\n".join(parts)
+_leaks = sample.leaks
+_visible = sample.visible_text
 
 
 @pytest.fixture

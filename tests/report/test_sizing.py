@@ -10,7 +10,17 @@ import sample
 import yaml
 
 from sqlsrv2tidb.errors import UsageError
-from sqlsrv2tidb.model import Capture, IntervalStat, QueryClass, Window, Workload
+from sqlsrv2tidb.model import (
+    Capture,
+    Column,
+    Database,
+    DataType,
+    IntervalStat,
+    QueryClass,
+    Table,
+    Window,
+    Workload,
+)
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.plan.sizing import SEED_001, advise
 
@@ -134,11 +144,17 @@ def test_bad_deployment_config_is_one_line_naming_the_file(section, message):
     assert str(err.value) == message
 
 
-def test_per_table_writes_are_read_from_update_delete_and_merge_too():
+def test_hot_tables_come_from_the_planners_table_rates_with_update_and_merge():
     capture = _small_capture(rate=30_000)
-    extra = QueryClass("qdel", "DELETE FROM [dbo].[t] WHERE id = ?", "DELETE FROM [dbo].[t] WHERE id = @P1", kind="delete")
-    capture = replace(capture, workload=replace(capture.workload, queries=(*capture.workload.queries, extra),
-                                                intervals=(*capture.workload.intervals, IntervalStat(
-                                                    "qdel", "2024-05-01T09:00:00Z", "2024-05-01T10:00:00Z", 3600 * 3000))))
+    table = Table("dbo", "t", (Column("id", DataType("int"), nullable=False), Column("a", DataType("int"))))
+    merge = QueryClass("qmrg", "MERGE dbo.t ...", "MERGE dbo.t AS x USING (SELECT @P1 AS id) AS s ON x.id = s.id "
+                       "WHEN NOT MATCHED THEN INSERT (id) VALUES (s.id);", kind="merge")
+    workload = capture.workload
+    capture = replace(capture, database=Database(tables=(table,)), workload=replace(
+        workload, queries=(*workload.queries, merge),
+        intervals=(*workload.intervals, IntervalStat("qmrg", "2024-05-01T09:00:00Z", "2024-05-01T10:00:00Z", 3600 * 3000))))
     hot = advise(capture, None, Options())["hot_tables"]
-    assert hot[0]["table"] == "dbo.t" and hot[0]["write_qps"] == pytest.approx(6000.0) and hot[0]["insert_qps"] == 0
+    assert [h["table"] for h in hot] == ["dbo.t"]
+    assert hot[0]["write_qps"] == pytest.approx(6000.0)  # 3,000 updates + 3,000 merges
+    assert hot[0]["insert_qps"] == pytest.approx(3000.0)  # a MERGE may insert
+    assert hot[0]["window"] == "day" and hot[0]["advice"].startswith("watch it")
