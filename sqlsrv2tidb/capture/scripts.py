@@ -23,16 +23,17 @@ from .tsql.tokens import Source
 
 _NAME = r"(?:\[[^\]\n]*\]|\"[^\"\n]*\"|[^\W\d][\w@$#]*)"
 _OBJECT = rf"{_NAME}(?:\s*\.\s*{_NAME}){{0,3}}"
-# Statements that only a schema or deployment script contains. A captured workload may create or
-# drop temporary tables (#t), so names starting with # or @ do not count.
+# Statements that only a schema or deployment script contains (DDL, permissions, descriptions). A
+# captured workload may create or drop temporary tables (#t), so names starting with # or @ do not count.
 _SCHEMA_DDL = re.compile(
     rf"""\b(?:
         CREATE\s+(?:OR\s+ALTER\s+)?(?:TABLE|VIEW|PROC|PROCEDURE|FUNCTION|TRIGGER|TYPE|SEQUENCE|SYNONYM|SCHEMA
-            |AGGREGATE|RULE|DEFAULT|ROLE|USER|LOGIN|DATABASE|ASSEMBLY|SECURITY\s+POLICY
+            |AGGREGATE|RULE|DEFAULT|ROLE|USER|LOGIN|DATABASE|ASSEMBLY|SECURITY\s+POLICY|STATISTICS
             |PARTITION\s+(?:FUNCTION|SCHEME)|XML\s+SCHEMA\s+COLLECTION|FULLTEXT\s+(?:INDEX|CATALOG))\s+(?=[^\s#@])
       | CREATE\s+(?:UNIQUE\s+)?(?:(?:NON)?CLUSTERED\s+)?(?:COLUMNSTORE\s+|(?:PRIMARY\s+)?XML\s+|SPATIAL\s+)?INDEX
             \s+{_NAME}\s+ON\s+(?=[^\s#@])
       | ALTER\s+(?:PROC|PROCEDURE|VIEW|FUNCTION|TRIGGER|DATABASE|INDEX|SCHEMA|ROLE)\b
+      | DROP\s+(?:TABLE|VIEW|PROC|PROCEDURE|FUNCTION|TRIGGER|TYPE|SEQUENCE|SYNONYM|SCHEMA)\s+(?:IF\s+EXISTS\s+|(?!IF\s))(?=[^\s#@])
       | ALTER\s+TABLE\s+(?=[^\s#@]){_OBJECT}\s+(?:WITH\s+(?:NO)?CHECK\s+)?(?:ADD|(?:NO)?CHECK\s+CONSTRAINT|SET|ALTER)\b
       | (?:GRANT|DENY|REVOKE)\s+[\w\s,]+?\s+(?:ON|TO)\b
       | sp_addtype\b | sp_addextendedproperty\b

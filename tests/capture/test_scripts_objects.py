@@ -283,3 +283,5 @@ def test_looks_like_schema_tells_ddl_from_workload():
     assert looks_like_schema("CREATE PRIMARY XML INDEX px ON dbo.t (x)")
     assert not looks_like_schema("-- CREATE TABLE dbo.t (a int)\nSELECT 'CREATE TABLE x (a int)'")
     assert not looks_like_schema("INSERT INTO t VALUES (1)")
+    assert looks_like_schema("DROP TABLE IF EXISTS dbo.Orders")
+    assert not looks_like_schema("DROP TABLE IF EXISTS #work; SELECT 1")

@@ -166,8 +166,10 @@ class Builder:
                 self.view_indexes.setdefault(_key(schema, name), []).append(to_index(action.index))
                 return
         if state is None:
-            what = {CreateIndex: "an index", Description: "a description", InsertRows: "rows"}.get(
-                type(action), "a change")
+            what = {CreateIndex: "an index", Description: "a description", InsertRows: "rows",
+                    AddElements: "columns or constraints", ConstraintState: "a constraint check change",
+                    AlterColumn: "a column change", SetVersioning: "system versioning",
+                    IndexState: "an index change"}.get(type(action), "a change")
             self.findings.add("IN07", Severity.MEDIUM, f"{schema}.{name}",
                               f"{what} for {schema}.{name}, a table the scripts never define; it is not in the model",
                               action.token, statement=action.token)
