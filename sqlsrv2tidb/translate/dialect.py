@@ -68,6 +68,20 @@ def _build_datediff(args: list[exp.Expr]) -> exp.DateDiff:
     )
 
 
+# DATEADD parts TiDB's INTERVAL spells differently: (unit, factor applied to the number).
+# https://docs.pingcap.com/tidb/stable/date-and-time-functions
+_DATEADD_UNITS = {"DAYOFYEAR": ("DAY", None), "WEEKDAY": ("DAY", None), "MILLISECOND": ("MICROSECOND", 1000)}
+
+
+def _build_dateadd(args: list[exp.Expr]) -> exp.DateAdd:
+    part = _date_part(seq_get(args, 0))
+    number = seq_get(args, 1)
+    unit, factor = _DATEADD_UNITS.get(part.name, (part.name, None))
+    if factor is not None and number is not None:
+        number = exp.Mul(this=exp.Paren(this=number), expression=exp.Literal.number(factor))
+    return exp.DateAdd(this=_date_value(seq_get(args, 2)), expression=number, unit=exp.var(unit))
+
+
 def _build_plain(klass: type[exp.Expr]) -> t.Callable[[list[exp.Expr]], exp.Expr]:
     def build(args: list[exp.Expr]) -> exp.Expr:
         kwargs: dict[str, t.Any] = {"this": seq_get(args, 0)}
@@ -96,6 +110,7 @@ class SqlServerParser(TSQLParser):
         "GETUTCDATE": _utc_precision(3),
         "SYSUTCDATETIME": _utc_precision(6),
         "DATEDIFF": _build_datediff,
+        "DATEADD": _build_dateadd,
         "DATEDIFF_BIG": _build_datediff,
         "LEN": _build_plain(exp.Length),
         "LEFT": _build_plain(exp.Left),

@@ -13,6 +13,7 @@ reader) become `?` markers; `TranslatedQuery.parameters` names the source parame
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from sqlglot import exp
@@ -107,12 +108,16 @@ def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.
     _declare_ahead(statements, ctx)
     out: list[exp.Expr] = []
     for statement in statements:
+        if statement.error is not None and re.search(r"\bOUTPUT\b", statement.sql, re.IGNORECASE):
+            ctx.note("QY11", "unsupported", "A statement with an OUTPUT clause: TiDB has no OUTPUT/RETURNING; read the rows "
+                     f"in a separate SELECT ({statement.error}).")
+            continue
         if statement.error is not None:
             ctx.note("QY01", "unsupported", f"T-SQL that could not be read: {statement.error} in `{one_line(statement.sql, 120)}`")
             continue
         if statement.control_flow:
-            ctx.note("QY31", "unsupported", f"Control flow `{one_line(statement.sql, 60)}`: TiDB has no procedural SQL outside "
-                     "stored programs, so the statements around it cannot run as one batch.")
+            ctx.note("QY31", "unsupported", "Control flow (IF, WHILE, BEGIN...END, TRY...CATCH, GOTO, RETURN): TiDB has no "
+                     "procedural SQL outside stored programs, so the batch cannot run as one unit.")
             continue
         tree = statement.tree
         if tree is None:

@@ -22,6 +22,8 @@ def _template(text: str) -> exp.Expr:
 def fill(text: str, **parts: exp.Expr) -> exp.Expr:
     """The template with each placeholder column (`a`, `b`, `d`, ...) replaced by a copy of its part."""
     tree = _template(text).copy()
+    for node in tree.walk():
+        node.meta["tidb"] = True  # TiDB SQL already: no rewrite may touch it again
     for column in list(tree.find_all(exp.Column)):
         if not column.table and column.name in parts:
             replacement = parts[column.name].copy()
@@ -35,7 +37,9 @@ def fill(text: str, **parts: exp.Expr) -> exp.Expr:
 
 def call(name: str, *args: exp.Expr) -> exp.Expr:
     """A plain function call that sqlglot writes as-is: `call("RTRIM", x)` -> `RTRIM(x)`."""
-    return exp.Anonymous(this=name, expressions=[a.copy() if a.parent is not None else a for a in args])
+    node = exp.Anonymous(this=name, expressions=[a.copy() if a.parent is not None else a for a in args])
+    node.meta["tidb"] = True
+    return node
 
 
 def paren(node: exp.Expr) -> exp.Expr:

@@ -79,8 +79,8 @@ def bottom_up(tree: exp.Expr, rewrites: Iterable[Rewrite], ctx: Context) -> exp.
     rewrites = tuple(rewrites)
     root = tree
     for node in reversed(list(tree.walk(bfs=False))):
-        if node is not root and node.parent is None:
-            continue  # detached by an earlier rewrite of a sibling
+        if (node is not root and node.parent is None) or node.meta.get("tidb"):
+            continue  # detached by an earlier rewrite, or TiDB SQL a rewrite already produced
         new = node
         for rewrite in rewrites:
             new = rewrite(new, ctx)

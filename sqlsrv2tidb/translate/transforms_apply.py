@@ -90,8 +90,9 @@ def decorrelate(sub: exp.Select, alias: str, outer: set[str], kind: str, ctx: Co
         name = f"__k{i}"
         keys.append(name)
         new.append("expressions", exp.alias_(inner_side.copy(), name))
-        if new.args.get("group"):
-            new.args["group"].append("expressions", inner_side.copy())
+        group = new.args.get("group")
+        if group is not None and not any(g == inner_side for g in group.expressions):
+            group.append("expressions", inner_side.copy())
     conditions: list[exp.Expr] = [
         exp.EQ(this=exp.column(name, alias), expression=outer_side.copy()) for name, (_, outer_side) in zip(keys, pairs, strict=True)
     ]
@@ -123,7 +124,6 @@ def _order_item(ordered: exp.Expr, select: exp.Select) -> exp.Expr:
     item = ordered.copy()
     if isinstance(item, exp.Ordered):
         item.set("this", _resolve_aliases(item.this, select))
-        item.set("nulls_first", None)
     return item
 
 
@@ -132,9 +132,17 @@ def _fail(ctx: Context, kind: str, why: str) -> None:
     return None
 
 
-def top_window(select: exp.Select, count: exp.Expr, percent: bool, ties: bool, ctx: Context) -> exp.Expr:
-    """Wrap `select` so a window column filters its first rows (see `top_percent_or_ties`)."""
-    what = "TOP ... PERCENT" + (" WITH TIES" if ties else "") if percent else "TOP ... WITH TIES"
+def top_window(select: exp.Select, count: exp.Expr | None, percent: bool, ties: bool, ctx: Context,
+               offset: exp.Expr | None = None) -> exp.Expr:
+    """Wrap `select` so a window column filters its first rows (see `top_percent_or_ties`).
+
+    Also used for TOP (@variable) / OFFSET @variable: LIMIT takes only literals and `?` markers.
+    """
+    if percent:
+        what = "TOP ... PERCENT" + (" WITH TIES" if ties else "")
+    else:
+        what = "TOP ... WITH TIES" if ties else "TOP/OFFSET with a variable"
+    select = _expand_star(select, ctx)
     names = [p.alias_or_name for p in select.selects]
     if (
         any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in select.selects)
@@ -151,6 +159,7 @@ def top_window(select: exp.Select, count: exp.Expr, percent: bool, ties: bool, c
         return select
     inner = select.copy()
     inner.set("limit", None)
+    inner.set("offset", None)
     inner.set("order", None)
     inner.set("with_", None)
     order_items = [_order_item(o, select) for o in order.expressions] if order else []
@@ -159,16 +168,26 @@ def top_window(select: exp.Select, count: exp.Expr, percent: bool, ties: bool, c
         key = item.this if isinstance(item, exp.Ordered) else item
         inner.append("expressions", exp.alias_(key.copy(), f"__o{i}"))
         desc = isinstance(item, exp.Ordered) and item.args.get("desc")
-        outer_order.append(exp.Ordered(this=exp.column(f"__o{i}"), desc=desc))
+        outer_order.append(exp.Ordered(this=exp.column(f"__o{i}"), desc=desc,
+                                       nulls_first=item.args.get("nulls_first") if isinstance(item, exp.Ordered) else None))
     over = exp.Order(expressions=order_items) if order_items else None
     if ties and not percent:
         inner.append("expressions", exp.alias_(exp.Window(this=exp.Anonymous(this="RANK"), order=over), "__rank"))
-        condition: exp.Expr = exp.LTE(this=exp.column("__rank"), expression=count.copy())
+        condition: exp.Expr = exp.LTE(this=exp.column("__rank"), expression=count.copy() if count else exp.null())
     else:
         inner.append("expressions", exp.alias_(exp.Window(this=exp.RowNumber(), order=over), "__row"))
-        inner.append("expressions", exp.alias_(exp.Window(this=exp.Count(this=exp.Star())), "__rows"))
-        share = exp.Div(this=exp.Mul(this=exp.column("__rows"), expression=count.copy()), expression=exp.Literal.number(100))
-        condition = exp.LTE(this=exp.column("__row"), expression=exp.Ceil(this=share))
+        if percent:
+            inner.append("expressions", exp.alias_(exp.Window(this=exp.Count(this=exp.Star())), "__rows"))
+        conditions: list[exp.Expr] = []
+        if offset is not None:
+            conditions.append(exp.GT(this=exp.column("__row"), expression=offset.copy()))
+        if percent and count is not None:
+            share = exp.Div(this=exp.Mul(this=exp.column("__rows"), expression=count.copy()), expression=exp.Literal.number(100))
+            conditions.append(exp.LTE(this=exp.column("__row"), expression=exp.Ceil(this=share)))
+        elif count is not None:
+            last = count.copy() if offset is None else exp.Add(this=offset.copy(), expression=count.copy())
+            conditions.append(exp.LTE(this=exp.column("__row"), expression=last))
+        condition = exp.and_(*conditions)
     outer = exp.select(*[exp.column(n) for n in names]).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("__top")))
     ).where(condition)
@@ -176,5 +195,19 @@ def top_window(select: exp.Select, count: exp.Expr, percent: bool, ties: bool, c
         outer.set("order", exp.Order(expressions=outer_order))
     if select.args.get("with_") is not None:
         outer.set("with_", select.args["with_"].copy())
-    ctx.note("QY14", "rewritten", f"{what} becomes a window-function filter; TiDB's LIMIT has neither.")
+    ctx.note("QY14", "rewritten", f"{what} becomes a window-function filter; TiDB's LIMIT takes neither.")
     return outer
+
+
+def _expand_star(select: exp.Select, ctx: Context) -> exp.Select:
+    """`SELECT *` with sources whose columns are known -> the columns by name (for a wrapping query)."""
+    if not any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in select.selects):
+        return select
+    from .transforms_dml import projection_columns
+
+    columns = projection_columns(select, ctx)
+    if columns is None or len({n.lower() for n, _ in columns}) != len(columns):
+        return select
+    expanded = select.copy()
+    expanded.set("expressions", [exp.column(name) for name, _ in columns])
+    return expanded

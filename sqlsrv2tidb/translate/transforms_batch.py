@@ -107,7 +107,7 @@ def declare(tree: exp.Declare, ctx: Context) -> list[exp.Expr]:
             if isinstance(kind, exp.DataType):
                 ctx.types.variables[name.lower()] = kind
             default = item.args.get("default")
-            value = _translated_expression(default, ctx) if default is not None else exp.Null()
+            value = _translated_expression(default, ctx) if isinstance(default, exp.Expr) else exp.Null()
             assignments.append(exp.EQ(this=exp.Parameter(this=exp.var(name)), expression=value))
     if assignments:
         ctx.note("QY26", "rewritten", "Local variables become session user variables (@name), set explicitly because they start as NULL.")
@@ -165,6 +165,7 @@ def assign_from_select(tree: exp.Select, ctx: Context) -> list[exp.Expr]:
         not tree.args.get("group")
         and all(any(isinstance(n, exp.AggFunc) for n in p.expression.walk()) for p in tree.selects)
     ) or _limit_one(tree) or tree.args.get("from_") is None
+    order = tree.args.get("order")
     items = []
     for projection in tree.selects:
         name = parameter_name(projection.this)
@@ -175,14 +176,29 @@ def assign_from_select(tree: exp.Select, ctx: Context) -> list[exp.Expr]:
             query = tree.copy()
             query.set("expressions", [projection.expression.copy()])
             if not single:
+                # The variable ends with the last row's value: reverse the order and take the first.
+                if order is not None:
+                    query.set("order", exp.Order(expressions=[_reversed(o) for o in order.expressions]))
                 query.set("limit", exp.Limit(expression=exp.Literal.number(1)))
             translated = translate_tree(query, ctx)
             value = exp.Subquery(this=translated[0]) if translated else exp.Null()
         items.append(exp.SetItem(this=exp.EQ(this=exp.Parameter(this=exp.var(name)), expression=value)))
-    status = "rewritten" if single else "review"
-    ctx.note("QY26", status, "SELECT @var = ... becomes SET @var = (SELECT ...)"
-             + ("." if single else "; SQL Server keeps the last row's value, the rewrite takes one row (LIMIT 1)."))
+    if single:
+        ctx.note("QY26", "rewritten", "SELECT @var = ... becomes SET @var = (SELECT ...).")
+    elif order is not None:
+        ctx.note("QY26", "rewritten", "SELECT @var = ... ORDER BY keeps the last row's value: it becomes SET @var = "
+                 "(SELECT ... ORDER BY <reversed> LIMIT 1).")
+    else:
+        ctx.note("QY26", "review", "SELECT @var = ... over several rows keeps an arbitrary last row's value; the rewrite "
+                 "takes one row (LIMIT 1).")
     return [exp.Set(expressions=items)]
+
+
+def _reversed(ordered: exp.Expr) -> exp.Expr:
+    if not isinstance(ordered, exp.Ordered):
+        return exp.Ordered(this=ordered.copy(), desc=True, nulls_first=False)
+    return exp.Ordered(this=ordered.this.copy(), desc=not ordered.args.get("desc"),
+                       nulls_first=not ordered.args.get("nulls_first"))
 
 
 def _limit_one(tree: exp.Select) -> bool:
@@ -230,8 +246,8 @@ def session_option(text: str, ctx: Context) -> list[exp.Expr]:
 
 def command(tree: exp.Command, ctx: Context) -> list[exp.Expr]:
     """Statements sqlglot keeps as raw commands: SET options, WAITFOR, THROW, PRINT, cursors, SAVE TRANSACTION."""
-    word = tree.name.upper()
-    rest = tree.expression.name if tree.expression is not None else ""
+    word = (tree.this if isinstance(tree.this, str) else tree.name).upper()
+    rest = tree.expression.name if isinstance(tree.expression, exp.Expr) else str(tree.expression or "")
     if word == "SET":
         return session_option("SET " + rest, ctx)
     if word == "WAITFOR":

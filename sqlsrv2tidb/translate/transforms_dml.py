@@ -11,6 +11,7 @@ from sqlglot import exp
 
 from .transforms import Context
 from .transforms_pivot import source_columns
+from .typing import _sources as sources
 from .typing import table_key
 
 
@@ -85,24 +86,14 @@ def select_into(select: exp.Select, ctx: Context) -> list[exp.Expr]:
     query.set("into", None)
     temporary = bool(into.args.get("temporary")) or target.this.args.get("temporary") or target.this.args.get("global_")
     properties = [exp.TemporaryProperty()] if temporary else []
-    star = len(query.selects) == 1 and isinstance(query.selects[0], exp.Star)
-    from_ = query.args.get("from_")
-    if star and from_ is not None and isinstance(from_.this, exp.Table) and not query.args.get("joins") and not from_.this.args.get("joins"):
-        like = from_.this.copy()
-        like.set("alias", None)
-        like.set("hints", None)
-        create = exp.Create(this=target, kind="TABLE", properties=exp.Properties(expressions=[*properties, exp.LikeProperty(this=like)]))
-        insert = exp.Insert(this=target.copy(), expression=query)
-        columns = source_columns(from_.this, ctx) or []
-        ctx.types.temp_tables[table_key(target)] = {c.lower(): ctx.types.of(exp.column(c)) for c in columns}
-        ctx.note("QY17", "rewritten", "SELECT * INTO becomes CREATE TABLE ... LIKE plus INSERT ... SELECT (TiDB has no CREATE TABLE ... AS SELECT).")
-        return [create, insert]
     names, definitions, unknown = [], [], []
-    for projection in query.selects:
-        name = projection.alias_or_name
-        datatype = ctx.types.of(projection)
-        if not name or isinstance(projection, exp.Star) or datatype is None:
-            unknown.append(name or projection.sql("sqlserver")[:40])
+    columns = projection_columns(query, ctx)
+    if columns is None:
+        unknown.append("*")
+        columns = []
+    for name, datatype in columns:
+        if not name or datatype is None:
+            unknown.append(name or "an unnamed column")
             continue
         names.append(name)
         definitions.append(exp.ColumnDef(this=exp.to_identifier(name), kind=datatype.copy()))
@@ -119,6 +110,28 @@ def select_into(select: exp.Select, ctx: Context) -> list[exp.Expr]:
     ctx.types.temp_tables[table_key(target)] = {d.name.lower(): d.args["kind"] for d in definitions}
     ctx.note("QY17", "rewritten", "SELECT ... INTO becomes CREATE TABLE with the projected types plus INSERT ... SELECT.")
     return [create, insert]
+
+
+def projection_columns(query: exp.Select, ctx: Context) -> list[tuple[str, exp.DataType | None]] | None:
+    """(name, SQL Server type) of each output column, `*` expanded from its sources; None if `*` cannot be."""
+    out: list[tuple[str, exp.DataType | None]] = []
+    for projection in query.selects:
+        star = isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and projection.is_star)
+        if not star:
+            out.append((projection.alias_or_name, ctx.types.of(projection)))
+            continue
+        qualifier = projection.table.lower() if isinstance(projection, exp.Column) else ""
+        for alias, source in sources(query):
+            if qualifier and alias != qualifier:
+                continue
+            names = source_columns(source, ctx)
+            if names is None:
+                return None
+            for name in names:
+                column = exp.Column(this=exp.to_identifier(name), table=exp.to_identifier(alias))
+                column.parent = query  # resolves through the query's sources without joining the tree
+                out.append((name, ctx.types.of(column)))
+    return out
 
 
 def output_clause(statement: exp.Expr, ctx: Context) -> list[exp.Expr]:

@@ -14,6 +14,9 @@ from sqlglot import exp
 from .templates import call, fill, paren
 from .transforms import Context
 
+# SQL Server's default for a new instance, assumed when the capture does not say (as the DDL generator does).
+# https://learn.microsoft.com/sql/relational-databases/collations/set-or-change-the-server-collation
+ASSUMED_COLLATION = "SQL_Latin1_General_CP1_CI_AS"
 _LIKE_DOCS = "https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql"
 
 
@@ -145,6 +148,8 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
     """
     if not isinstance(node, exp.Convert) or not isinstance(node.this, exp.DataType):
         return node
+    if node.args.get("safe"):
+        ctx.note("QY07", "review", "TRY_CAST/TRY_CONVERT becomes CAST: TiDB does not return NULL for a value that does not convert.")
     style = node.args.get("style")
     while isinstance(style, exp.Paren):
         style = style.this
@@ -230,6 +235,13 @@ def builtin_functions(node: exp.Expr, ctx: Context) -> exp.Expr:  # noqa: C901 -
         return exp.Round(this=node.this, decimals=node.args.get("decimals"))
     if isinstance(node, exp.NumberToStr):
         return _format_number(node, ctx)
+    if isinstance(node, exp.DateFromParts):
+        ctx.note("QY36", "rewritten", "DATEFROMPARTS becomes MAKEDATE() plus intervals.")
+        return paren(fill("DATE_ADD(DATE_ADD(MAKEDATE(y, 1), INTERVAL m - 1 MONTH), INTERVAL d - 1 DAY)",
+                          y=node.args["year"], m=node.args["month"], d=node.args["day"]))
+    if isinstance(node, exp.Unicode):
+        ctx.note("QY36", "review", "UNICODE() becomes ORD(), which returns the UTF-8 bytes of a non-ASCII character, not its code point.")
+        return call("ORD", node.this)
     found = _anonymous(node)
     if found is None:
         return node
@@ -241,7 +253,7 @@ def builtin_functions(node: exp.Expr, ctx: Context) -> exp.Expr:  # noqa: C901 -
         return exp.Case(this=args[0], ifs=ifs)
     if name == "DATEFROMPARTS" and len(args) == 3:
         ctx.note("QY36", "rewritten", "DATEFROMPARTS becomes MAKEDATE() plus intervals.")
-        return paren(fill("MAKEDATE(y, 1) + INTERVAL (m - 1) MONTH + INTERVAL (d - 1) DAY", y=args[0], m=args[1], d=args[2]))
+        return paren(fill("DATE_ADD(DATE_ADD(MAKEDATE(y, 1), INTERVAL m - 1 MONTH), INTERVAL d - 1 DAY)", y=args[0], m=args[1], d=args[2]))
     if name == "STR" and 1 <= len(args) <= 3:
         width = args[1] if len(args) > 1 else exp.Literal.number(10)
         digits = args[2] if len(args) > 2 else exp.Literal.number(0)
@@ -252,8 +264,7 @@ def builtin_functions(node: exp.Expr, ctx: Context) -> exp.Expr:  # noqa: C901 -
         test = exp.RegexpLike(this=args[0], expression=exp.Literal.string(r"^[[:space:]]*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?[[:space:]]*$"))
         return exp.Coalesce(this=test, expressions=[exp.Literal.number(0)])
     if name == "PATINDEX" and len(args) == 2:
-        ctx.note("QY36", "unsupported", "PATINDEX() has no TiDB equivalent that MySQL clients share; rewrite with REGEXP_INSTR().")
-        return node
+        return _patindex(node, args, ctx)
     if name == "DB_NAME" and not args:
         return call("DATABASE")
     if name in ("SUSER_NAME", "USER_NAME", "SUSER_SNAME") and not args:
@@ -265,6 +276,25 @@ def builtin_functions(node: exp.Expr, ctx: Context) -> exp.Expr:  # noqa: C901 -
     if name == "GETDATE":
         return exp.CurrentTimestamp(this=exp.Literal.number(3))
     return node
+
+
+def _patindex(node: exp.Expr, args: list[exp.Expr], ctx: Context) -> exp.Expr:
+    """`PATINDEX('%[0-9]%', s)` -> `REGEXP_INSTR(s, '[0-9]')`: the position of the first match, 0 if none."""
+    pattern = args[0]
+    pieces = _like_pieces(pattern.name) if isinstance(pattern, (exp.Literal, exp.National)) else None
+    if pieces is None:
+        ctx.note("QY36", "unsupported", "PATINDEX() with a computed pattern has no TiDB equivalent.")
+        return node
+    leading = bool(pieces) and pieces[0][0] == "any"
+    trailing = bool(pieces) and pieces[-1][0] == "any"
+    core = pieces[1 if leading else 0 : -1 if trailing and len(pieces) > 1 else None]
+    regex = _regex(core)
+    regex = regex[1:] if leading else regex
+    regex = regex[:-1] if trailing else regex
+    letters = any(k == "class" and any(c.isalpha() for c in t) for k, t in pieces)
+    ctx.note("QY36", "review" if letters else "rewritten",
+             "PATINDEX() becomes REGEXP_INSTR() with the pattern as a regular expression.")
+    return call("REGEXP_INSTR", args[1], exp.Literal.string(regex))
 
 
 def _format_number(node: exp.NumberToStr, ctx: Context) -> exp.Expr:
@@ -315,7 +345,7 @@ def connection_collation(node: exp.Expr, ctx: Context) -> exp.Expr:
     """
     if not isinstance(node, (exp.EQ, exp.NEQ, exp.Like, exp.GT, exp.LT, exp.GTE, exp.LTE)):
         return node
-    collation = ctx.database.collation or ""
+    collation = ctx.database.collation or ASSUMED_COLLATION
     if "_CI" not in collation.upper() or any(True for _ in node.find_all(exp.Column)):
         return node
     sides = (node.this, node.expression)

@@ -98,7 +98,7 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
         assignments.append(exp.EQ(this=exp.column(left.name), expression=right))
     row_values = [_substitute(v, row, source_alias) for v in values] if row is not None else None
     insert_stmt = _insert(plain_target, columns, row_values, values, source, source_alias)
-    insert_stmt.set("conflict", exp.OnConflict(duplicate=True, expressions=assignments))
+    insert_stmt.set("conflict", exp.OnConflict(duplicate=True, expressions=assignments, action=exp.var("UPDATE")))
     ctx.note(_NOTE, status, "MERGE (update or insert on the key) becomes INSERT ... ON DUPLICATE KEY UPDATE"
              + ("; it also fires on the target's other unique keys." if status == "review" else "."))
     return [insert_stmt]

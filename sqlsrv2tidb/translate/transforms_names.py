@@ -45,6 +45,8 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     for column in list(tree.find_all(exp.Column)):
         _qualifier(column, renamed, ctx)
     for node in list(tree.find_all(exp.Parameter)):
+        if isinstance(node.parent, exp.Parameter):
+            continue  # the name part of @@ROWCOUNT and friends
         if node.parent is not None or node is tree:
             replacement = _variable(node, ctx)
             if replacement is not node:
@@ -92,7 +94,7 @@ def _table(table: exp.Table, tree: exp.Expr, ctes: set[str], aliases: set[str], 
         table.set("catalog", None)
         return
     database = table.catalog
-    if database and ctx.database.name and database.lower() != ctx.database.name.lower():
+    if database and (ctx.database.name or "").lower() != database.lower():
         ctx.note("QY29", "review", f"Cross-database name {table.sql('sqlserver')}: it assumes database {database} is migrated to TiDB under that name.")
         target = ctx.names.object(table.db or None, name)
         table.set("this", exp.to_identifier(target.name))

@@ -42,10 +42,39 @@ def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 def rewrite_select(select: exp.Select, ctx: Context) -> exp.Expr:
+    recursive_ctes(select)
+    offset_without_fetch(select)
     select = transforms_pivot.pivot(select, ctx)
     select = apply_join(select, ctx)
     select = for_xml(select, ctx)
     return top_percent_or_ties(select, ctx)
+
+
+def recursive_ctes(select: exp.Select) -> exp.Select:
+    """`WITH n AS (... FROM n ...)` -> `WITH RECURSIVE n AS (...)`: T-SQL has no RECURSIVE keyword, MySQL requires it.
+    https://docs.pingcap.com/tidb/stable/sql-statement-with
+    """
+    with_ = select.args.get("with_")
+    if with_ is None or with_.args.get("recursive"):
+        return select
+    for cte in with_.expressions:
+        name = cte.alias.lower()
+        if any(t.name.lower() == name and not t.db for t in cte.this.find_all(exp.Table)):
+            with_.set("recursive", True)
+            break
+    return select
+
+
+# MySQL's largest LIMIT, the documented way to say "all rows after the offset".
+# https://dev.mysql.com/doc/refman/8.0/en/select.html#idm45729226227536
+_ALL_ROWS = "18446744073709551615"
+
+
+def offset_without_fetch(select: exp.Select) -> exp.Select:
+    """`ORDER BY a OFFSET 10 ROWS` -> `ORDER BY a LIMIT 18446744073709551615 OFFSET 10`: MySQL has no OFFSET without LIMIT."""
+    if select.args.get("offset") is not None and select.args.get("limit") is None:
+        select.set("limit", exp.Limit(expression=exp.Literal.number(_ALL_ROWS)))
+    return select
 
 
 _NOLOCK = {"NOLOCK", "READUNCOMMITTED"}
@@ -247,10 +276,34 @@ def top_percent_or_ties(select: exp.Select, ctx: Context) -> exp.Expr:
     MySQL's LIMIT takes neither PERCENT nor WITH TIES.
     https://learn.microsoft.com/sql/t-sql/queries/top-transact-sql
     """
-    limit = select.args.get("limit")
-    options = limit.args.get("limit_options") if isinstance(limit, exp.Limit) else None
-    if options is None or not (options.args.get("percent") or options.args.get("with_ties")):
-        return select
     from .transforms_apply import top_window
 
-    return top_window(select, limit.expression, bool(options.args.get("percent")), bool(options.args.get("with_ties")), ctx)
+    limit = select.args.get("limit")
+    options = limit.args.get("limit_options") if isinstance(limit, exp.Limit) else None
+    if options is not None and (options.args.get("percent") or options.args.get("with_ties")):
+        return top_window(select, limit.expression, bool(options.args.get("percent")), bool(options.args.get("with_ties")), ctx)
+    count = _limit_count(limit)
+    offset = select.args.get("offset")
+    offset_value = offset.expression if isinstance(offset, exp.Offset) else None
+    if _is_variable(count, ctx) or _is_variable(offset_value, ctx):
+        if isinstance(count, exp.Literal) and count.name == _ALL_ROWS:
+            count = None
+        return top_window(select, count, False, False, ctx, offset=offset_value)
+    return select
+
+
+def _limit_count(limit: exp.Expr | None) -> exp.Expr | None:
+    if isinstance(limit, exp.Limit):
+        return limit.expression
+    if isinstance(limit, exp.Fetch):
+        return limit.args.get("count")
+    return None
+
+
+def _is_variable(node: exp.Expr | None, ctx: Context) -> bool:
+    """A session user variable after translation: LIMIT and OFFSET accept only literals and `?`."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if not isinstance(node, exp.Parameter) or isinstance(node.this, exp.Parameter):
+        return False
+    return node.this.name.lower() in ctx.local_variables

@@ -108,6 +108,12 @@ def integer_average(node: exp.Expr, ctx: Context) -> exp.Expr:
     SQL Server's AVG of an integer column is an integer (truncated); MySQL's is a decimal.
     https://learn.microsoft.com/sql/t-sql/functions/avg-transact-sql#return-types
     """
+    if isinstance(node, exp.Window) and isinstance(node.this, exp.IntDiv) and node.this.meta.get("average"):
+        # AVG(x) OVER (w) -> SUM(x) OVER (w) DIV COUNT(x) OVER (w): the window applies to both halves.
+        over = {k: v for k, v in node.args.items() if k != "this"}
+        total = exp.Window(this=node.this.this.copy(), **{k: v.copy() if isinstance(v, exp.Expr) else v for k, v in over.items()})
+        count = exp.Window(this=node.this.expression.copy(), **{k: v.copy() if isinstance(v, exp.Expr) else v for k, v in over.items()})
+        return exp.Paren(this=exp.IntDiv(this=total, expression=count))
     if not isinstance(node, exp.Avg):
         return node
     argument = node.this
@@ -117,7 +123,9 @@ def integer_average(node: exp.Expr, ctx: Context) -> exp.Expr:
     if ctx.types.category(inner) not in ("integer", "bit"):
         return node
     ctx.note("QY41", "rewritten", "AVG of an integer column becomes SUM() DIV COUNT(): SQL Server returns an integer.")
-    return exp.IntDiv(this=exp.Sum(this=argument.copy()), expression=exp.Count(this=argument.copy()))
+    result = exp.IntDiv(this=exp.Sum(this=argument.copy()), expression=exp.Count(this=argument.copy()))
+    result.meta["average"] = True
+    return result if isinstance(node.parent, exp.Window) else exp.Paren(this=result)
 
 
 def _unit(node: exp.Expr) -> str:
@@ -133,8 +141,9 @@ _DATEDIFF = {
     "DAY": "DATEDIFF(b, a)",
     "DAYOFYEAR": "DATEDIFF(b, a)",
     "WEEKDAY": "DATEDIFF(b, a)",
-    # Weeks start on Sunday for DATEDIFF whatever SET DATEFIRST says: count Sundays crossed.
-    "WEEK": "(TO_DAYS(b) - DAYOFWEEK(b) - (TO_DAYS(a) - DAYOFWEEK(a))) DIV 7",
+    # Weeks start on Sunday for DATEDIFF whatever SET DATEFIRST says: count Sundays crossed,
+    # counting weeks from Sunday 1900-01-07.
+    "WEEK": "FLOOR(DATEDIFF(b, '1900-01-07') / 7) - FLOOR(DATEDIFF(a, '1900-01-07') / 7)",
     "HOUR": "TO_SECONDS(b) DIV 3600 - TO_SECONDS(a) DIV 3600",
     "MINUTE": "TO_SECONDS(b) DIV 60 - TO_SECONDS(a) DIV 60",
     "SECOND": "TO_SECONDS(b) - TO_SECONDS(a)",
@@ -249,8 +258,8 @@ def cast_types(node: exp.Expr, ctx: Context) -> exp.Expr:
     """
     if isinstance(node, exp.DataType):
         params = node.expressions
-        if node.this in (exp.DType.DATETIME2, exp.DType.TIME, exp.DType.TIMESTAMPTZ):
-            digits = int(params[0].name) if params and params[0].name.isdigit() else 7
+        if node.this in (exp.DType.DATETIME2, exp.DType.TIME, exp.DType.TIMESTAMPTZ) and params:
+            digits = int(params[0].name) if params[0].name.isdigit() else 7
             if digits > 6:
                 ctx.note("QY40", "rewritten", "Fractional seconds are kept to 6 digits (TiDB's maximum); SQL Server keeps 7.")
                 return exp.DataType(this=node.this, expressions=[exp.DataTypeParam(this=exp.Literal.number(6))])

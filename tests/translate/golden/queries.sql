@@ -1,0 +1,1354 @@
+-- Golden pairs: T-SQL as captured -> the TiDB SQL the translator writes, with the status and note codes.
+-- Format and regeneration: tests/translate/translate_golden.py. Every TiDB text parses with TiDB's parser
+-- and runs on MariaDB against golden/schema.sql (applied through the DDL generator) unless marked parse-only.
+
+-- ==================== Plain queries that keep their text
+
+-- 1 [translated] Plain queries that keep their text
+SELECT id, first_name FROM dbo.customers WHERE id = 1
+-- =>
+SELECT id, first_name FROM customers WHERE id = 1;
+
+-- 2 [translated] Plain queries that keep their text
+SELECT TOP 10 id, amount FROM dbo.orders ORDER BY amount DESC
+-- =>
+SELECT id, amount FROM orders ORDER BY amount DESC LIMIT 10;
+
+-- 3 [translated] Plain queries that keep their text
+SELECT TOP (5) * FROM dbo.products
+-- =>
+SELECT * FROM products LIMIT 5;
+
+-- 4 [translated] Plain queries that keep their text
+(@P1 int)SELECT TOP (@P1) id FROM dbo.orders ORDER BY id
+-- =>
+-- parameters: @P1
+SELECT id FROM orders ORDER BY id LIMIT ?;
+
+-- 5 [translated] Plain queries that keep their text
+SELECT id FROM dbo.orders ORDER BY id OFFSET 1 ROWS FETCH NEXT 2 ROWS ONLY
+-- =>
+SELECT id FROM orders ORDER BY id LIMIT 2 OFFSET 1;
+
+-- 6 [translated] Plain queries that keep their text
+(@P1 int,@P2 int)SELECT id FROM dbo.orders ORDER BY id OFFSET @P1 ROWS FETCH NEXT @P2 ROWS ONLY
+-- =>
+-- parameters: @P2, @P1
+SELECT id FROM orders ORDER BY id LIMIT ? OFFSET ?;
+
+-- 7 [translated] Plain queries that keep their text
+SELECT id FROM dbo.orders ORDER BY id OFFSET 2 ROWS
+-- =>
+SELECT id FROM orders ORDER BY id LIMIT 18446744073709551615 OFFSET 2;
+
+-- 8 [translated] Plain queries that keep their text
+SELECT [first_name] AS [First Name], [last_name] FROM [dbo].[customers]
+-- =>
+SELECT `first_name` AS `First Name`, `last_name` FROM `customers`;
+
+-- 9 [translated] Plain queries that keep their text
+SELECT c.id, COUNT(*) AS n FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id GROUP BY c.id HAVING COUNT(*) > 1
+-- =>
+SELECT c.id, COUNT(*) AS n FROM customers AS c JOIN orders AS o ON o.customer_id = c.id GROUP BY c.id HAVING COUNT(*) > 1;
+
+-- 10 [translated] Plain queries that keep their text
+SELECT DISTINCT status FROM dbo.orders
+-- =>
+SELECT DISTINCT status FROM orders;
+
+-- 11 [translated] Plain queries that keep their text
+WITH big AS (SELECT customer_id, SUM(amount) AS total FROM dbo.orders GROUP BY customer_id) SELECT * FROM big WHERE total > 10
+-- =>
+WITH big AS (SELECT customer_id, SUM(amount) AS total FROM orders GROUP BY customer_id) SELECT * FROM big WHERE total > 10;
+
+-- 12 [translated] Plain queries that keep their text
+;WITH n AS (SELECT 1 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT i FROM n
+-- =>
+WITH RECURSIVE n AS (SELECT 1 AS i UNION ALL SELECT i + 1 FROM n WHERE i < 5) SELECT i FROM n;
+
+-- 13 [translated] Plain queries that keep their text
+SELECT id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at DESC) AS rn FROM dbo.orders
+-- =>
+SELECT id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at DESC) AS rn FROM orders;
+
+-- 14 [translated] Plain queries that keep their text
+SELECT customer_id, SUM(amount) OVER (ORDER BY ordered_at ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM dbo.orders
+-- =>
+SELECT customer_id, SUM(amount) OVER (ORDER BY ordered_at ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) FROM orders;
+
+-- 15 [translated] Plain queries that keep their text
+SELECT id FROM dbo.customers WHERE EXISTS (SELECT 1 FROM dbo.orders o WHERE o.customer_id = customers.id)
+-- =>
+SELECT id FROM customers WHERE EXISTS(SELECT 1 FROM orders AS o WHERE o.customer_id = customers.id);
+
+-- 16 [translated] Plain queries that keep their text
+SELECT id FROM dbo.customers WHERE id IN (SELECT customer_id FROM dbo.orders WHERE status = 'paid')
+-- =>
+SELECT id FROM customers WHERE id IN (SELECT customer_id FROM orders WHERE status = 'paid');
+
+-- 17 [translated] Plain queries that keep their text
+SELECT id FROM dbo.customers UNION SELECT customer_id FROM dbo.orders
+-- =>
+SELECT id FROM customers UNION SELECT customer_id FROM orders;
+
+-- 18 [translated] Plain queries that keep their text
+SELECT id FROM dbo.customers EXCEPT SELECT customer_id FROM dbo.orders
+-- =>
+SELECT id FROM customers EXCEPT SELECT customer_id FROM orders;
+
+-- 19 [translated] Plain queries that keep their text
+SELECT c.id FROM dbo.customers c LEFT JOIN dbo.orders o ON o.customer_id = c.id WHERE o.id IS NULL
+-- =>
+SELECT c.id FROM customers AS c LEFT JOIN orders AS o ON o.customer_id = c.id WHERE o.id IS NULL;
+
+-- 20 [translated] Plain queries that keep their text
+SELECT COALESCE(last_name, N'?'), NULLIF(score, 0), CASE WHEN score > 5 THEN 'high' ELSE 'low' END FROM dbo.customers
+-- =>
+SELECT COALESCE(last_name, N'?'), NULLIF(score, 0), CASE WHEN score > 5 THEN 'high' ELSE 'low' END FROM customers;
+
+-- 21 [translated] Plain queries that keep their text
+SELECT ABS(-1), ROUND(amount, 1), CEILING(amount), FLOOR(amount), POWER(2, 3), SQRT(16.0), SIGN(-3) FROM dbo.orders
+-- =>
+SELECT ABS(-1), ROUND(amount, 1), CEIL(amount), FLOOR(amount), POWER(2, 3), SQRT(16.0), SIGN(-3) FROM orders;
+
+-- 22 [translated] Plain queries that keep their text
+SELECT UPPER(first_name), LOWER(last_name), LTRIM(RTRIM(code)), REPLACE(first_name, 'n', 'N'), SUBSTRING(first_name, 1, 2), LEFT(first_name, 1), RIGHT(first_name, 1), REVERSE(first_name) FROM dbo.customers
+-- =>
+SELECT UPPER(first_name), LOWER(last_name), LTRIM(RTRIM(code)), REPLACE(first_name, 'n', 'N'), SUBSTRING(first_name, 1, 2), LEFT(first_name, 1), RIGHT(first_name, 1), REVERSE(first_name) FROM customers;
+
+-- 23 [translated] Plain queries that keep their text
+SELECT CHARINDEX('n', first_name), REPLICATE('-', 3), SPACE(2) FROM dbo.customers
+-- =>
+SELECT LOCATE('n', first_name), REPEAT('-', 3), REPEAT(' ', 2) FROM customers;
+
+-- 24 [translated] Plain queries that keep their text
+SELECT COUNT_BIG(*) FROM dbo.orders
+-- =>
+SELECT COUNT(*) FROM orders;
+
+-- 25 [translated] Plain queries that keep their text
+SELECT id FROM dbo.orders WHERE ordered_at BETWEEN '2024-01-01' AND '2024-12-31'
+-- =>
+SELECT id FROM orders WHERE ordered_at BETWEEN '2024-01-01' AND '2024-12-31';
+
+-- 26 [translated] Plain queries that keep their text
+SELECT NEXT VALUE FOR dbo.ticket_seq
+-- =>
+SELECT NEXTVAL(ticket_seq);
+
+-- ==================== Names: schemas merge into one database
+
+-- 27 [translated] Names: schemas merge into one database
+SELECT id, region FROM sales.customers
+-- =>
+SELECT id, region FROM sales_customers;
+
+-- 28 [translated] Names: schemas merge into one database
+SELECT c.first_name, s.region FROM dbo.customers c JOIN sales.customers s ON s.id = c.id
+-- =>
+SELECT c.first_name, s.region FROM customers AS c JOIN sales_customers AS s ON s.id = c.id;
+
+-- 29 [translated] Names: schemas merge into one database
+SELECT sales.customers.region FROM sales.customers
+-- =>
+SELECT sales_customers.region FROM sales_customers;
+
+-- 30 [translated] Names: schemas merge into one database
+SELECT dbo.customers.first_name FROM dbo.customers
+-- =>
+SELECT customers.first_name FROM customers;
+
+-- ==================== String + becomes CONCAT
+
+-- 31 [rewritten QY03] String + becomes CONCAT
+SELECT first_name + ' ' + last_name AS full_name FROM dbo.customers
+-- =>
+SELECT CONCAT(first_name, ' ', last_name) AS full_name FROM customers;
+
+-- 32 [rewritten QY03] String + becomes CONCAT
+SELECT N'Customer: ' + first_name FROM dbo.customers
+-- =>
+SELECT CONCAT(N'Customer: ', first_name) FROM customers;
+
+-- 33 [rewritten QY03] String + becomes CONCAT
+SELECT first_name + last_name FROM dbo.customers
+-- =>
+SELECT CONCAT(first_name, last_name) FROM customers;
+
+-- 34 [rewritten QY03] String + becomes CONCAT
+SELECT 'site://u/' + CAST(id AS nvarchar(10)) FROM dbo.customers
+-- =>
+SELECT CONCAT('site://u/', CAST(id AS CHAR(10))) FROM customers;
+
+-- 35 [rewritten QY03] String + becomes CONCAT
+SELECT code + '-' + CONVERT(varchar(10), id) FROM dbo.customers
+-- =>
+SELECT CONCAT(code, '-', CAST(id AS CHAR(10))) FROM customers;
+
+-- 36 [rewritten QY03] String + becomes CONCAT
+SELECT ISNULL(last_name, '') + ', ' + first_name FROM dbo.customers
+-- =>
+SELECT CONCAT(COALESCE(last_name, ''), ', ', first_name) FROM customers;
+
+-- 37 [rewritten QY03] String + becomes CONCAT
+(@P1 nvarchar(50))SELECT id FROM dbo.customers WHERE first_name = @P1 + '%'
+-- =>
+-- parameters: @P1
+SELECT id FROM customers WHERE first_name = CONCAT(?, '%');
+
+-- 38 [rewritten QY03 QY06] String + becomes CONCAT
+(@P1 nvarchar(50))SELECT id FROM dbo.customers WHERE first_name LIKE '%' + @P1 + '%'
+-- =>
+-- parameters: @P1
+SELECT id FROM customers WHERE first_name LIKE CONCAT('%', ?, '%');
+
+-- 39 [translated] String + becomes CONCAT
+SELECT c.id + 1, score + c.id, amount + 1.5 FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id
+-- =>
+SELECT c.id + 1, score + c.id, amount + 1.5 FROM customers AS c JOIN orders AS o ON o.customer_id = c.id;
+
+-- 40 [translated] String + becomes CONCAT
+SELECT '5' + 1
+-- =>
+SELECT '5' + 1;
+
+-- 41 [rewritten QY03] String + becomes CONCAT
+SELECT id FROM dbo.customers WHERE first_name + last_name = 'AnnLee'
+-- =>
+SELECT id FROM customers WHERE CONCAT(first_name, last_name) = 'AnnLee';
+
+-- 42 [rewritten QY03] String + becomes CONCAT
+SELECT x.a + x.b FROM (SELECT N'a' AS a, N'b' AS b) AS x
+-- =>
+SELECT CONCAT(x.a, x.b) FROM (SELECT N'a' AS a, N'b' AS b) AS x;
+
+-- 43 [review QY04 QY26] String + becomes CONCAT
+SELECT id FROM dbo.orders WHERE qty + @undeclared > 3
+-- =>
+-- parameters: @undeclared
+SELECT id FROM orders WHERE qty + ? > 3;
+
+-- 44 [translated] String + becomes CONCAT
+SELECT CONCAT(first_name, NULL, last_name) FROM dbo.customers
+-- =>
+SELECT CONCAT(COALESCE(first_name, ''), COALESCE(NULL, ''), COALESCE(last_name, '')) FROM customers;
+
+-- ==================== Datetime arithmetic and DATEDIFF boundaries
+
+-- 45 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(hour, ordered_at, shipped_at) FROM dbo.orders
+-- =>
+SELECT (TO_SECONDS(shipped_at) DIV 3600 - TO_SECONDS(ordered_at) DIV 3600) FROM orders;
+
+-- 46 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(month, ordered_at, shipped_at) FROM dbo.orders
+-- =>
+SELECT ((YEAR(shipped_at) - YEAR(ordered_at)) * 12 + MONTH(shipped_at) - MONTH(ordered_at)) FROM orders;
+
+-- 47 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(year, birth_date, GETDATE()) FROM dbo.customers
+-- =>
+SELECT (YEAR(CURRENT_TIMESTAMP(3)) - YEAR(birth_date)) FROM customers;
+
+-- 48 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(day, ordered_at, shipped_at) FROM dbo.orders
+-- =>
+SELECT DATEDIFF(shipped_at, ordered_at) FROM orders;
+
+-- 49 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(dd, 0, ordered_at) FROM dbo.orders
+-- =>
+SELECT DATEDIFF(ordered_at, '1900-01-01') FROM orders;
+
+-- 50 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(week, ordered_at, shipped_at) FROM dbo.orders
+-- =>
+SELECT (FLOOR(DATEDIFF(shipped_at, '1900-01-07') / 7) - FLOOR(DATEDIFF(ordered_at, '1900-01-07') / 7)) FROM orders;
+
+-- 51 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(minute, ordered_at, shipped_at), DATEDIFF(second, ordered_at, shipped_at) FROM dbo.orders
+-- =>
+SELECT (TO_SECONDS(shipped_at) DIV 60 - TO_SECONDS(ordered_at) DIV 60), (TO_SECONDS(shipped_at) - TO_SECONDS(ordered_at)) FROM orders;
+
+-- 52 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(quarter, ordered_at, shipped_at) FROM dbo.orders
+-- =>
+SELECT ((YEAR(shipped_at) - YEAR(ordered_at)) * 4 + QUARTER(shipped_at) - QUARTER(ordered_at)) FROM orders;
+
+-- 53 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF(millisecond, ordered_at, shipped_at) FROM dbo.orders
+-- =>
+SELECT ((TO_SECONDS(shipped_at) * 1000 + MICROSECOND(shipped_at) DIV 1000) - (TO_SECONDS(ordered_at) * 1000 + MICROSECOND(ordered_at) DIV 1000)) FROM orders;
+
+-- 54 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEDIFF_BIG(microsecond, ordered_at, shipped_at) FROM dbo.orders
+-- =>
+SELECT TIMESTAMPDIFF(MICROSECOND, ordered_at, shipped_at) FROM orders;
+
+-- 55 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT id FROM dbo.orders WHERE DATEDIFF(day, ordered_at, GETDATE()) < 30
+-- =>
+SELECT id FROM orders WHERE DATEDIFF(CURRENT_TIMESTAMP(3), ordered_at) < 30;
+
+-- 56 [translated] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEADD(day, 7, ordered_at), DATEADD(month, -1, ordered_at), DATEADD(hour, 2, ordered_at) FROM dbo.orders
+-- =>
+SELECT DATE_ADD(ordered_at, INTERVAL 7 DAY), DATE_ADD(ordered_at, INTERVAL -1 MONTH), DATE_ADD(ordered_at, INTERVAL 2 HOUR) FROM orders;
+
+-- 57 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEADD(day, DATEDIFF(day, 0, ordered_at), 0) FROM dbo.orders
+-- =>
+SELECT DATE_ADD('1900-01-01', INTERVAL (DATEDIFF(ordered_at, '1900-01-01')) DAY) FROM orders;
+
+-- 58 [rewritten QY38] Datetime arithmetic and DATEDIFF boundaries
+SELECT ordered_at + 1, ordered_at - 7 FROM dbo.orders
+-- =>
+SELECT DATE_ADD(ordered_at, INTERVAL 1 DAY), DATE_SUB(ordered_at, INTERVAL 7 DAY) FROM orders;
+
+-- 59 [rewritten QY38] Datetime arithmetic and DATEDIFF boundaries
+SELECT id FROM dbo.orders WHERE ordered_at > GETDATE() - 30
+-- =>
+SELECT id FROM orders WHERE ordered_at > DATE_SUB(CURRENT_TIMESTAMP(3), INTERVAL 30 DAY);
+
+-- 60 [translated] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEPART(year, ordered_at), DATEPART(month, ordered_at), DATEPART(day, ordered_at), DATEPART(hour, ordered_at) FROM dbo.orders
+-- =>
+SELECT YEAR(ordered_at), MONTH(ordered_at), DAYOFMONTH(ordered_at), HOUR(ordered_at) FROM orders;
+
+-- 61 [review QY42] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEPART(weekday, ordered_at), DATEPART(week, ordered_at) FROM dbo.orders
+-- =>
+SELECT DAYOFWEEK(ordered_at), ((DAYOFYEAR(ordered_at) + DAYOFWEEK(MAKEDATE(YEAR(ordered_at), 1)) - 2) DIV 7 + 1) FROM orders;
+
+-- 62 [rewritten QY42] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEPART(millisecond, at), DATEPART(iso_week, at) FROM dbo.events
+-- =>
+SELECT (MICROSECOND(at) DIV 1000), WEEK(at, 3) FROM events;
+
+-- 63 [translated] Datetime arithmetic and DATEDIFF boundaries
+SELECT YEAR(ordered_at), MONTH(ordered_at), DAY(ordered_at) FROM dbo.orders
+-- =>
+SELECT YEAR(ordered_at), MONTH(ordered_at), DAY(ordered_at) FROM orders;
+
+-- 64 [translated] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATENAME(month, ordered_at), DATENAME(weekday, ordered_at) FROM dbo.orders
+-- =>
+SELECT DATE_FORMAT(CAST(ordered_at AS DATETIME(6)), '%M'), DATE_FORMAT(CAST(ordered_at AS DATETIME(6)), '%W') FROM orders;
+
+-- 65 [translated] Datetime arithmetic and DATEDIFF boundaries
+SELECT EOMONTH(ordered_at) FROM dbo.orders
+-- =>
+SELECT LAST_DAY(DATE(ordered_at)) FROM orders;
+
+-- 66 [rewritten QY36] Datetime arithmetic and DATEDIFF boundaries
+SELECT DATEFROMPARTS(2024, 2, 29)
+-- =>
+SELECT DATE_ADD(DATE_ADD(MAKEDATE(2024, 1), INTERVAL (2 - 1) MONTH), INTERVAL (29 - 1) DAY);
+
+-- ==================== Current time functions
+
+-- 67 [translated] Current time functions
+SELECT GETDATE(), CURRENT_TIMESTAMP, SYSDATETIME()
+-- =>
+SELECT CURRENT_TIMESTAMP(3), CURRENT_TIMESTAMP(3), CURRENT_TIMESTAMP(6);
+
+-- 68 [translated] Current time functions
+SELECT GETUTCDATE(), SYSUTCDATETIME()
+-- =>
+SELECT UTC_TIMESTAMP(3), UTC_TIMESTAMP(6);
+
+-- 69 [review QY19] Current time functions
+SELECT SYSDATETIMEOFFSET()
+-- =>
+SELECT CURRENT_TIMESTAMP(6);
+
+-- 70 [translated] Current time functions
+SELECT id FROM dbo.events WHERE at < SYSUTCDATETIME()
+-- =>
+SELECT id FROM events WHERE at < UTC_TIMESTAMP(6);
+
+-- ==================== Integer division, AVG, LEN
+
+-- 71 [rewritten QY37] Integer division, AVG, LEN
+SELECT qty / 2, amount / 2, qty / 2.0 FROM dbo.orders
+-- =>
+SELECT qty DIV 2, amount / 2, qty / 2.0 FROM orders;
+
+-- 72 [rewritten QY37] Integer division, AVG, LEN
+SELECT SUM(qty) / COUNT(*) FROM dbo.orders
+-- =>
+SELECT SUM(qty) DIV COUNT(*) FROM orders;
+
+-- 73 [translated] Integer division, AVG, LEN
+SELECT CAST(qty AS float) / 3 FROM dbo.orders
+-- =>
+SELECT CAST(qty AS DOUBLE) / 3 FROM orders;
+
+-- 74 [rewritten QY41] Integer division, AVG, LEN
+SELECT AVG(qty), AVG(amount), AVG(CAST(qty AS decimal(10, 2))) FROM dbo.orders
+-- =>
+SELECT (SUM(qty) DIV COUNT(qty)), AVG(amount), AVG(CAST(qty AS DECIMAL(10, 2))) FROM orders;
+
+-- 75 [rewritten QY41] Integer division, AVG, LEN
+SELECT customer_id, AVG(qty) OVER (PARTITION BY customer_id) FROM dbo.orders
+-- =>
+SELECT customer_id, (SUM(qty) OVER (PARTITION BY customer_id) DIV COUNT(qty) OVER (PARTITION BY customer_id)) FROM orders;
+
+-- 76 [rewritten QY35] Integer division, AVG, LEN
+SELECT LEN(first_name), LEN(last_name), LEN(id) FROM dbo.customers
+-- =>
+SELECT CHAR_LENGTH(RTRIM(first_name)), CHAR_LENGTH(RTRIM(last_name)), CHAR_LENGTH(id) FROM customers;
+
+-- 77 [rewritten QY35] Integer division, AVG, LEN
+SELECT id FROM dbo.customers WHERE LEN(ISNULL(last_name, '')) = 0
+-- =>
+SELECT id FROM customers WHERE CHAR_LENGTH(RTRIM(COALESCE(last_name, ''))) = 0;
+
+-- 78 [review QY43] Integer division, AVG, LEN
+SELECT DATALENGTH(notes) FROM dbo.customers
+-- =>
+SELECT LENGTH(notes) FROM customers;
+
+-- ==================== LIKE patterns
+
+-- 79 [review QY06] LIKE patterns
+SELECT id FROM dbo.customers WHERE first_name LIKE '[A-C]%'
+-- =>
+SELECT id FROM customers WHERE first_name REGEXP '^[A-C](.|\n)*$';
+
+-- 80 [rewritten QY06] LIKE patterns
+SELECT id FROM dbo.customers WHERE code LIKE '[0-9]%'
+-- =>
+SELECT id FROM customers WHERE code REGEXP '^[0-9](.|\n)*$';
+
+-- 81 [review QY06] LIKE patterns
+SELECT id FROM dbo.customers WHERE first_name LIKE '[^a]%'
+-- =>
+SELECT id FROM customers WHERE first_name REGEXP '^[^a](.|\n)*$';
+
+-- 82 [rewritten QY06] LIKE patterns
+SELECT id FROM dbo.products WHERE name LIKE '[[]%'
+-- =>
+SELECT id FROM products WHERE name LIKE '[%';
+
+-- 83 [rewritten QY06] LIKE patterns
+SELECT id FROM dbo.customers WHERE email LIKE '%[_]%'
+-- =>
+SELECT id FROM customers WHERE email LIKE '%\\_%';
+
+-- 84 [rewritten QY06] LIKE patterns
+SELECT id FROM dbo.customers WHERE notes LIKE '%\%'
+-- =>
+SELECT id FROM customers WHERE notes LIKE '%\\\\%';
+
+-- 85 [translated] LIKE patterns
+SELECT id FROM dbo.customers WHERE first_name NOT LIKE '_n%'
+-- =>
+SELECT id FROM customers WHERE first_name NOT LIKE '_n%';
+
+-- 86 [rewritten QY06] LIKE patterns
+SELECT id FROM dbo.customers WHERE code LIKE 'A[0-9]'
+-- =>
+SELECT id FROM customers WHERE code REGEXP '^A[0-9]$';
+
+-- ==================== TRY_CAST, CONVERT styles, CAST types
+
+-- 87 [review QY07] TRY_CAST, CONVERT styles, CAST types
+SELECT TRY_CAST(code AS int) FROM dbo.customers
+-- =>
+SELECT CAST(code AS SIGNED) FROM customers;
+
+-- 88 [review QY07] TRY_CAST, CONVERT styles, CAST types
+SELECT TRY_CONVERT(date, code) FROM dbo.customers
+-- =>
+SELECT CAST(code AS DATE) FROM customers;
+
+-- 89 [rewritten QY20] TRY_CAST, CONVERT styles, CAST types
+SELECT CONVERT(varchar(10), ordered_at, 120) FROM dbo.orders
+-- =>
+SELECT LEFT(DATE_FORMAT(ordered_at, '%Y-%m-%d %H:%i:%s'), 10) FROM orders;
+
+-- 90 [rewritten QY20] TRY_CAST, CONVERT styles, CAST types
+SELECT CONVERT(varchar(19), ordered_at, 120), CONVERT(varchar(8), ordered_at, 112), CONVERT(varchar(10), ordered_at, 101) FROM dbo.orders
+-- =>
+SELECT DATE_FORMAT(ordered_at, '%Y-%m-%d %H:%i:%s'), DATE_FORMAT(ordered_at, '%Y%m%d'), DATE_FORMAT(ordered_at, '%m/%d/%Y') FROM orders;
+
+-- 91 [rewritten QY20] TRY_CAST, CONVERT styles, CAST types
+SELECT CONVERT(varchar(10), ordered_at, 103), CONVERT(varchar(10), ordered_at, 104), CONVERT(varchar(8), ordered_at, 108) FROM dbo.orders
+-- =>
+SELECT DATE_FORMAT(ordered_at, '%d/%m/%Y'), DATE_FORMAT(ordered_at, '%d.%m.%Y'), DATE_FORMAT(ordered_at, '%H:%i:%s') FROM orders;
+
+-- 92 [rewritten QY20] TRY_CAST, CONVERT styles, CAST types
+SELECT CONVERT(varchar(23), at, 121) FROM dbo.events
+-- =>
+SELECT LEFT(DATE_FORMAT(at, '%Y-%m-%d %H:%i:%s.%f'), 23) FROM events;
+
+-- 93 [rewritten QY20] TRY_CAST, CONVERT styles, CAST types
+SELECT CONVERT(datetime, '31/12/2024', 103), CONVERT(date, '20240131', 112)
+-- =>
+SELECT STR_TO_DATE('31/12/2024', '%d/%m/%Y'), STR_TO_DATE('20240131', '%Y%m%d');
+
+-- 94 [translated] TRY_CAST, CONVERT styles, CAST types
+SELECT CONVERT(int, code), CONVERT(nvarchar(20), amount) FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id
+-- =>
+SELECT CAST(code AS SIGNED), CAST(amount AS CHAR(20)) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id;
+
+-- 95 [review QY20] TRY_CAST, CONVERT styles, CAST types
+SELECT CONVERT(varchar(30), ordered_at, 126) FROM dbo.orders
+-- =>
+SELECT LEFT(DATE_FORMAT(ordered_at, '%Y-%m-%dT%H:%i:%s.%f'), 23) FROM orders;
+
+-- 96 [rewritten QY40] TRY_CAST, CONVERT styles, CAST types
+SELECT CAST(created_at AS datetime2(7)), CAST(created_at AS time(7)) FROM dbo.customers
+-- =>
+SELECT CAST(created_at AS DATETIME(6)), CAST(created_at AS TIME(6)) FROM customers;
+
+-- 97 [translated] TRY_CAST, CONVERT styles, CAST types
+SELECT CAST(amount AS money), CAST(amount AS float), CAST(amount AS real), CAST(id AS tinyint) FROM dbo.orders
+-- =>
+SELECT CAST(amount AS DECIMAL(19, 4)), CAST(amount AS DOUBLE), CAST(amount AS FLOAT), CAST(id AS UNSIGNED) FROM orders;
+
+-- 98 [translated] TRY_CAST, CONVERT styles, CAST types
+SELECT CAST(score AS bit), CAST(id AS nvarchar(max)), CAST(ref AS nvarchar(36)) FROM dbo.customers
+-- =>
+SELECT (score <> 0), CAST(id AS CHAR), CAST(ref AS CHAR(36)) FROM customers;
+
+-- 99 [translated] TRY_CAST, CONVERT styles, CAST types
+SELECT CAST('2024-01-01' AS datetime), CAST(1 AS decimal)
+-- =>
+SELECT CAST('2024-01-01' AS DATETIME(3)), CAST(1 AS DECIMAL(18, 0));
+
+-- 100 [review QY40] TRY_CAST, CONVERT styles, CAST types
+SELECT CAST(created_at AS datetimeoffset) FROM dbo.customers
+-- =>
+SELECT TIMESTAMP(created_at) FROM customers;
+
+-- ==================== Functions mapped to TiDB's
+
+-- 101 [translated] Functions mapped to TiDB's
+SELECT ISNULL(score, 0), IIF(score > 5, 'high', 'low'), NEWID() FROM dbo.customers
+-- =>
+SELECT COALESCE(score, 0), IF(score > 5, 'high', 'low'), UUID() FROM customers;
+
+-- 102 [translated] Functions mapped to TiDB's
+SELECT CHOOSE(2, 'a', 'b', 'c')
+-- =>
+SELECT CASE 2 WHEN 1 THEN 'a' WHEN 2 THEN 'b' WHEN 3 THEN 'c' END;
+
+-- 103 [rewritten QY36] Functions mapped to TiDB's
+SELECT ROUND(amount, 0, 1) FROM dbo.orders
+-- =>
+SELECT TRUNCATE(amount, 0) FROM orders;
+
+-- 104 [review QY36] Functions mapped to TiDB's
+SELECT NCHAR(65), CHAR(66), UNICODE(N'A'), ASCII('A')
+-- =>
+SELECT CHAR(65 USING utf8mb4), CHAR(66 USING utf8mb4), ORD(N'A'), ASCII('A');
+
+-- 105 [review QY36] Functions mapped to TiDB's
+SELECT STR(amount, 8, 2) FROM dbo.orders
+-- =>
+SELECT LPAD(ROUND(amount, 2), 8, ' ') FROM orders;
+
+-- 106 [review QY36] Functions mapped to TiDB's
+SELECT ISNUMERIC(code) FROM dbo.customers
+-- =>
+SELECT COALESCE(code REGEXP '^[[:space:]]*[-+]?([0-9]+[.]?[0-9]*|[.][0-9]+)([eE][-+]?[0-9]+)?[[:space:]]*$', 0) FROM customers;
+
+-- 107 [translated] Functions mapped to TiDB's
+SELECT FORMAT(amount, 'N2'), FORMAT(ordered_at, 'yyyy-MM-dd') FROM dbo.orders
+-- =>
+SELECT FORMAT(amount, 2), DATE_FORMAT(ordered_at, '%Y-%m-%d') FROM orders;
+
+-- 108 [rewritten QY36] Functions mapped to TiDB's
+SELECT PATINDEX('%[0-9]%', code) FROM dbo.customers
+-- =>
+SELECT REGEXP_INSTR(code, '[0-9]') FROM customers;
+
+-- 109 [translated] Functions mapped to TiDB's
+SELECT DB_NAME(), SUSER_SNAME()
+-- =>
+SELECT DATABASE(), CURRENT_USER();
+
+-- 110 [unsupported QY36] Functions mapped to TiDB's
+SELECT dbo.fn_discount(amount) FROM dbo.orders
+-- =>
+-- (no TiDB statement)
+
+-- 111 [review QY21] Functions mapped to TiDB's
+SELECT STRING_AGG(first_name, ', ') FROM dbo.customers
+-- =>
+SELECT GROUP_CONCAT(first_name SEPARATOR ', ') FROM customers;
+
+-- 112 [review QY21] Functions mapped to TiDB's
+SELECT customer_id, STRING_AGG(status, ',') WITHIN GROUP (ORDER BY ordered_at) FROM dbo.orders GROUP BY customer_id
+-- =>
+SELECT customer_id, GROUP_CONCAT(status ORDER BY ordered_at SEPARATOR ',') FROM orders GROUP BY customer_id;
+
+-- ==================== Identity and row counts
+
+-- 113 [rewritten QY18] Identity and row counts
+INSERT INTO dbo.orders (customer_id, status, amount, qty, ordered_at) VALUES (1, 'new', 1, 1, GETDATE()); SELECT SCOPE_IDENTITY()
+-- =>
+INSERT INTO orders (customer_id, status, amount, qty, ordered_at) VALUES (1, 'new', 1, 1, CURRENT_TIMESTAMP(3));
+SELECT LAST_INSERT_ID();
+
+-- 114 [rewritten QY18] Identity and row counts
+INSERT INTO dbo.events (kind, at) VALUES ('x', SYSDATETIME()); SELECT @@IDENTITY
+-- =>
+INSERT INTO events (kind, at) VALUES ('x', CURRENT_TIMESTAMP(6));
+SELECT LAST_INSERT_ID();
+
+-- 115 [rewritten QY23] Identity and row counts
+UPDATE dbo.kv SET hits = hits + 1 WHERE k = 1; SELECT @@ROWCOUNT
+-- =>
+UPDATE kv SET hits = hits + 1 WHERE k = 1;
+SELECT ROW_COUNT();
+
+-- 116 [review QY23] Identity and row counts
+SELECT k FROM dbo.kv; SELECT @@ROWCOUNT
+-- =>
+SELECT k FROM kv;
+SELECT ROW_COUNT();
+
+-- 117 [review QY44] Identity and row counts
+SELECT @@SPID, @@VERSION
+-- =>
+SELECT CONNECTION_ID(), VERSION();
+
+-- 118 [unsupported QY44] Identity and row counts
+SELECT @@TRANCOUNT
+-- =>
+-- (no TiDB statement)
+
+-- ==================== Table hints and query options
+
+-- 119 [rewritten QY13] Table hints and query options
+SELECT id FROM dbo.orders WITH (NOLOCK) WHERE status = 'new'
+-- =>
+SELECT id FROM orders WHERE status = 'new';
+
+-- 120 [rewritten QY13] Table hints and query options
+SELECT o.id FROM dbo.orders o WITH (NOLOCK) JOIN dbo.customers c WITH (NOLOCK) ON c.id = o.customer_id
+-- =>
+SELECT o.id FROM orders AS o JOIN customers AS c ON c.id = o.customer_id;
+
+-- 121 [review QY13] Table hints and query options
+SELECT v FROM dbo.kv WITH (UPDLOCK, ROWLOCK) WHERE k = 1
+-- =>
+SELECT v FROM kv WHERE k = 1 FOR UPDATE;
+
+-- 122 [review QY13] Table hints and query options
+SELECT v FROM dbo.kv WITH (HOLDLOCK) WHERE k = 1
+-- =>
+SELECT v FROM kv WHERE k = 1;
+
+-- 123 [review QY13] Table hints and query options
+SELECT id FROM dbo.orders WITH (READPAST) WHERE status = 'new'
+-- =>
+SELECT id FROM orders WHERE status = 'new';
+
+-- 124 [rewritten QY13] Table hints and query options
+UPDATE dbo.kv WITH (ROWLOCK) SET v = N'x' WHERE k = 1
+-- =>
+UPDATE kv SET v = N'x' WHERE k = 1;
+
+-- 125 [rewritten QY13] Table hints and query options
+SELECT id FROM dbo.orders WITH (INDEX(PK_orders)) WHERE id > 1
+-- =>
+SELECT id FROM orders WHERE id > 1;
+
+-- 126 [rewritten QY13] Table hints and query options
+SELECT id FROM dbo.orders WHERE id > 1 OPTION (RECOMPILE)
+-- =>
+SELECT id FROM orders WHERE id > 1;
+
+-- 127 [rewritten QY13] Table hints and query options
+SELECT o.id FROM dbo.orders o INNER HASH JOIN dbo.customers c ON c.id = o.customer_id
+-- =>
+SELECT o.id FROM orders AS o INNER JOIN customers AS c ON c.id = o.customer_id;
+
+-- 128 [review QY13] Table hints and query options
+SELECT k FROM dbo.kv WITH (TABLOCKX)
+-- =>
+SELECT k FROM kv;
+
+-- ==================== TOP PERCENT and WITH TIES
+
+-- 129 [rewritten QY14] TOP PERCENT and WITH TIES
+SELECT TOP 50 PERCENT id, amount FROM dbo.orders ORDER BY amount DESC
+-- =>
+SELECT id, amount FROM (SELECT id, amount, amount AS __o1, ROW_NUMBER() OVER (ORDER BY amount DESC) AS __row, COUNT(*) OVER () AS __rows FROM orders) AS __top WHERE __row <= CEIL(__rows * 50 / 100) ORDER BY __o1 DESC;
+
+-- 130 [rewritten QY14] TOP PERCENT and WITH TIES
+SELECT TOP 1 WITH TIES customer_id, status FROM dbo.orders ORDER BY status
+-- =>
+SELECT customer_id, status FROM (SELECT customer_id, status, status AS __o1, RANK() OVER (ORDER BY status) AS __rank FROM orders) AS __top WHERE __rank <= 1 ORDER BY __o1;
+
+-- 131 [rewritten QY14] TOP PERCENT and WITH TIES
+SELECT TOP 10 PERCENT * FROM dbo.orders ORDER BY amount
+-- =>
+SELECT id, customer_id, status, amount, qty, ordered_at, shipped_at FROM (SELECT id, customer_id, status, amount, qty, ordered_at, shipped_at, amount AS __o1, ROW_NUMBER() OVER (ORDER BY amount) AS __row, COUNT(*) OVER () AS __rows FROM orders) AS __top WHERE __row <= CEIL(__rows * 10 / 100) ORDER BY __o1;
+
+-- ==================== UPDATE and DELETE with joins
+
+-- 132 [rewritten QY05] UPDATE and DELETE with joins
+UPDATE dbo.orders SET status = 'vip' FROM dbo.orders JOIN dbo.customers ON customers.id = orders.customer_id WHERE customers.score > 5
+-- =>
+UPDATE orders JOIN customers ON customers.id = orders.customer_id SET orders.status = 'vip' WHERE customers.score > 5;
+
+-- 133 [rewritten QY05] UPDATE and DELETE with joins
+UPDATE o SET o.amount = o.amount * 1.1 FROM dbo.orders AS o INNER JOIN dbo.customers AS c ON c.id = o.customer_id WHERE c.active = 1
+-- =>
+UPDATE orders AS o INNER JOIN customers AS c ON c.id = o.customer_id SET o.amount = o.amount * 1.1 WHERE c.active = 1;
+
+-- 134 [rewritten QY05] UPDATE and DELETE with joins
+UPDATE dbo.orders SET qty = l.qty FROM dbo.order_lines l WHERE l.order_id = orders.id AND l.line_no = 1
+-- =>
+UPDATE orders, order_lines AS l SET orders.qty = l.qty WHERE l.order_id = orders.id AND l.line_no = 1;
+
+-- 135 [rewritten QY05] UPDATE and DELETE with joins
+UPDATE k SET v = p.name FROM dbo.kv k JOIN dbo.products p ON p.id = k.k
+-- =>
+UPDATE kv AS k JOIN products AS p ON p.id = k.k SET k.v = p.name;
+
+-- 136 [translated] UPDATE and DELETE with joins
+DELETE o FROM dbo.orders o JOIN dbo.customers c ON c.id = o.customer_id WHERE c.active = 0
+-- =>
+DELETE o FROM orders AS o JOIN customers AS c ON c.id = o.customer_id WHERE c.active = 0;
+
+-- 137 [translated] UPDATE and DELETE with joins
+DELETE FROM dbo.order_lines FROM dbo.order_lines JOIN dbo.orders ON orders.id = order_lines.order_id WHERE orders.status = 'void'
+-- =>
+DELETE order_lines FROM order_lines JOIN orders ON orders.id = order_lines.order_id WHERE orders.status = 'void';
+
+-- 138 [translated] UPDATE and DELETE with joins
+DELETE TOP (10) FROM dbo.events WHERE kind = 'x'
+-- =>
+DELETE FROM events WHERE kind = 'x' LIMIT 10;
+
+-- 139 [translated] UPDATE and DELETE with joins
+UPDATE TOP (1) dbo.kv SET hits = 0
+-- =>
+UPDATE kv SET hits = 0 LIMIT 1;
+
+-- 140 [translated] UPDATE and DELETE with joins
+UPDATE dbo.kv SET hits += 1, v = N'x' WHERE k = 2
+-- =>
+UPDATE kv SET hits = hits + (1), v = N'x' WHERE k = 2;
+
+-- 141 [rewritten QY37] UPDATE and DELETE with joins
+UPDATE dbo.customers SET score = score / 2 WHERE id = 1
+-- =>
+UPDATE customers SET score = score DIV 2 WHERE id = 1;
+
+-- ==================== CROSS and OUTER APPLY
+
+-- 142 [rewritten QY10] CROSS and OUTER APPLY
+SELECT c.id, o.amount FROM dbo.customers c CROSS APPLY (SELECT TOP 1 amount FROM dbo.orders o WHERE o.customer_id = c.id ORDER BY o.ordered_at DESC) o
+-- =>
+SELECT c.id, o.amount FROM customers AS c JOIN (SELECT amount, o.customer_id AS __k1, ROW_NUMBER() OVER (PARTITION BY o.customer_id ORDER BY o.ordered_at DESC) AS __rn FROM orders AS o) AS o ON o.__k1 = c.id AND o.__rn <= 1;
+
+-- 143 [rewritten QY10] CROSS and OUTER APPLY
+SELECT c.id, o.amount FROM dbo.customers c OUTER APPLY (SELECT TOP 1 amount FROM dbo.orders o WHERE o.customer_id = c.id ORDER BY amount DESC) o
+-- =>
+SELECT c.id, o.amount FROM customers AS c LEFT JOIN (SELECT amount, o.customer_id AS __k1, ROW_NUMBER() OVER (PARTITION BY o.customer_id ORDER BY amount DESC) AS __rn FROM orders AS o) AS o ON o.__k1 = c.id AND o.__rn <= 1;
+
+-- 144 [rewritten QY10] CROSS and OUTER APPLY
+SELECT c.id, x.total FROM dbo.customers c CROSS APPLY (SELECT o.customer_id, SUM(o.amount) AS total FROM dbo.orders o WHERE o.customer_id = c.id GROUP BY o.customer_id) x
+-- =>
+SELECT c.id, x.total FROM customers AS c JOIN (SELECT o.customer_id, SUM(o.amount) AS total, o.customer_id AS __k1 FROM orders AS o GROUP BY o.customer_id) AS x ON x.__k1 = c.id;
+
+-- 145 [rewritten QY10] CROSS and OUTER APPLY
+SELECT c.id, l.qty FROM dbo.customers c CROSS APPLY (SELECT TOP 2 ol.qty FROM dbo.orders o JOIN dbo.order_lines ol ON ol.order_id = o.id WHERE o.customer_id = c.id ORDER BY ol.qty DESC) l
+-- =>
+SELECT c.id, l.qty FROM customers AS c JOIN (SELECT ol.qty, o.customer_id AS __k1, ROW_NUMBER() OVER (PARTITION BY o.customer_id ORDER BY ol.qty DESC) AS __rn FROM orders AS o JOIN order_lines AS ol ON ol.order_id = o.id) AS l ON l.__k1 = c.id AND l.__rn <= 2;
+
+-- 146 [rewritten QY10] CROSS and OUTER APPLY
+SELECT c.id, x.n FROM dbo.customers c CROSS APPLY (SELECT 1 AS n) x
+-- =>
+SELECT c.id, x.n FROM customers AS c CROSS JOIN (SELECT 1 AS n) AS x;
+
+-- 147 [unsupported QY10] CROSS and OUTER APPLY
+SELECT c.id, x.n FROM dbo.customers c OUTER APPLY (SELECT COUNT(*) AS n FROM dbo.orders o WHERE o.customer_id = c.id) x
+-- =>
+-- (no TiDB statement)
+
+-- 148 [unsupported QY10] CROSS and OUTER APPLY
+SELECT c.id, s.value FROM dbo.customers c CROSS APPLY STRING_SPLIT(c.notes, ',') s
+-- =>
+-- (no TiDB statement)
+
+-- 149 [unsupported QY10] CROSS and OUTER APPLY
+SELECT c.id, v.x FROM dbo.customers c CROSS APPLY (VALUES (c.first_name), (c.last_name)) v(x)
+-- =>
+-- (no TiDB statement)
+
+-- 150 [unsupported QY10 QY36] CROSS and OUTER APPLY
+SELECT c.id, f.y FROM dbo.customers c OUTER APPLY dbo.fn_orders(c.id) f
+-- =>
+-- (no TiDB statement)
+
+-- 151 [unsupported QY10] CROSS and OUTER APPLY
+SELECT c.id, o.amount FROM dbo.customers c CROSS APPLY (SELECT amount FROM dbo.orders o WHERE o.customer_id > c.id) o
+-- =>
+-- (no TiDB statement)
+
+-- ==================== PIVOT and UNPIVOT
+
+-- 152 [rewritten QY08] PIVOT and UNPIVOT
+SELECT * FROM (SELECT customer_id, status, amount FROM dbo.orders) s PIVOT (SUM(amount) FOR status IN ([new], [paid], [void])) p
+-- =>
+SELECT * FROM (SELECT customer_id, SUM(CASE WHEN status = 'new' THEN amount END) AS new, SUM(CASE WHEN status = 'paid' THEN amount END) AS paid, SUM(CASE WHEN status = 'void' THEN amount END) AS void FROM (SELECT customer_id, status, amount FROM orders) AS s GROUP BY customer_id) AS p;
+
+-- 153 [rewritten QY08] PIVOT and UNPIVOT
+SELECT customer_id, [new], [paid] FROM (SELECT customer_id, status, qty FROM dbo.orders) s PIVOT (COUNT(qty) FOR status IN ([new], [paid])) AS p
+-- =>
+SELECT customer_id, `new`, `paid` FROM (SELECT customer_id, COUNT(CASE WHEN status = 'new' THEN qty END) AS new, COUNT(CASE WHEN status = 'paid' THEN qty END) AS paid FROM (SELECT customer_id, status, qty FROM orders) AS s GROUP BY customer_id) AS p;
+
+-- 154 [rewritten QY08] PIVOT and UNPIVOT
+SELECT * FROM dbo.quarterly PIVOT (MAX(q1) FOR product_id IN ([1], [2])) p
+-- =>
+SELECT * FROM (SELECT q2, q3, q4, MAX(CASE WHEN product_id = 1 THEN q1 END) AS `1`, MAX(CASE WHEN product_id = 2 THEN q1 END) AS `2` FROM quarterly AS __pivot_source GROUP BY q2, q3, q4) AS p;
+
+-- 155 [rewritten QY08] PIVOT and UNPIVOT
+SELECT product_id, quarter, amount FROM dbo.quarterly UNPIVOT (amount FOR quarter IN (q1, q2, q3, q4)) u
+-- =>
+SELECT product_id, quarter, amount FROM (SELECT product_id, 'q1' AS quarter, q1 AS amount FROM quarterly WHERE NOT q1 IS NULL UNION ALL SELECT product_id, 'q2', q2 FROM quarterly WHERE NOT q2 IS NULL UNION ALL SELECT product_id, 'q3', q3 FROM quarterly WHERE NOT q3 IS NULL UNION ALL SELECT product_id, 'q4', q4 FROM quarterly WHERE NOT q4 IS NULL) AS u;
+
+-- 156 [unsupported QY08 QY15] PIVOT and UNPIVOT
+SELECT * FROM (SELECT * FROM #unknown) s PIVOT (SUM(v) FOR k IN ([a])) p
+-- =>
+-- (no TiDB statement)
+
+-- ==================== FOR XML and FOR JSON
+
+-- 157 [review QY03 QY09] FOR XML and FOR JSON
+SELECT STUFF((SELECT ',' + name FROM dbo.products ORDER BY name FOR XML PATH('')), 1, 1, '')
+-- =>
+SELECT INSERT((SELECT GROUP_CONCAT(CONCAT(',', name) ORDER BY name SEPARATOR '') FROM products), 1, 1, '');
+
+-- 158 [review QY03 QY09] FOR XML and FOR JSON
+SELECT c.id, STUFF((SELECT ', ' + o.status FROM dbo.orders o WHERE o.customer_id = c.id FOR XML PATH('')), 1, 2, '') AS statuses FROM dbo.customers c
+-- =>
+SELECT c.id, INSERT((SELECT GROUP_CONCAT(CONCAT(', ', o.status) SEPARATOR '') FROM orders AS o WHERE o.customer_id = c.id), 1, 2, '') AS statuses FROM customers AS c;
+
+-- 159 [unsupported QY09] FOR XML and FOR JSON
+SELECT id, name FROM dbo.products FOR XML RAW
+-- =>
+-- (no TiDB statement)
+
+-- 160 [unsupported QY09] FOR XML and FOR JSON
+SELECT id, name FROM dbo.products FOR JSON PATH
+-- =>
+-- (no TiDB statement)
+
+-- 161 [unsupported QY09] FOR XML and FOR JSON
+SELECT id, name FROM dbo.products FOR XML PATH('product'), ROOT('products')
+-- =>
+-- (no TiDB statement)
+
+-- ==================== OUTPUT
+
+-- 162 [rewritten QY11] OUTPUT
+INSERT INTO dbo.events (kind, at) OUTPUT inserted.id VALUES ('signup', GETDATE())
+-- =>
+INSERT INTO events (kind, at) VALUES ('signup', CURRENT_TIMESTAMP(3));
+SELECT LAST_INSERT_ID() AS id;
+
+-- 163 [rewritten QY11] OUTPUT
+(@P1 varchar(20))INSERT INTO dbo.events (kind, at) OUTPUT INSERTED.id VALUES (@P1, SYSDATETIME())
+-- =>
+-- parameters: @P1
+INSERT INTO events (kind, at) VALUES (?, CURRENT_TIMESTAMP(6));
+SELECT LAST_INSERT_ID() AS id;
+
+-- 164 [unsupported QY11] OUTPUT
+DELETE FROM dbo.events OUTPUT deleted.id WHERE kind = 'x'
+-- =>
+-- (no TiDB statement)
+
+-- 165 [unsupported QY11] OUTPUT
+UPDATE dbo.kv SET hits = hits + 1 OUTPUT inserted.hits WHERE k = 1
+-- =>
+-- (no TiDB statement)
+
+-- 166 [unsupported QY11] OUTPUT
+INSERT INTO dbo.kv (k, v) OUTPUT inserted.k, inserted.v VALUES (9, N'nine')
+-- =>
+-- (no TiDB statement)
+
+-- ==================== MERGE
+
+-- 167 [rewritten QY12] MERGE
+(@P1 int,@P2 nvarchar(50))MERGE dbo.kv AS t USING (SELECT @P1 AS k, @P2 AS v) AS s ON t.k = s.k WHEN MATCHED THEN UPDATE SET t.v = s.v WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k, s.v);
+-- =>
+-- parameters: @P1, @P2
+INSERT INTO kv (k, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v);
+
+-- 168 [rewritten QY12 QY45] MERGE
+MERGE INTO dbo.kv AS t USING (VALUES (1, N'uno'), (3, N'tres')) AS s (k, v) ON t.k = s.k WHEN MATCHED THEN UPDATE SET v = s.v, hits = t.hits + 1 WHEN NOT MATCHED BY TARGET THEN INSERT (k, v, hits) VALUES (s.k, s.v, 0);
+-- =>
+INSERT INTO kv (k, v, hits) SELECT s.k, s.v, 0 FROM (SELECT 1 AS k, N'uno' AS v UNION ALL SELECT 3, N'tres') AS s ON DUPLICATE KEY UPDATE v = VALUES(v), hits = hits + 1;
+
+-- 169 [rewritten QY12] MERGE
+MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN NOT MATCHED THEN INSERT (k, v) VALUES (p.id, p.name);
+-- =>
+INSERT INTO kv (k, v) SELECT p.id, p.name FROM products AS p WHERE NOT EXISTS(SELECT 1 FROM kv AS t WHERE t.k = p.id);
+
+-- 170 [rewritten QY12] MERGE
+MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN MATCHED THEN UPDATE SET t.v = p.name;
+-- =>
+UPDATE kv AS t JOIN products AS p ON t.k = p.id SET t.v = p.name;
+
+-- 171 [rewritten QY12] MERGE
+MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN MATCHED THEN DELETE;
+-- =>
+DELETE t FROM kv AS t JOIN products AS p ON t.k = p.id;
+
+-- 172 [unsupported QY12] MERGE
+MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN MATCHED AND p.price > 1 THEN UPDATE SET t.v = p.name WHEN NOT MATCHED THEN INSERT (k, v) VALUES (p.id, p.name);
+-- =>
+-- (no TiDB statement)
+
+-- 173 [unsupported QY12] MERGE
+MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN NOT MATCHED BY SOURCE THEN DELETE;
+-- =>
+-- (no TiDB statement)
+
+-- 174 [unsupported QY12] MERGE
+MERGE dbo.kv AS t USING dbo.products AS p ON t.v = p.name WHEN MATCHED THEN UPDATE SET t.hits = 1 WHEN NOT MATCHED THEN INSERT (k, v) VALUES (p.id, p.name);
+-- =>
+-- (no TiDB statement)
+
+-- ==================== Temp tables, table variables, SELECT INTO
+
+-- 175 [rewritten QY15] Temp tables, table variables, SELECT INTO
+CREATE TABLE #work (id INT NOT NULL PRIMARY KEY, total DECIMAL(10, 2), note NVARCHAR(MAX)); INSERT INTO #work (id, total) SELECT customer_id, SUM(amount) FROM dbo.orders GROUP BY customer_id; SELECT * FROM #work WHERE total > 1
+-- =>
+CREATE TEMPORARY TABLE tmp_work (id INT NOT NULL PRIMARY KEY, total DECIMAL(10, 2), note LONGTEXT);
+INSERT INTO tmp_work (id, total) SELECT customer_id, SUM(amount) FROM orders GROUP BY customer_id;
+SELECT * FROM tmp_work WHERE total > 1;
+
+-- 176 [rewritten QY15 QY40] Temp tables, table variables, SELECT INTO
+CREATE TABLE #seq (n INT IDENTITY(1,1) PRIMARY KEY, at DATETIME2(7)); INSERT INTO #seq (at) VALUES (SYSDATETIME()); SELECT n FROM #seq
+-- =>
+CREATE TEMPORARY TABLE tmp_seq (n INT AUTO_INCREMENT PRIMARY KEY, at DATETIME(6));
+INSERT INTO tmp_seq (at) VALUES (CURRENT_TIMESTAMP(6));
+SELECT n FROM tmp_seq;
+
+-- 177 [rewritten QY15 QY17] Temp tables, table variables, SELECT INTO
+SELECT * INTO #paid FROM dbo.orders WHERE status = 'paid'; SELECT COUNT(*) FROM #paid
+-- =>
+CREATE TEMPORARY TABLE tmp_paid (id INT, customer_id INT, status VARCHAR(10), amount DECIMAL(10, 2), qty INT, ordered_at DATETIME(3), shipped_at DATETIME(3));
+INSERT INTO tmp_paid (id, customer_id, status, amount, qty, ordered_at, shipped_at) SELECT * FROM orders WHERE status = 'paid';
+SELECT COUNT(*) FROM tmp_paid;
+
+-- 178 [rewritten QY15 QY17] Temp tables, table variables, SELECT INTO
+SELECT customer_id, SUM(amount) AS total INTO #totals FROM dbo.orders GROUP BY customer_id; SELECT t.total FROM #totals t JOIN dbo.customers c ON c.id = t.customer_id
+-- =>
+CREATE TEMPORARY TABLE tmp_totals (customer_id INT, total DECIMAL(10, 2));
+INSERT INTO tmp_totals (customer_id, total) SELECT customer_id, SUM(amount) AS total FROM orders GROUP BY customer_id;
+SELECT t.total FROM tmp_totals AS t JOIN customers AS c ON c.id = t.customer_id;
+
+-- 179 [rewritten QY03 QY15 QY17] Temp tables, table variables, SELECT INTO
+SELECT c.first_name + ' ' + c.last_name AS name, o.amount INTO #named FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id
+-- =>
+CREATE TEMPORARY TABLE tmp_named (name VARCHAR(4000), amount DECIMAL(10, 2));
+INSERT INTO tmp_named (name, amount) SELECT CONCAT(c.first_name, ' ', c.last_name) AS name, o.amount FROM customers AS c JOIN orders AS o ON o.customer_id = c.id;
+
+-- 180 [unsupported QY15 QY17] Temp tables, table variables, SELECT INTO
+SELECT id, mystery INTO #bad FROM dbo.orders
+-- =>
+-- (no TiDB statement)
+
+-- 181 [unsupported QY15 QY31] Temp tables, table variables, SELECT INTO
+IF OBJECT_ID('tempdb..#work') IS NOT NULL CREATE TABLE #work (id INT); DROP TABLE #work
+-- =>
+-- (no TiDB statement)
+
+-- 182 [rewritten QY15] Temp tables, table variables, SELECT INTO
+CREATE TABLE #work (id INT); DROP TABLE #work
+-- =>
+CREATE TEMPORARY TABLE tmp_work (id INT);
+DROP TEMPORARY TABLE tmp_work;
+
+-- 183 [rewritten QY15] Temp tables, table variables, SELECT INTO
+DROP TABLE IF EXISTS #work
+-- =>
+DROP TEMPORARY TABLE IF EXISTS tmp_work;
+
+-- 184 [review QY15] Temp tables, table variables, SELECT INTO
+CREATE TABLE ##shared (id INT); INSERT INTO ##shared VALUES (1); SELECT id FROM ##shared
+-- =>
+CREATE TEMPORARY TABLE gtmp_shared (id INT);
+INSERT INTO gtmp_shared VALUES (1);
+SELECT id FROM gtmp_shared;
+
+-- 185 [rewritten QY16] Temp tables, table variables, SELECT INTO
+DECLARE @ids TABLE (id INT PRIMARY KEY); INSERT INTO @ids (id) SELECT id FROM dbo.customers WHERE active = 1; SELECT o.id FROM dbo.orders o JOIN @ids i ON i.id = o.customer_id
+-- =>
+DROP TEMPORARY TABLE IF EXISTS var_ids;
+CREATE TEMPORARY TABLE var_ids (id INT PRIMARY KEY);
+INSERT INTO var_ids (id) SELECT id FROM customers WHERE active = 1;
+SELECT o.id FROM orders AS o JOIN var_ids AS i ON i.id = o.customer_id;
+
+-- 186 [rewritten QY17] Temp tables, table variables, SELECT INTO
+SELECT id INTO dbo.archive_orders FROM dbo.orders WHERE status = 'void'
+-- =>
+CREATE TABLE archive_orders (id INT);
+INSERT INTO archive_orders (id) SELECT id FROM orders WHERE status = 'void';
+
+-- 187 [translated] Temp tables, table variables, SELECT INTO
+TRUNCATE TABLE dbo.events
+-- =>
+TRUNCATE TABLE events;
+
+-- ==================== Local variables and batches
+
+-- 188 [rewritten QY14 QY26] Local variables and batches
+DECLARE @n INT = 5; SELECT TOP (@n) id FROM dbo.orders ORDER BY id
+-- =>
+SET @n = 5;
+SELECT id FROM (SELECT id, id AS __o1, ROW_NUMBER() OVER (ORDER BY id) AS __row FROM orders) AS __top WHERE __row <= @n ORDER BY __o1;
+
+-- 189 [rewritten QY26] Local variables and batches
+DECLARE @since DATETIME = '2024-01-01'; SELECT COUNT(*) FROM dbo.orders WHERE ordered_at >= @since
+-- =>
+SET @since = '2024-01-01';
+SELECT COUNT(*) FROM orders WHERE ordered_at >= @since;
+
+-- 190 [rewritten QY26] Local variables and batches
+DECLARE @name NVARCHAR(50); SET @name = N'Ann'; SELECT id FROM dbo.customers WHERE first_name = @name
+-- =>
+SET @name = NULL;
+SET @name = N'Ann';
+SELECT id FROM customers WHERE first_name = @name;
+
+-- 191 [rewritten QY26] Local variables and batches
+DECLARE @total DECIMAL(10, 2); SELECT @total = SUM(amount) FROM dbo.orders; SELECT @total
+-- =>
+SET @total = NULL;
+SET @total = (SELECT SUM(amount) FROM orders);
+SELECT @total;
+
+-- 192 [rewritten QY26] Local variables and batches
+DECLARE @last INT; SELECT @last = id FROM dbo.orders WHERE status = 'paid' ORDER BY id; SELECT @last
+-- =>
+SET @last = NULL;
+SET @last = (SELECT id FROM orders WHERE status = 'paid' ORDER BY id DESC LIMIT 1);
+SELECT @last;
+
+-- 193 [rewritten QY26 QY37] Local variables and batches
+DECLARE @a INT = 1, @b INT = 2; SELECT @a + @b, @a / @b
+-- =>
+SET @a = 1, @b = 2;
+SELECT @a + @b, @a DIV @b;
+
+-- 194 [rewritten QY03 QY26] Local variables and batches
+DECLARE @prefix NVARCHAR(10) = N'Mr '; SELECT @prefix + first_name FROM dbo.customers
+-- =>
+SET @prefix = N'Mr ';
+SELECT CONCAT(@prefix, first_name) FROM customers;
+
+-- 195 [rewritten QY26] Local variables and batches
+DECLARE @i INT = 0; SET @i += 1; SELECT @i
+-- =>
+SET @i = 0;
+SET @i = @i + (1);
+SELECT @i;
+
+-- 196 [rewritten QY26] Local variables and batches
+SELECT @x = 1
+-- =>
+SET @x = 1;
+
+-- 197 [rewritten QY39] Local variables and batches
+SET NOCOUNT ON; SELECT k FROM dbo.kv
+-- =>
+SELECT k FROM kv;
+
+-- 198 [rewritten QY39] Local variables and batches
+SET ANSI_NULLS ON
+-- =>
+-- (nothing to run)
+
+-- 199 [review QY39] Local variables and batches
+SET XACT_ABORT ON
+-- =>
+-- (nothing to run)
+
+-- 200 [rewritten QY39] Local variables and batches
+SET TRANSACTION ISOLATION LEVEL READ UNCOMMITTED; SELECT id FROM dbo.orders
+-- =>
+SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED;
+SELECT id FROM orders;
+
+-- 201 [rewritten QY39] Local variables and batches
+SET TRANSACTION ISOLATION LEVEL SNAPSHOT
+-- =>
+SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ;
+
+-- 202 [review QY39] Local variables and batches
+SET TRANSACTION ISOLATION LEVEL SERIALIZABLE
+-- =>
+SET SESSION TRANSACTION ISOLATION LEVEL REPEATABLE READ;
+
+-- 203 [rewritten QY39] Local variables and batches
+SET LOCK_TIMEOUT 1500
+-- =>
+SET SESSION innodb_lock_wait_timeout = 2;
+
+-- 204 [rewritten QY22] Local variables and batches
+SET IDENTITY_INSERT dbo.customers ON
+-- =>
+-- (nothing to run)
+
+-- 205 [translated] Local variables and batches
+BEGIN TRAN; UPDATE dbo.kv SET hits = hits + 1 WHERE k = 1; COMMIT TRAN
+-- =>
+BEGIN;
+UPDATE kv SET hits = hits + 1 WHERE k = 1;
+COMMIT;
+
+-- 206 [translated] Local variables and batches
+BEGIN TRANSACTION; DELETE FROM dbo.events WHERE kind = 'zzz'; ROLLBACK
+-- =>
+BEGIN;
+DELETE FROM events WHERE kind = 'zzz';
+ROLLBACK;
+
+-- 207 [rewritten QY39] Local variables and batches
+BEGIN TRAN; SAVE TRANSACTION before_delete; DELETE FROM dbo.events WHERE kind = 'zzz'; ROLLBACK TRANSACTION before_delete; COMMIT
+-- =>
+BEGIN;
+SAVEPOINT before_delete;
+DELETE FROM events WHERE kind = 'zzz';
+ROLLBACK TO SAVEPOINT before_delete;
+COMMIT;
+
+-- 208 [translated] Local variables and batches
+SELECT v FROM dbo.kv
+GO
+SELECT k FROM dbo.kv
+-- =>
+SELECT v FROM kv;
+SELECT k FROM kv;
+
+-- 209 [rewritten QY39] Local variables and batches
+USE shop
+-- =>
+-- (nothing to run)
+
+-- 210 [rewritten QY47] Local variables and batches
+PRINT 'done'
+-- =>
+-- (nothing to run)
+
+-- ==================== Procedures, dynamic SQL, control flow, errors
+
+-- 211 [unsupported QY24] Procedures, dynamic SQL, control flow, errors
+EXEC dbo.usp_close_orders @days = 30
+-- =>
+-- (no TiDB statement)
+
+-- 212 [unsupported QY24] Procedures, dynamic SQL, control flow, errors
+EXECUTE dbo.usp_report
+-- =>
+-- (no TiDB statement)
+
+-- 213 [rewritten QY25] Procedures, dynamic SQL, control flow, errors
+EXEC sp_executesql N'SELECT id FROM dbo.orders WHERE customer_id = @c', N'@c int', @c = 1
+-- =>
+SELECT id FROM orders WHERE customer_id = 1;
+
+-- 214 [rewritten QY25] Procedures, dynamic SQL, control flow, errors
+EXEC ('SELECT COUNT(*) FROM dbo.orders')
+-- =>
+SELECT COUNT(*) FROM orders;
+
+-- 215 [unsupported QY25 QY26] Procedures, dynamic SQL, control flow, errors
+DECLARE @sql NVARCHAR(MAX) = N'SELECT 1'; EXEC (@sql)
+-- =>
+-- (no TiDB statement)
+
+-- 216 [unsupported QY25 QY26] Procedures, dynamic SQL, control flow, errors
+DECLARE @sql NVARCHAR(MAX) = N'SELECT 1'; EXEC sp_executesql @sql
+-- =>
+-- (no TiDB statement)
+
+-- 217 [unsupported QY31] Procedures, dynamic SQL, control flow, errors
+IF EXISTS (SELECT 1 FROM dbo.kv WHERE k = 1) UPDATE dbo.kv SET hits = 0 WHERE k = 1 ELSE INSERT INTO dbo.kv (k) VALUES (1)
+-- =>
+-- (no TiDB statement)
+
+-- 218 [unsupported QY31] Procedures, dynamic SQL, control flow, errors
+WHILE 1 = 0 BEGIN SELECT 1 END
+-- =>
+-- (no TiDB statement)
+
+-- 219 [unsupported QY31 QY37] Procedures, dynamic SQL, control flow, errors
+BEGIN TRY SELECT 1/0 END TRY BEGIN CATCH SELECT ERROR_MESSAGE() END CATCH
+-- =>
+-- (no TiDB statement)
+
+-- 220 [unsupported QY32] Procedures, dynamic SQL, control flow, errors
+RAISERROR('Order %d not found', 16, 1, 5)
+-- =>
+-- (no TiDB statement)
+
+-- 221 [unsupported QY32] Procedures, dynamic SQL, control flow, errors
+THROW 50001, 'bad order', 1
+-- =>
+-- (no TiDB statement)
+
+-- 222 [unsupported QY33] Procedures, dynamic SQL, control flow, errors
+DECLARE c CURSOR FOR SELECT id FROM dbo.orders; OPEN c; FETCH NEXT FROM c; CLOSE c; DEALLOCATE c
+-- =>
+-- (no TiDB statement)
+
+-- 223 [rewritten QY34] Procedures, dynamic SQL, control flow, errors
+WAITFOR DELAY '00:00:01'
+-- =>
+DO SLEEP(1);
+
+-- 224 [unsupported QY34] Procedures, dynamic SQL, control flow, errors
+WAITFOR TIME '23:00'
+-- =>
+-- (no TiDB statement)
+
+-- ==================== Collations and comparisons
+
+-- 225 [review QY27] Collations and comparisons
+SELECT id FROM dbo.customers WHERE first_name = 'ann' COLLATE Latin1_General_CS_AS
+-- =>
+SELECT id FROM customers WHERE first_name = 'ann' COLLATE utf8mb4_bin;
+
+-- 226 [review QY27] Collations and comparisons
+SELECT id FROM dbo.customers ORDER BY first_name COLLATE SQL_Latin1_General_CP1_CI_AS
+-- =>
+SELECT id FROM customers ORDER BY first_name COLLATE utf8mb4_general_ci;
+
+-- 227 [rewritten QY27] Collations and comparisons
+SELECT first_name COLLATE DATABASE_DEFAULT FROM dbo.customers
+-- =>
+SELECT first_name FROM customers;
+
+-- 228 [review QY28] Collations and comparisons
+(@P1 nvarchar(10),@P2 nvarchar(10))SELECT CASE WHEN @P1 = @P2 THEN 1 ELSE 0 END
+-- =>
+-- parameters: @P1, @P2
+SELECT CASE WHEN ? = ? THEN 1 ELSE 0 END;
+
+-- ==================== Cross-database and linked servers
+
+-- 229 [review QY29] Cross-database and linked servers
+-- parse-only: names database archive, which the golden schema does not have
+SELECT id FROM archive.dbo.orders
+-- =>
+SELECT id FROM archive.orders;
+
+-- 230 [review QY29] Cross-database and linked servers
+-- parse-only: names database archive, which the golden schema does not have
+SELECT o.id FROM dbo.orders o JOIN archive.dbo.customers c ON c.id = o.customer_id
+-- =>
+SELECT o.id FROM orders AS o JOIN archive.customers AS c ON c.id = o.customer_id;
+
+-- 231 [unsupported QY30] Cross-database and linked servers
+SELECT id FROM remote1.shop.dbo.orders
+-- =>
+-- (no TiDB statement)
+
+-- 232 [unsupported QY30] Cross-database and linked servers
+SELECT * FROM OPENQUERY(remote1, 'SELECT 1')
+-- =>
+-- (no TiDB statement)
+
+-- 233 [unsupported QY30] Cross-database and linked servers
+SELECT * FROM OPENROWSET('SQLNCLI', 'Server=x;', 'SELECT 1')
+-- =>
+-- (no TiDB statement)
+
+-- 234 [unsupported QY49] Cross-database and linked servers
+SELECT name FROM sys.tables
+-- =>
+-- (no TiDB statement)
+
+-- 235 [review QY49] Cross-database and linked servers
+SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES
+-- =>
+SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES;
+
+-- ==================== Derived tables with column lists
+
+-- 236 [rewritten QY45] Derived tables with column lists
+SELECT v.a, v.b FROM (VALUES (1, N'x'), (2, N'y')) AS v(a, b)
+-- =>
+SELECT v.a, v.b FROM (SELECT 1 AS a, N'x' AS b UNION ALL SELECT 2, N'y') AS v;
+
+-- 237 [rewritten QY45] Derived tables with column lists
+SELECT d.n FROM (SELECT id FROM dbo.customers) AS d(n)
+-- =>
+SELECT d.n FROM (SELECT id AS n FROM customers) AS d;
+
+-- ==================== Parameters from Query Store
+
+-- 238 [translated] Parameters from Query Store
+(@P1 int)SELECT first_name FROM dbo.customers WHERE id = @P1
+-- =>
+-- parameters: @P1
+SELECT first_name FROM customers WHERE id = ?;
+
+-- 239 [translated] Parameters from Query Store
+(@P1 int,@P2 nvarchar(50))UPDATE dbo.customers SET first_name = @P2 WHERE id = @P1
+-- =>
+-- parameters: @P2, @P1
+UPDATE customers SET first_name = ? WHERE id = ?;
+
+-- 240 [translated] Parameters from Query Store
+(@P1 int)SELECT id FROM dbo.orders WHERE customer_id = @P1 OR qty = @P1
+-- =>
+-- parameters: @P1, @P1
+SELECT id FROM orders WHERE customer_id = ? OR qty = ?;
+
+-- 241 [translated] Parameters from Query Store
+(@P1 datetime,@P2 datetime)SELECT COUNT(*) FROM dbo.orders WHERE ordered_at >= @P1 AND ordered_at < @P2
+-- =>
+-- parameters: @P1, @P2
+SELECT COUNT(*) FROM orders WHERE ordered_at >= ? AND ordered_at < ?;
+
+-- 242 [rewritten QY03] Parameters from Query Store
+(@P1 nvarchar(50))SELECT id FROM dbo.customers WHERE last_name = @P1 + N'x'
+-- =>
+-- parameters: @P1
+SELECT id FROM customers WHERE last_name = CONCAT(?, N'x');
+
+-- 243 [translated] Parameters from Query Store
+(@P1 int,@P2 int)SELECT TOP 1 id FROM dbo.orders WHERE customer_id = @P1 AND qty > @P2 ORDER BY id
+-- =>
+-- parameters: @P1, @P2
+SELECT id FROM orders WHERE customer_id = ? AND qty > ? ORDER BY id LIMIT 1;
+
+-- 244 [rewritten QY13] Parameters from Query Store
+(@status varchar(10))SELECT COUNT(*) FROM dbo.orders WITH (NOLOCK) WHERE status = @status
+-- =>
+-- parameters: @status
+SELECT COUNT(*) FROM orders WHERE status = ?;
+
+-- 245 [translated] Parameters from Query Store
+(@P1 smallint,@P2 int,@P3 smallint,@P4 int)INSERT INTO dbo.order_lines (order_id, line_no, product_id, qty, price) VALUES (@P2, @P1, @P4, @P3, 1)
+-- =>
+-- parameters: @P2, @P1, @P4, @P3
+INSERT INTO order_lines (order_id, line_no, product_id, qty, price) VALUES (?, ?, ?, ?, 1);
+
+-- ==================== Statements that cannot be read
+
+-- 246 [unsupported QY01] Statements that cannot be read
+SELECT FROM WHERE
+-- =>
+-- (no TiDB statement)
+
+-- 247 [unsupported QY01] Statements that cannot be read
+SELECT id FROM dbo.orders WHERE (status = 'x'
+-- =>
+-- (no TiDB statement)
