@@ -180,7 +180,9 @@ def live_printer(stream: Any = None, every: int = 1) -> Callable[[StepData, int]
     def show(data: StepData, now: int) -> None:
         if now % every:
             return
-        done, errors, hist = recent(data, now - 2)
+        # Workers send a second once it is over, so the newest second received is complete.
+        latest = max(data.seconds, default=None)
+        done, errors, hist = recent(data, latest) if latest is not None else (0, 0, Histogram())
         p99 = hist.percentile(99)
         total_errors = sum(c.errors for row in data.seconds.values() for c in row.values())
         text = (f"replay {now:>4}s  {done:>7} q/s  p99 {p99 / 1000 if p99 is not None else 0:8.2f} ms  "

@@ -266,3 +266,24 @@ def test_the_capture_source_is_refused(instance, url, refused):
             check_not_source(target, ServerInfo(instance=instance))
     else:
         check_not_source(target, ServerInfo(instance=instance))
+
+
+def test_live_progress_shows_the_newest_complete_second():
+    import io
+
+    from sqlsrv2tidb.replay.engine import StepData, live_printer
+
+    data = StepData()
+    for second, (ok, errors) in enumerate([(90, 0), (120, 3)]):
+        r = Recorder()
+        for i in range(ok):
+            r.done(0, second + i / 1000, second + i / 1000, second + i / 1000 + 0.004, True)
+        for _ in range(errors):
+            r.done(0, second + 0.5, second + 0.5, second + 0.6, False)
+        data.seconds.update(r.take())
+    out = io.StringIO()
+    live_printer(out, every=5)(data, 4)
+    assert out.getvalue() == ""
+    live_printer(out, every=5)(data, 5)
+    assert out.getvalue().split() == ["replay", "5s", "120", "q/s", "p99", "4.00", "ms", "errors", "3/s", "(3",
+                                      "total)"]
