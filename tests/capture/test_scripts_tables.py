@@ -245,6 +245,9 @@ def test_graph_tables_read_and_synapse_ctas_is_a_finding():
 CREATE TABLE dbo.Person (ID int PRIMARY KEY, Name nvarchar(100)) AS NODE;
 CREATE TABLE dbo.Likes (Rating int) AS EDGE;
 CREATE TABLE wwi.City WITH (DISTRIBUTION = REPLICATE, CLUSTERED COLUMNSTORE INDEX) AS SELECT * FROM ext.City;
+CREATE TABLE dbo.Docs AS FILETABLE WITH (FILETABLE_DIRECTORY = 'Docs', FILETABLE_COLLATE_FILENAME = database_default);
+CREATE TABLE dbo.Sparse (ID int, A int SPARSE NULL, Props xml COLUMN_SET FOR ALL_SPARSE_COLUMNS);
 """)
-    assert [t.name for t in db.tables] == ["Person", "Likes"]
+    assert [t.name for t in db.tables] == ["Person", "Likes", "Docs", "Sparse"]
+    assert [c.name for c in db.table("dbo", "Sparse").columns] == ["ID", "A", "Props"]
     assert [(f.rule, f.line) for f in findings] == [("IN02", 4)] and "Synapse" in findings[0].message
