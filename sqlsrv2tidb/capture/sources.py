@@ -122,9 +122,9 @@ def _read_file(path: Path, collected: _Collected) -> None:
         collected.findings.extend(capture.findings)
         collected.server = capture.server or collected.server
     elif kind == "catalog":
-        from .catalog import read_catalog
+        from .catalog import parse_catalog_text, read_catalog
 
-        capture = read_catalog(json.loads(text_file.text), path)
+        capture = read_catalog(parse_catalog_text(text_file), path)
         collected.set_schema(str(path), capture.database)
         collected.workloads.append(capture.workload)
         collected.findings.extend(capture.findings)
@@ -159,6 +159,10 @@ def detect_kind(text_file: TextFile) -> str:
     """Classify a decoded file by content: capture, catalog, xevents, query_store, spec, sql_workload, script."""
     text = text_file.text.lstrip("\ufeff \t\n")
     head = text[:4096]
+    from .catalog import looks_like_catalog
+
+    if looks_like_catalog(head):  # also a capture-script output saved with headers or messages around it
+        return "catalog"
     if head.startswith("{") or head.startswith("["):
         fmt = _json_format(text)
         if fmt is not None and fmt.startswith("sqlsrv2tidb.capture/"):
