@@ -188,7 +188,7 @@ def top_window(select: exp.Select, count: exp.Expr | None, percent: bool, ties: 
             last = count.copy() if offset is None else exp.Add(this=offset.copy(), expression=count.copy())
             conditions.append(exp.LTE(this=exp.column("__row"), expression=last))
         condition = exp.and_(*conditions)
-    outer = exp.select(*[exp.column(n) for n in names]).from_(
+    outer = exp.select(*[exp.Column(this=_output_identifier(p)) for p in select.selects]).from_(
         exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("__top")))
     ).where(condition)
     if outer_order:
@@ -197,6 +197,15 @@ def top_window(select: exp.Select, count: exp.Expr | None, percent: bool, ties: 
         outer.set("with_", select.args["with_"].copy())
     ctx.note("QY14", "rewritten", f"{what} becomes a window-function filter; TiDB's LIMIT takes neither.")
     return outer
+
+
+def _output_identifier(projection: exp.Expr) -> exp.Identifier:
+    """The name a projection is known by outside its query, quoted as it was written."""
+    if isinstance(projection, exp.Alias):
+        return projection.args["alias"].copy()
+    if isinstance(projection, exp.Column) and isinstance(projection.this, exp.Identifier):
+        return projection.this.copy()
+    return exp.to_identifier(projection.alias_or_name)
 
 
 def _expand_star(select: exp.Select, ctx: Context) -> exp.Select:

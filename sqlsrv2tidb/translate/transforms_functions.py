@@ -265,6 +265,8 @@ def builtin_functions(node: exp.Expr, ctx: Context) -> exp.Expr:  # noqa: C901 -
         return exp.Coalesce(this=test, expressions=[exp.Literal.number(0)])
     if name == "PATINDEX" and len(args) == 2:
         return _patindex(node, args, ctx)
+    if name in _STATISTICS and len(args) == 1:
+        return call(_STATISTICS[name], *args)
     if name == "DB_NAME" and not args:
         return call("DATABASE")
     if name in ("SUSER_NAME", "USER_NAME", "SUSER_SNAME") and not args:
@@ -276,6 +278,11 @@ def builtin_functions(node: exp.Expr, ctx: Context) -> exp.Expr:  # noqa: C901 -
     if name == "GETDATE":
         return exp.CurrentTimestamp(this=exp.Literal.number(3))
     return node
+
+
+# T-SQL's statistical aggregates under their TiDB names.
+# https://docs.pingcap.com/tidb/stable/aggregate-group-by-functions
+_STATISTICS = {"VAR": "VAR_SAMP", "VARP": "VAR_POP", "STDEV": "STDDEV_SAMP", "STDEVP": "STDDEV_POP"}
 
 
 def _patindex(node: exp.Expr, args: list[exp.Expr], ctx: Context) -> exp.Expr:

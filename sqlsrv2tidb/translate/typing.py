@@ -69,13 +69,14 @@ _INTEGER_RESULT = (
     exp.Length, exp.StrPosition, exp.Count, exp.DateDiff, exp.Extract, exp.Year, exp.Month, exp.Day,
     exp.DayOfWeek, exp.DayOfMonth, exp.DayOfYear, exp.Week, exp.Quarter, exp.Unicode, exp.Ascii, exp.Sign,
     exp.RowNumber, exp.Rank, exp.DenseRank, exp.Ntile, exp.IntDiv, exp.Predicate, exp.Not, exp.Connector,
+    exp.Hour, exp.Minute, exp.Second, exp.TimestampDiff,
 )
 _FLOAT_RESULT = (
     exp.Sqrt, exp.Pow, exp.Ln, exp.Log, exp.Exp, exp.Rand, exp.Stddev, exp.StddevPop, exp.StddevSamp,
     exp.Variance, exp.VariancePop, exp.Atan2, exp.Cos, exp.Sin, exp.Tan, exp.Acos, exp.Asin, exp.Atan,
     exp.Pi, exp.PercentRank, exp.CumeDist, exp.Radians, exp.Degrees,
 )
-_DATETIME_RESULT = (exp.CurrentTimestamp, exp.UtcTimestamp, exp.TimeStrToTime, exp.StrToTime, exp.StrToDate)
+_DATETIME_RESULT = (exp.CurrentTimestamp, exp.UtcTimestamp, exp.TimeStrToTime, exp.StrToTime, exp.StrToDate, exp.LastDay)
 _SAME_AS_ARGUMENT = (
     exp.Sum, exp.Max, exp.Min, exp.Avg, exp.Abs, exp.Round, exp.Floor, exp.Ceil, exp.FirstValue, exp.LastValue,
     exp.Lag, exp.Lead, exp.NthValue, exp.AnyValue, exp.Paren, exp.Neg, exp.Window, exp.Alias, exp.DateAdd,
@@ -96,13 +97,13 @@ _ANONYMOUS: dict[str, exp.DataType] = {
         ("DATALENGTH", "PATINDEX", "OBJECT_ID", "DB_ID", "ISNUMERIC", "ISDATE", "ERROR_NUMBER", "@@ROWCOUNT",
          "@@SPID", "@@TRANCOUNT", "@@ERROR", "DIFFERENCE", "CHECKSUM", "BINARY_CHECKSUM", "DATEPART",
          "GROUPING", "GROUPING_ID", "@@FETCH_STATUS", "LENGTH", "ROW_COUNT", "CONNECTION_ID", "TO_SECONDS",
-         "TO_DAYS", "DAYOFWEEK", "MICROSECOND", "CHAR_LENGTH"),
+         "TO_DAYS", "DAYOFWEEK", "MICROSECOND", "CHAR_LENGTH", "REGEXP_INSTR", "ORD"),
         INTEGER,
     ),
     "LAST_INSERT_ID": BIGINT,
     "STR_TO_DATE": DATETIME,
     **dict.fromkeys(("SCOPE_IDENTITY", "@@IDENTITY", "IDENT_CURRENT"), DECIMAL),
-    **dict.fromkeys(("EOMONTH", "DATEFROMPARTS"), DATE),
+    **dict.fromkeys(("EOMONTH", "DATEFROMPARTS", "MAKEDATE"), DATE),
     **dict.fromkeys(("DATETIMEFROMPARTS", "SMALLDATETIMEFROMPARTS", "DATETIME2FROMPARTS", "TODATETIMEOFFSET",
                      "SWITCHOFFSET", "DATEADD"), DATETIME),
     **dict.fromkeys(("SQUARE", "ATN2", "LOG10", "RADIANS", "DEGREES"), FLOAT),
