@@ -5,8 +5,8 @@ from __future__ import annotations
 from sqlsrv2tidb.model import (
     Capture,
     Column,
-    DataType,
     Database,
+    DataType,
     ForeignKey,
     Identity,
     Index,

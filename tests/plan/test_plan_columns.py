@@ -4,7 +4,18 @@ from __future__ import annotations
 
 from plan_models import capture, col, pk
 
-from sqlsrv2tidb.model import MAX, CheckConstraint, Column, Computed, DataType, Index, IndexColumn, Key, SourceRef, Table
+from sqlsrv2tidb.model import (
+    MAX,
+    CheckConstraint,
+    Column,
+    Computed,
+    DataType,
+    Index,
+    IndexColumn,
+    Key,
+    SourceRef,
+    Table,
+)
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.plan.migration import build_plan
 
