@@ -206,8 +206,7 @@ def _column(m: _Mapper, row: dict[str, Any], extras: dict[str, dict]) -> Column:
                   f"generated-always column kind {generated} (ledger or transaction id) is kept as a plain column")
     return Column(
         name=str(row["column_name"]), type=data_type(row), nullable=as_bool(row.get("is_nullable")) is not False,
-        identity=Identity(as_int(ident.get("seed_value")) or 1, as_int(ident.get("increment_value")) or 1,
-                          bool(as_bool(ident.get("is_not_for_replication")))) if ident else None,
+        identity=_identity(ident) if ident else None,
         default=as_text(default.get("definition")) if default else None,
         default_name=_named(default, "constraint_name") if default else None,
         computed=Computed(str(comp.get("definition")), bool(as_bool(comp.get("is_persisted")))) if comp else None,
@@ -217,6 +216,11 @@ def _column(m: _Mapper, row: dict[str, Any], extras: dict[str, dict]) -> Column:
         hidden=bool(as_bool(row.get("is_hidden"))), masked=bool(as_bool(row.get("is_masked"))),
         encrypted=bool(as_int(row.get("encryption_type"))), description=extras["description"].get(key),
     )
+
+
+def _identity(row: dict[str, Any]) -> Identity:
+    seed, increment = as_int(row.get("seed_value")), as_int(row.get("increment_value"))
+    return Identity(1 if seed is None else seed, increment or 1, bool(as_bool(row.get("is_not_for_replication"))))
 
 
 def _key_columns(rows: list[dict[str, Any]]) -> tuple[IndexColumn, ...]:
@@ -265,6 +269,13 @@ def _order(row: dict[str, Any], field: str) -> int:
         return 0
 
 
+def _number(value: Any) -> int | None:
+    try:
+        return as_int(value)
+    except ValueError:
+        return None
+
+
 def _sorted(rows: list[dict[str, Any]], field: str) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda r: _order(r, field))
 
@@ -302,7 +313,7 @@ class _Tables:
         self.foreign_keys = _grouped(m, "FOREIGN_KEYS", "parent_object_id")
         self.fulltext = _grouped(m, "FULLTEXT_INDEXES", "object_id")
         self.partitioning = _grouped(m, "TABLE_PARTITIONING", "object_id")
-        self.stats = _grouped(m, "PARTITION_STATS", "object_id")
+        self.stats = _grouped(m, "PARTITION_STATS", "object_id") or _grouped(m, "TABLE_ROWS", "object_id")
         self.rows = {oid: rows[0] for oid, rows in _grouped(m, "TABLES", "object_id").items()}
 
     def build(self) -> tuple[list[Table], dict[int, list[Index]]]:
@@ -389,8 +400,8 @@ def _modules(m: _Mapper, view_indexes: dict[int, list[Index]]) -> list[Module]:
         definition = as_text(row.get("definition"))
         if definition is None and not clr:
             m.finding("IN23", Severity.MEDIUM, f"{schema}.{name}" if schema else name,
-                      f"{kind} {name} was created WITH ENCRYPTION; its source could not be read, so it can be neither "
-                      "translated nor checked")
+                      f"the source of {kind} {name} could not be read (created WITH ENCRYPTION, or hidden from a login "
+                      "without VIEW DEFINITION), so it can be neither translated nor checked")
         parent_name = as_text(row.get("parent_name"))
         parent = f"{row.get('parent_schema')}.{parent_name}" if kind == "trigger" and parent_name else None
         modules.append(Module(
@@ -486,8 +497,11 @@ def _workload(m: _Mapper, data: dict[str, Any], database: str | None) -> Workloa
         return Workload(notes=("Query Store was not read (capture --no-query-store)",))
     notes: list[str] = []
     if isinstance(options, dict) and options.get("actual_state") is not None:
-        notes, findings = assess_options(options, m.where)
-        m.findings.extend(findings)
+        try:
+            notes, findings = assess_options(options, m.where)
+            m.findings.extend(findings)
+        except ValueError as exc:
+            m.finding("IN25", Severity.LOW, "Query Store", f"Query Store options unreadable ({exc}): {_short(options)}")
     failed = {n: msg for n, msg in m.errors.items() if n in _QUERY_STORE}
     if failed:
         first = next(iter(sorted(failed.items())))
@@ -500,7 +514,7 @@ def _workload(m: _Mapper, data: dict[str, Any], database: str | None) -> Workloa
         if r.get("parameter_list"):
             plans[_order(r, "query_id")].append(str(r["parameter_list"]))
     rows = [(None, {**queries.get(_order(r, "query_id"), {}), **r}) for r in m.rows("QUERY_STORE_RUNTIME_STATS")]
-    if days is not None:
+    if isinstance(days, (int, float)) and not isinstance(days, bool):
         notes.append(f"Query Store window: the last {days:g} day(s) before the capture")
     workload, findings = workload_from_rows(rows, plans=plans, database=database, file=m.where, notes=tuple(notes))
     m.findings.extend(findings)
@@ -523,7 +537,7 @@ def read_catalog(data: dict, path: Path) -> Capture:
     schemas |= {t.schema for t in tables}
     database = Database(
         name=database_name, collation=as_text(server.get("database_collation")),
-        compatibility_level=as_int(server.get("compatibility_level")),
+        compatibility_level=_number(server.get("compatibility_level")),
         schemas=tuple(sorted(schemas, key=str.casefold)), tables=tuple(tables), sequences=tuple(_sequences(m)),
         user_types=tuple(_user_types(m)), modules=tuple(_modules(m, view_indexes)),
         partition_functions=tuple(functions), partition_schemes=tuple(schemes),
@@ -532,6 +546,6 @@ def read_catalog(data: dict, path: Path) -> Capture:
     if instance is None and server.get("server_name"):
         instance = f"{server['server_name']}/{database_name}"
     info = ServerInfo(as_text(server.get("product_version")), as_text(server.get("edition")),
-                      as_int(server.get("engine_edition")), as_text(server.get("collation")), instance)
+                      _number(server.get("engine_edition")), as_text(server.get("collation")), instance)
     workload = _workload(m, data, database_name)
     return Capture(database=database, workload=workload, findings=tuple(m.findings), sources=(str(path),), server=info)

@@ -336,6 +336,16 @@ WHERE o.is_ms_shipped = 0 AND o.type = 'U'
 GROUP BY ps.object_id
 """)
 
+# Row counts from sys.partitions need no VIEW DATABASE STATE: the fallback when the DMV above is denied.
+# https://learn.microsoft.com/sql/relational-databases/system-catalog-views/sys-partitions-transact-sql
+TABLE_ROWS = CatalogQuery("TABLE_ROWS", """
+SELECT {mark} p.object_id, SUM(p.rows) AS row_count
+FROM sys.partitions AS p
+JOIN sys.tables AS t ON t.object_id = p.object_id
+WHERE t.is_ms_shipped = 0 AND p.index_id IN (0, 1)
+GROUP BY p.object_id
+""")
+
 # Descriptions of tables (minor_id 0) and their columns (minor_id = column_id).
 EXTENDED_PROPERTIES = CatalogQuery("EXTENDED_PROPERTIES", """
 SELECT {mark} ep.major_id AS object_id, ep.minor_id AS column_id, ep.name AS property_name,
@@ -434,7 +444,7 @@ SCHEMA_QUERIES: tuple[CatalogQuery, ...] = (
     SCHEMAS, TABLES, COLUMNS, TYPES, TABLE_TYPE_COLUMNS, IDENTITY_COLUMNS, COMPUTED_COLUMNS,
     DEFAULT_CONSTRAINTS, CHECK_CONSTRAINTS, KEY_CONSTRAINTS, INDEXES, INDEX_COLUMNS, FOREIGN_KEYS,
     SEQUENCES, MODULES, SYNONYMS, PARTITION_FUNCTIONS, PARTITION_SCHEMES, TABLE_PARTITIONING,
-    FULLTEXT_INDEXES, PARTITION_STATS, EXTENDED_PROPERTIES,
+    FULLTEXT_INDEXES, PARTITION_STATS, TABLE_ROWS, EXTENDED_PROPERTIES,
 )
 """The schema rowsets, in the order the capture reads them."""
 

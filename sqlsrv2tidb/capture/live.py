@@ -273,12 +273,12 @@ def capture_to_folder(
             handle = pyodbc.connect(conn.odbc(), timeout=max(1, timeout), autocommit=True)
         except pyodbc.Error as exc:
             raise connect_error(exc, conn, list(pyodbc.drivers())) from None
+        try:
+            doc = collect(Session(handle, conn).fetch, conn.host, query_store=query_store, days=days, progress=progress)
+        finally:
+            handle.close()
     except BaseException:
         if not existed and not any(out.iterdir()):
-            out.rmdir()  # leave nothing behind for a capture that never started
+            out.rmdir()  # leave nothing behind for a capture that did not finish
         raise
-    try:
-        doc = collect(Session(handle, conn).fetch, conn.host, query_store=query_store, days=days, progress=progress)
-    finally:
-        handle.close()
     return write_json(out / "catalog.json", doc)

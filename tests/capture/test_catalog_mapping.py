@@ -279,3 +279,35 @@ def test_a_document_of_the_wrong_shape_is_one_clear_error():
         with pytest.raises(InputError) as err:
             read_catalog(broken, PATH)
         assert str(err.value).startswith("catalog.json: ")
+
+
+def test_without_view_database_state_row_counts_come_from_sys_partitions():
+    capture = read_catalog(live_document(fail={"PARTITION_STATS"}), PATH)
+    orders = capture.database.table("Sales", "Orders")
+    assert orders.row_count == 1_250_000 and orders.size_bytes is None
+    assert [f.object for f in capture.findings if f.rule == "IN22"] == ["PARTITION_STATS"]
+
+
+def test_sysname_and_a_zero_identity_seed():
+    rows = all_rows()
+    rows["COLUMNS"].append(fx.col(581577110, 13, "CreatedBy", "sysname", base="nvarchar", length=128))
+    rows["IDENTITY_COLUMNS"][0] = {**rows["IDENTITY_COLUMNS"][0], "seed_value": Decimal("0")}
+    customer = read_catalog(live_document(rows), PATH).database.table("Sales", "Customer")
+    # sysname is SQL Server's own alias of nvarchar(128): is_user_defined = 0, base type nvarchar.
+    assert customer.column("CreatedBy").type == DataType("nvarchar", 128, alias="sysname")
+    assert customer.column("CustomerID").identity.seed == 0
+
+
+def test_without_query_store_the_capture_reads_no_workload():
+    by_sql = {q.sql(16): q.name for q in catalog_sql.ALL_QUERIES}
+    asked = []
+
+    def fetch(sql: str) -> list[dict]:
+        asked.append(by_sql[sql])
+        return [fx.SERVER] if by_sql[sql] == "SERVER_PROPERTIES" else []
+
+    doc = collect(fetch, "db1", query_store=False, days=7)
+    assert not any(name.startswith("QUERY_STORE") for name in asked) and doc["query_store"] is None
+    capture = read_catalog(doc, PATH)
+    assert capture.workload.is_empty and capture.workload.notes == ("Query Store was not read (capture --no-query-store)",)
+    assert capture.findings == ()

@@ -321,6 +321,10 @@ def catalog_rows() -> dict[str, list[dict[str, object]]]:
                                                 (ol, 5000000, 262144, 90112, 1), (e, 290, 64, 16, 1),
                                                 (eh, 0, 0, 0, 1))
         ],
+        "TABLE_ROWS": [
+            {"object_id": oid, "row_count": rows}
+            for oid, rows in ((c, 20571), (o, 1250000), (ol, 5000000), (e, 290), (eh, 0), (sc, 0))
+        ],
         "EXTENDED_PROPERTIES": [
             {"object_id": c, "column_id": 0, "property_name": "MS_Description",
              "property_value": "Customers who have placed at least one order."},
