@@ -15,6 +15,7 @@ from typing import Any
 from . import formatting as fmt
 from .inputs import ReportInputs
 from .rulesinfo import RuleInfo, unknown_rule
+from .shape import obj, objs, seq
 from .verdict import SEVERITIES, decide, estimate
 from .viewmodel import (
     Count,
@@ -152,39 +153,42 @@ def severity_counts(findings: list[dict[str, Any]]) -> tuple[Count, ...]:
 
 def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anchors, comparison: dict[str, int] | None) -> Summary:
     doc = inputs.assessment
-    findings = list(doc.get("findings") or [])
-    queries = list(doc.get("queries") or [])
+    findings = list(seq(doc.get("findings")))
+    queries = list(seq(doc.get("queries")))
     verdict = decide(findings, queries, inputs.replay, comparison)
     blockers = tuple(finding_row(f, rules, anchors) for f in findings if f.get("severity") == "blocker")
-    facts = [Fact("Database", str((doc.get("source") or {}).get("database") or "—"))]
-    summary = doc.get("summary") or {}
-    facts.append(Fact("Tables", fmt.number(summary.get("tables", len(doc.get("tables") or [])))))
+    facts = [Fact("Database", str(obj(doc.get("source")).get("database") or "—"))]
+    summary = obj(doc.get("summary"))
+    facts.append(Fact("Tables", fmt.number(summary.get("tables", len(seq(doc.get("tables")))))))
     for key, label in (("views", "Views"), ("procedures", "Procedures"), ("functions", "Functions"), ("triggers", "Triggers")):
         if summary.get(key):
             facts.append(Fact(label, fmt.number(summary[key])))
     if queries or summary.get("query_classes"):
-        statuses = summary.get("queries_by_status") or Counter(q.get("status") for q in queries)
+        statuses = obj(summary.get("queries_by_status")) or Counter(q.get("status") for q in queries)
         parts = ", ".join(f"{fmt.number(n)} {s}" for s, n in statuses.items() if n)
         facts.append(Fact("Query classes", f"{fmt.number(summary.get('query_classes', len(queries)))}" + (f" ({parts})" if parts else "")))
-    workload = doc.get("workload") or {}
+    workload = obj(doc.get("workload"))
     peak = workload.get("peak_window")
     if peak:
-        qps = next((w.get("qps") for w in workload.get("windows") or [] if w.get("name") == peak), None)
+        qps = next((w.get("qps") for w in objs(workload.get("windows")) if w.get("name") == peak), None)
         facts.append(Fact("Peak window", f"{peak} ({fmt.qps(qps)} queries per second)" if qps is not None else str(peak)))
     if inputs.replay is not None:
         r = inputs.replay
-        facts.append(Fact("Replay", f"{fmt.qps(r.get('achieved_qps'))} of {fmt.qps(r.get('target_qps'))} queries per second on {r.get('target') or 'the target'}"))
-    deployment = doc.get("deployment") or {}
-    nodes = deployment.get("nodes") or {}
+        from .build_replay import without_password
+
+        where = without_password(str(r.get("target") or "the target"))
+        facts.append(Fact("Replay", f"{fmt.qps(r.get('achieved_qps'))} of {fmt.qps(r.get('target_qps'))} queries per second on {where}"))
+    deployment = obj(doc.get("deployment"))
+    nodes = obj(deployment.get("nodes"))
     if nodes:
         facts.append(Fact("Suggested cluster", f"{nodes.get('tidb', '?')} TiDB, {nodes.get('tikv', '?')} TiKV, {nodes.get('pd', '?')} PD"))
-    facts.append(Fact("Target TiDB version", str((doc.get("options") or {}).get("tidb_version") or "—")))
+    facts.append(Fact("Target TiDB version", str(obj(doc.get("options")).get("tidb_version") or "—")))
     return Summary(verdict, blockers, severity_counts(findings), estimate(findings, queries, rules), tuple(facts))
 
 
 def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
     doc = inputs.assessment
-    listed = {str(f.get("name")): f for f in doc.get("ddl_files") or [] if isinstance(f, dict)}
+    listed = {str(f.get("name")): f for f in seq(doc.get("ddl_files")) if isinstance(f, dict)}
     files = []
     contents = dict(inputs.ddl)
     for name in sorted(set(contents) | set(listed)):
@@ -214,9 +218,9 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
 
     doc = inputs.assessment
     anchors = Anchors()
-    for t in doc.get("tables") or []:
+    for t in seq(doc.get("tables")):
         anchors.table(str(t.get("schema", "")), str(t.get("name", "")))
-    for q in doc.get("queries") or []:
+    for q in seq(doc.get("queries")):
         anchors.query(str(q.get("id", "")))
     schema = build_schema(doc, rules, anchors)
     workload = build_workload(doc, rules, anchors)
@@ -233,7 +237,7 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
     if deployment:
         nav.append(Link("Deployment", "#deployment"))
     nav.append(Link("Migration plan", "#plan"))
-    source = doc.get("source") or {}
+    source = obj(doc.get("source"))
     database = str(source.get("database") or "")
     return Report(
         title=f"Migration report{': ' + database if database else ''}",
@@ -241,8 +245,8 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
         tool_version=str(doc.get("tool_version") or ""),
         generated=generated,
         anonymized=anonymized,
-        sources=tuple(str(s) for s in source.get("sources") or ()),
-        target_version=str((doc.get("options") or {}).get("tidb_version") or ""),
+        sources=tuple(str(s) for s in seq(source.get("sources"))),
+        target_version=str(obj(doc.get("options")).get("tidb_version") or ""),
         nav=tuple(nav),
         summary=summary,
         schema=schema,

@@ -8,6 +8,7 @@ from typing import Any
 from . import formatting as fmt
 from .build import safe_href
 from .build_replay import records_table
+from .shape import obj, seq
 from .viewmodel import Assumption, DeploymentSection, Fact, Link, NodeRow, SettingRow
 
 
@@ -26,9 +27,9 @@ def topology_href(text: str) -> str:
 def build_deployment(advice: Any) -> DeploymentSection | None:
     if not isinstance(advice, dict) or not advice:
         return None
-    nodes = advice.get("nodes") or {}
-    machine = advice.get("machine") or {}
-    peak = advice.get("peak") or {}
+    nodes = obj(advice.get("nodes"))
+    machine = obj(advice.get("machine"))
+    peak = obj(advice.get("peak"))
     layout = str(advice.get("layout") or "dedicated")
     spec = f"{machine.get('cores', '?')} cores, {machine.get('memory_gb', '?')} GB"
     shared = layout == "co-located"
@@ -45,11 +46,11 @@ def build_deployment(advice: Any) -> DeploymentSection | None:
         Fact("Layout", f"{layout}, {fmt.scalar(advice.get('machines'))} machines" + (f" of {spec}" if shared else "")),
         Fact("Peak window", f"{peak.get('window') or 'whole capture'}: {fmt.qps(peak.get('qps'))} queries per second"),
     ]
-    colocation = advice.get("colocation") or {}
+    colocation = obj(advice.get("colocation"))
     settings = tuple(
         SettingRow(str(s.get("component")), str(s.get("key")), fmt.scalar(s.get("value")),
                    fmt.scalar(s.get("seed_value")) if s.get("seed_value") is not None else "—", str(s.get("why") or ""))
-        for s in colocation.get("settings") or () if isinstance(s, dict)
+        for s in seq(colocation.get("settings")) if isinstance(s, dict)
     )
     note = ""
     if settings:
@@ -64,14 +65,14 @@ def build_deployment(advice: Any) -> DeploymentSection | None:
         nodes=rows,
         assumptions=tuple(
             Assumption(str(a.get("name")), str(a.get("value")), _link(a.get("source")))
-            for a in advice.get("assumptions") or () if isinstance(a, dict)
+            for a in seq(advice.get("assumptions")) if isinstance(a, dict)
         ),
-        hot_tables=records_table("hot-tables", list(advice.get("hot_tables") or ()),
+        hot_tables=records_table("hot-tables", list(seq(advice.get("hot_tables"))),
                                  ("table", "window", "insert_qps", "write_qps", "share_of_one_region", "strategy", "partitions")),
         colocation=settings,
         colocation_note=note,
         topology_yaml=yaml_text,
         topology_href=topology_href(yaml_text) if yaml_text else "",
-        notes=tuple(str(n) for n in advice.get("notes") or ()),
-        docs=tuple(link for link in (_link(u) for u in advice.get("docs") or ()) if link),
+        notes=tuple(str(n) for n in seq(advice.get("notes"))),
+        docs=tuple(link for link in (_link(u) for u in seq(advice.get("docs"))) if link),
     )

@@ -8,11 +8,13 @@ generically, so a new field appears in the report without a change here.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from . import charts, compare
 from . import formatting as fmt
 from .build import Anchors
+from .shape import obj, seq
 from .viewmodel import Cell, CompareRow, Count, Evidence, Fact, GenericTable, ReplaySection
 
 _HIDDEN_KEYS = {"password", "passwd", "secret", "token"}
@@ -76,13 +78,18 @@ def evidence_blocks(title: str, data: Any, table_id: str) -> tuple[Evidence, ...
     return tuple(blocks)
 
 
+def without_password(url: str) -> str:
+    """`mysql://user@host:port/db`: replay.json never holds a password, and the page makes sure."""
+    return re.sub(r"^(\w+://[^:/@\s]*):[^@/\s]*@", r"\1@", url)
+
+
 def _error_rows(replay: dict[str, Any]) -> tuple[Fact, ...]:
     """`error_codes` [{code, count, samples: [{query, message}]}], most frequent first."""
     out = []
-    for item in replay.get("error_codes") or ():
+    for item in seq(replay.get("error_codes")):
         if not isinstance(item, dict):
             continue
-        samples = [s for s in item.get("samples") or () if isinstance(s, dict)]
+        samples = [s for s in seq(item.get("samples")) if isinstance(s, dict)]
         sample = samples[0] if samples else {}
         text = f"{item.get('code', '?')}: {sample.get('message', '')}".rstrip(": ")
         if sample.get("query"):
@@ -95,7 +102,7 @@ def _ramp(replay: dict[str, Any]) -> tuple[tuple[Fact, ...], GenericTable | None
     raw = replay.get("ramp")
     if not isinstance(raw, dict):
         return (), None, None
-    steps = [s for s in raw.get("steps") or () if isinstance(s, dict)]
+    steps = [s for s in seq(raw.get("steps")) if isinstance(s, dict)]
     ceiling = _num(raw.get("ceiling_qps"))
     facts = [Fact("ceiling", f"{fmt.qps(ceiling)} queries per second" if ceiling is not None else
                   "none: not even the first step was sustained")]
@@ -125,10 +132,11 @@ def _evidence(replay: dict[str, Any]) -> tuple[Evidence, ...]:
         if isinstance(raw, dict) and raw.get("skipped"):
             return (Evidence("", note=f"Not collected: {raw['skipped']}"),)
         return evidence_blocks("Hotspot evidence", raw, "evidence")
-    before, after = raw.get("before") or {}, raw.get("after") or {}
+    before, after = obj(raw.get("before")), obj(raw.get("after"))
     rows = []
-    for table in raw.get("tables") or sorted(set(before) | set(after)):
-        b, a = before.get(table) or {}, after.get(table) or {}
+    tables = [str(t) for t in seq(raw.get("tables"))] or sorted(str(t) for t in set(before) | set(after))
+    for table in tables:
+        b, a = obj(before.get(table)), obj(after.get(table))
         store, share = _store_share(a.get("written_bytes_by_store") or a.get("leaders_by_store"))
         hot = a.get("hot_regions")
         rows.append({
@@ -144,9 +152,9 @@ def _evidence(replay: dict[str, Any]) -> tuple[Evidence, ...]:
 
 def _per_second(replay: dict[str, Any]) -> list[dict[str, Any]]:
     """The timeline as target against achieved per second (the target of a ramp changes per step)."""
-    steps = (replay.get("ramp") or {}).get("steps") if isinstance(replay.get("ramp"), dict) else None
+    steps = seq(obj(replay.get("ramp")).get("steps"))
     out = []
-    for p in replay.get("timeline") or ():
+    for p in seq(replay.get("timeline")):
         if not isinstance(p, dict):
             continue
         if "achieved_qps" in p or "target_qps" in p:
@@ -154,7 +162,7 @@ def _per_second(replay: dict[str, Any]) -> list[dict[str, Any]]:
             continue
         step = p.get("step")
         target = replay.get("target_qps")
-        if steps and isinstance(step, int) and 0 <= step < len(steps):
+        if steps and isinstance(step, int) and 0 <= step < len(steps) and isinstance(steps[step], dict):
             target = steps[step].get("target_qps", target)
         out.append({"t": p.get("second"), "target_qps": target, "achieved_qps": p.get("completed"),
                     "errors": p.get("errors"), "warmup": p.get("warmup")})
@@ -170,7 +178,7 @@ def _experiment(experiment: dict[str, Any] | None) -> tuple[Evidence | None, str
     table = records_table("experiment-designs", designs, ("strategy", "name", "design", "achieved_qps", "target_qps",
                                                           "ceiling_qps", "p99_ms", "errors", "sustained"))
     facts = list(_facts(experiment, {"format", designs_key or "", "skipped"}))
-    for s in experiment.get("skipped") or ():
+    for s in seq(experiment.get("skipped")):
         if isinstance(s, dict):
             facts.append(Fact(f"not tried: {s.get('strategy', '?')}", str(s.get("reason") or "")))
     labels, values = [], []
@@ -200,7 +208,7 @@ def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
     server = replay.get("server") if isinstance(replay.get("server"), dict) else {}
     window = replay.get("window") if isinstance(replay.get("window"), dict) else {}
     facts = [
-        Fact("Target", str(replay.get("target") or "—") + (f" ({server.get('kind')} {server.get('version') or ''})".rstrip()
+        Fact("Target", without_password(str(replay.get("target") or "—")) + (f" ({server.get('kind')} {server.get('version') or ''})".rstrip()
                                                            if server.get("kind") else "")),
         Fact("Window replayed", str(window.get("name") or "whole capture")),
         Fact("Target rate", f"{fmt.qps(target)} queries per second" + (f" (captured {fmt.qps(_num(replay.get('captured_qps')))})"
@@ -220,8 +228,8 @@ def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
         facts.append(Fact("Interrupted", "yes: the figures cover the time measured before Ctrl-C"))
     lat = replay.get("latency_ms") if isinstance(replay.get("latency_ms"), dict) else {}
     latency = tuple(Fact(k, f"{fmt.ms(_num(v))} ms") for k, v in lat.items())
-    per_query = [p for p in replay.get("per_query") or () if isinstance(p, dict)]
-    results = compare.classify([q for q in inputs.assessment.get("queries") or () if isinstance(q, dict)], per_query)
+    per_query = [p for p in seq(replay.get("per_query")) if isinstance(p, dict)]
+    results = compare.classify([q for q in seq(inputs.assessment.get("queries")) if isinstance(q, dict)], per_query)
     rows = tuple(
         CompareRow(
             result=r,
@@ -235,11 +243,11 @@ def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
     )
     categories = tuple(Count(c, n, css=f"cat-{c.replace(' ', '-')}") for c, n in compare.counts(results).items())
     ramp_facts, ramp_table, ramp_chart = _ramp(replay)
-    skipped = records_table("skipped", list(replay.get("skipped") or ()), ("id", "kind", "status", "reason"))
+    skipped = records_table("skipped", list(seq(replay.get("skipped"))), ("id", "kind", "status", "reason"))
     return ReplaySection(
         facts=tuple(facts), latency=latency, chart=charts.replay_timeline(_per_second(replay)), comparison=rows,
         categories=categories, comparison_method=compare.METHOD, errors=_error_rows(replay), ramp_facts=ramp_facts,
         ramp_table=ramp_table, ramp_chart=ramp_chart, hotspots=_evidence(replay),
-        notes=tuple(str(n) for n in replay.get("notes") or ()), skipped=skipped,
+        notes=tuple(str(n) for n in seq(replay.get("notes"))), skipped=skipped,
         experiment=experiment, experiment_chart=experiment_chart,
     )

@@ -8,6 +8,7 @@ from typing import Any
 from . import formatting as fmt
 from .build import Anchors, finding_groups, location
 from .rulesinfo import RuleInfo
+from .shape import obj, seq
 from .viewmodel import Cell, ColumnRow, Count, Fact, LossRow, SchemaSection, TableView
 
 STRATEGY_LABELS = {
@@ -38,7 +39,7 @@ def _strategy_label(dist: dict[str, Any]) -> str:
 
 
 def _column(c: dict[str, Any]) -> ColumnRow:
-    notes = c.get("notes") or ()
+    notes = seq(c.get("notes"))
     return ColumnRow(
         name=str(c.get("name", "")),
         source_type=str(c.get("source_type", "")),
@@ -52,10 +53,10 @@ def _column(c: dict[str, Any]) -> ColumnRow:
 
 def _table(t: dict[str, Any], anchors: Anchors, finding_counts: Counter[str]) -> TableView:
     schema, name = str(t.get("schema", "")), str(t.get("name", ""))
-    dist = t.get("distribution") or {}
+    dist = obj(t.get("distribution"))
     partitions = dist.get("partitions")
     rows, size = t.get("row_count"), t.get("size_bytes")
-    source = t.get("source") or {}
+    source = obj(t.get("source"))
     qualified = f"{schema}.{name}" if schema else name
     return TableView(
         anchor=anchors.table(schema, name),
@@ -66,15 +67,15 @@ def _table(t: dict[str, Any], anchors: Anchors, finding_counts: Counter[str]) ->
         partitions=Cell(fmt.number(partitions) if partitions else "—", fmt.sort_key(partitions or 0), True),
         rows=Cell(fmt.number(rows), fmt.sort_key(rows if rows is not None else -1), True),
         size=Cell(fmt.size(size), fmt.sort_key(size if size is not None else -1), True),
-        primary_key=", ".join(str(c) for c in t.get("primary_key") or ()) or "—",
+        primary_key=", ".join(str(c) for c in seq(t.get("primary_key"))) or "—",
         clustered="clustered" if t.get("clustered", True) else "nonclustered",
         rationale=str(dist.get("rationale") or ""),
         evidence=_facts(dist.get("evidence")),
-        alternatives=tuple(str(a) for a in dist.get("alternatives") or ()),
+        alternatives=tuple(str(a) for a in seq(dist.get("alternatives"))),
         would_change_if=str(dist.get("would_change_if") or ""),
         ddl=str(t.get("ddl") or ""),
-        post_ddl="\n".join(str(s) for s in t.get("post_data_ddl") or ()),
-        columns=tuple(_column(c) for c in t.get("columns") or () if isinstance(c, dict)),
+        post_ddl="\n".join(str(s) for s in seq(t.get("post_data_ddl"))),
+        columns=tuple(_column(c) for c in seq(t.get("columns")) if isinstance(c, dict)),
         source=location(source.get("file"), source.get("line")) if isinstance(source, dict) else None,
         findings=finding_counts.get(qualified.casefold(), 0),
     )
@@ -100,13 +101,13 @@ def _losses(tables: list[TableView], raw: list[dict[str, Any]], findings: list[d
 
 
 def build_schema(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anchors) -> SchemaSection:
-    findings = [f for f in doc.get("findings") or [] if isinstance(f, dict)]
+    findings = [f for f in seq(doc.get("findings")) if isinstance(f, dict)]
     counts: Counter[str] = Counter()
     for f in findings:
         parts = str(f.get("object") or "").split(".")
         if len(parts) >= 2:
             counts[".".join(parts[:2]).casefold()] += 1
-    raw = [t for t in doc.get("tables") or [] if isinstance(t, dict)]
+    raw = [t for t in seq(doc.get("tables")) if isinstance(t, dict)]
     tables = [_table(t, anchors, counts) for t in raw]
     tables.sort(key=lambda v: (v.strategy == "none", v.name.casefold()))
     strategies = Counter(v.strategy for v in tables)

@@ -10,6 +10,7 @@ from . import charts
 from . import formatting as fmt
 from .build import Anchors, docs_links, location
 from .rulesinfo import RuleInfo, unknown_rule
+from .shape import seq
 from .viewmodel import Cell, Count, Fact, Note, QueryView, WindowRow, WorkloadSection
 
 TOP = 15
@@ -38,7 +39,7 @@ def _query(q: dict[str, Any], total: float, anchors: Anchors, rules: dict[str, R
     source, cut_a = _cut(str(q.get("source_sql") or ""))
     target, cut_b = _cut(str(q.get("target_sql") or ""))
     notes = []
-    for n in q.get("notes") or ():
+    for n in seq(q.get("notes")):
         if isinstance(n, dict):
             code = str(n.get("code", ""))
             links = docs_links(rules.get(code) or unknown_rule(code))
@@ -65,7 +66,7 @@ def _query(q: dict[str, Any], total: float, anchors: Anchors, rules: dict[str, R
 def _windows(workload: dict[str, Any]) -> tuple[WindowRow, ...]:
     peak = workload.get("peak_window")
     rows = []
-    for w in workload.get("windows") or ():
+    for w in seq(workload.get("windows")):
         if not isinstance(w, dict):
             continue
         try:
@@ -84,7 +85,7 @@ def _windows(workload: dict[str, Any]) -> tuple[WindowRow, ...]:
 
 def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anchors) -> WorkloadSection | None:
     workload = doc.get("workload") if isinstance(doc.get("workload"), dict) else None
-    raw = [q for q in doc.get("queries") or () if isinstance(q, dict)]
+    raw = [q for q in seq(doc.get("queries")) if isinstance(q, dict)]
     if workload is None and not raw:
         return None
     workload = workload or {}
@@ -101,8 +102,8 @@ def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anc
         Count(s, statuses[s], css=f"st-{s}", share=fmt.percent(statuses[s], len(views)))
         for s in (*STATUS_ORDER, *sorted(set(statuses) - set(STATUS_ORDER))) if statuses.get(s)
     )
-    timeline = [p for p in workload.get("timeline") or () if isinstance(p, dict)]
-    windows = [w for w in workload.get("windows") or () if isinstance(w, dict)]
+    timeline = [p for p in seq(workload.get("timeline")) if isinstance(p, dict)]
+    windows = [w for w in seq(workload.get("windows")) if isinstance(w, dict)]
     facts = []
     if timeline:
         facts.append(Fact("Capture period", f"{timeline[0].get('start')} to {timeline[-1].get('end')}"))
@@ -125,5 +126,5 @@ def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anc
         top_by_time=tuple(by_time[:TOP]),
         statuses=status_rows,
         queries=tuple(views),
-        notes=tuple(str(n) for n in workload.get("notes") or ()),
+        notes=tuple(str(n) for n in seq(workload.get("notes"))),
     )

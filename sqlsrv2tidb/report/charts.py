@@ -55,7 +55,13 @@ def _figure(width: float = 9.0, height: float = 3.0) -> Figure:
 
 def workload_qps(timeline: Sequence[dict[str, Any]], windows: Sequence[dict[str, Any]], peak: str | None) -> str | None:
     """Total captured QPS per interval, as a step line, with the named windows shaded."""
-    points = [(parse_time(p["start"]), parse_time(p["end"]), float(p["qps"])) for p in timeline if "start" in p and "end" in p]
+    points = []
+    for p in timeline:
+        try:
+            points.append((parse_time(p["start"]), parse_time(p["end"]), float(p["qps"])))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            continue  # an interval the file does not describe properly is left out of the chart, not fatal
+    points.sort(key=lambda p: p[0])
     if not points:
         return None
     with matplotlib.rc_context(_RC):
@@ -73,7 +79,7 @@ def workload_qps(timeline: Sequence[dict[str, Any]], windows: Sequence[dict[str,
         for win in windows:
             try:
                 start, end = parse_time(win["start"]), parse_time(win["end"])
-            except (KeyError, ValueError, TypeError):
+            except (KeyError, ValueError, TypeError, AttributeError):
                 continue
             is_peak = win.get("name") == peak
             ax.axvspan(start, end, color=PEAK if is_peak else WINDOW, alpha=0.15, linewidth=0)

@@ -10,19 +10,30 @@ import math
 from typing import Any
 
 
-def number(value: float | int | None, digits: int = 0) -> str:
-    """`12,345` or `12,345.6`; an em dash for missing values."""
+def _odd(value: Any) -> str | None:
+    """What to show for a value that is not a number: a dash when missing, else its text as written."""
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    return None
+
+
+def number(value: Any, digits: int = 0) -> str:
+    """`12,345` or `12,345.6`; an em dash for missing values."""
+    odd = _odd(value)
+    if odd is not None:
+        return odd
     if digits == 0:
         return f"{round(value):,}"
     return f"{value:,.{digits}f}"
 
 
-def qps(value: float | None) -> str:
+def qps(value: Any) -> str:
     """Rates: whole numbers from 10 up, one decimal below, two below 1."""
-    if value is None:
-        return "—"
+    odd = _odd(value)
+    if odd is not None:
+        return odd
     if abs(value) >= 10:
         return number(value)
     if abs(value) >= 1:
@@ -30,10 +41,11 @@ def qps(value: float | None) -> str:
     return number(value, 2)
 
 
-def ms(value: float | None) -> str:
+def ms(value: Any) -> str:
     """Milliseconds with three significant figures (`0.412`, `12.3`, `1,204`)."""
-    if value is None:
-        return "—"
+    odd = _odd(value)
+    if odd is not None:
+        return odd
     if abs(value) >= 100:
         return number(value)
     if abs(value) >= 10:
@@ -47,10 +59,11 @@ def us_to_ms(value: float | None) -> float | None:
     return None if value is None else value / 1000.0
 
 
-def seconds(value: float | None) -> str:
+def seconds(value: Any) -> str:
     """A duration: `45 s`, `12.5 min`, `3.2 h`."""
-    if value is None:
-        return "—"
+    odd = _odd(value)
+    if odd is not None:
+        return odd
     if value < 120:
         return f"{qps(value)} s"
     if value < 7200:
@@ -58,8 +71,8 @@ def seconds(value: float | None) -> str:
     return f"{value / 3600:,.1f} h"
 
 
-def percent(part: float | None, whole: float | None, digits: int = 1) -> str:
-    if part is None or not whole:
+def percent(part: Any, whole: Any, digits: int = 1) -> str:
+    if _odd(part) is not None or _odd(whole) is not None or not whole:
         return "—"
     value = 100.0 * part / whole
     if 0 < abs(value) < 10 ** -digits:
@@ -67,17 +80,19 @@ def percent(part: float | None, whole: float | None, digits: int = 1) -> str:
     return f"{value:.{digits}f}%"
 
 
-def ratio(value: float | None) -> str:
+def ratio(value: Any) -> str:
     """`1.25×`: how many times the reference."""
-    if value is None:
-        return "—"
+    odd = _odd(value)
+    if odd is not None:
+        return odd
     return f"{value:.2f}×"
 
 
-def size(value: int | float | None) -> str:
+def size(value: Any) -> str:
     """Bytes in binary units, as DBAs read table sizes."""
-    if value is None:
-        return "—"
+    odd = _odd(value)
+    if odd is not None:
+        return odd
     step = 1024.0
     for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
         if abs(value) < step or unit == "TiB":

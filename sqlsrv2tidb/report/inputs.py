@@ -50,6 +50,25 @@ def _check_format(path: Path, data: dict[str, Any], expected: str, prefix: bool 
         raise InputError(f"{path}: not a {expected}{'*' if prefix else ''} file (format {found!r})")
 
 
+_LISTS_OF_OBJECTS = {"tables", "findings", "queries", "ddl_files", "per_query", "timeline", "variants"}
+_OBJECTS = {"source", "options", "workload", "summary", "deployment", "plan_settings", "latency_ms", "config"}
+
+
+def _check_shape(path: Path, data: dict[str, Any]) -> None:
+    """The top-level fields the report walks must have the shape the format gives them."""
+    for key, value in data.items():
+        if value is None:
+            continue
+        if key in _LISTS_OF_OBJECTS:
+            if not isinstance(value, list):
+                raise InputError(f"{path}: {key} must be a list, got {type(value).__name__}")
+            for i, item in enumerate(value):
+                if not isinstance(item, dict):
+                    raise InputError(f"{path}: {key}[{i}] must be an object, got {type(item).__name__}")
+        elif key in _OBJECTS and not isinstance(value, dict):
+            raise InputError(f"{path}: {key} must be an object, got {type(value).__name__}")
+
+
 def load_inputs(out: Path) -> ReportInputs:
     out = Path(out)
     if not out.is_dir():
@@ -59,15 +78,18 @@ def load_inputs(out: Path) -> ReportInputs:
         raise InputError(f"{path}: missing; run `sqlsrv2tidb assess SOURCES -o {out}` first")
     assessment = _read_json(path)
     _check_format(path, assessment, ASSESSMENT_FORMAT)
+    _check_shape(path, assessment)
     inputs = ReportInputs(assessment=assessment)
     replay = out / "replay.json"
     if replay.is_file():
         inputs.replay = _read_json(replay)
         _check_format(replay, inputs.replay, REPLAY_FORMAT)
+        _check_shape(replay, inputs.replay)
     experiment = out / "experiment.json"
     if experiment.is_file():
         inputs.experiment = _read_json(experiment)
         _check_format(experiment, inputs.experiment, EXPERIMENT_PREFIX, prefix=True)
+        _check_shape(experiment, inputs.experiment)
     ddl_dir = out / "ddl"
     if ddl_dir.is_dir():
         for sql in sorted(ddl_dir.glob("*.sql")):

@@ -25,6 +25,7 @@ from typing import Any
 
 from . import formatting as fmt
 from .rulesinfo import DEFAULT_EFFORT, EFFORT_DAYS, RuleInfo, unknown_rule
+from .shape import obj
 
 MIN_ACHIEVED_SHARE = 0.9
 MAX_ERROR_SHARE = 0.01
@@ -110,8 +111,8 @@ def _load_reasons(replay: dict[str, Any]) -> list[Reason]:
     figures = f"{fmt.qps(achieved)} of {fmt.qps(target)} queries per second ({share:.0%})"
     sustained = replay.get("sustained")
     if sustained is False:
-        p99 = (replay.get("latency_ms") or {}).get("p99") if isinstance(replay.get("latency_ms"), dict) else None
-        limit = (replay.get("config") or {}).get("p99_limit_ms") if isinstance(replay.get("config"), dict) else None
+        p99 = obj(replay.get("latency_ms")).get("p99") if isinstance(replay.get("latency_ms"), dict) else None
+        limit = obj(replay.get("config")).get("p99_limit_ms") if isinstance(replay.get("config"), dict) else None
         slow = f", p99 {fmt.ms(p99)} ms against a limit of {fmt.ms(limit)} ms" if p99 is not None and limit is not None else ""
         return [Reason(NOT_READY, f"the replay did not sustain its target: {figures}{slow}")]
     if sustained is None and share < MIN_ACHIEVED_SHARE:
@@ -164,7 +165,7 @@ def decide(
 
 
 def finding_days(finding: dict[str, Any], rule: RuleInfo) -> float:
-    details = finding.get("details") or {}
+    details = obj(finding.get("details"))
     override = details.get("effort_days") if isinstance(details, dict) else None
     if isinstance(override, (int, float)) and not isinstance(override, bool) and override >= 0:
         return float(override)

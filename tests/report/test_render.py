@@ -161,3 +161,38 @@ def test_rules_catalogue_is_read_for_names_and_buckets(keywords_dir):
     assert rule.known and rule.name and rule.effort in ("simple", "medium", "significant")
     page = render_report(keywords_dir).read_text()
     assert f"<code>{rule.code}</code>" not in page or rule.name in page
+
+
+def test_odd_values_inside_valid_files_render_instead_of_crashing(keywords_dir):
+    """Files edited by hand or written by a newer version: wrong types inside the known shapes still render."""
+    doc = sample.read_json(keywords_dir / "assessment.json")
+    doc["tables"][0]["distribution"] = "key_partition"
+    doc["tables"][0]["columns"] = "e_type, e_id"
+    doc["tables"][1]["row_count"] = "many"
+    doc["tables"][1]["source"] = None
+    doc["queries"][0]["notes"] = "see the DBA"
+    doc["queries"][0]["executions"] = "1e6"
+    doc["queries"][1]["avg_duration_us"] = [1, 2]
+    doc["findings"][0]["details"] = "effort_days: 3"
+    doc["findings"][1]["severity"] = "catastrophic"
+    doc["workload"]["timeline"][0]["qps"] = "n/a"
+    doc["workload"]["windows"][0]["start"] = "yesterday"
+    doc["summary"]["queries_by_status"] = ["x"]
+    doc["deployment"]["nodes"] = {"tidb": "four"}
+    doc["deployment"]["colocation"] = []
+    (keywords_dir / "assessment.json").write_text(json.dumps(doc))
+    replay = sample.read_json(keywords_dir / "replay.json")
+    replay["per_query"][0]["latency_ms"] = 5
+    replay["timeline"][3] = {"second": "x", "completed": None}
+    replay["error_codes"] = [{"code": None, "count": "3", "samples": "oops"}]
+    replay["evidence"] = {"tables": "keywords", "before": [], "after": {"keywords": "hot"}}
+    replay["ramp"] = {"steps": "none", "ceiling_qps": "high"}
+    (keywords_dir / "replay.json").write_text(json.dumps(replay))
+    page = render_report(keywords_dir).read_text()
+    assert _sections(page) == ["summary", "schema", "workload", "replay", "deployment", "plan"]
+    assert "see the DBA" not in page and "many" in page  # notes must be a list; a row count is shown as written
+    assert _sections(render_report(keywords_dir, anonymize=True).read_text())[:2] == ["summary", "schema"]
+    doc["tables"] = {"not": "a list"}
+    (keywords_dir / "assessment.json").write_text(json.dumps(doc))
+    with pytest.raises(InputError, match=r"assessment\.json: tables must be a list, got dict"):
+        render_report(keywords_dir)
