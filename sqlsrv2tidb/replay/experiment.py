@@ -173,10 +173,14 @@ def _create_variants(target: Target, config: ReplayConfig, variants: list[tuple[
     conn = drivers.connect(target, "pymysql" if driver == "asyncmy" else driver)
     try:
         server = evidence.detect_server(conn)
-        for _, name, ddl in variants:
+        if server.kind == "tidb":
+            _try(conn, "SET SESSION tidb_scatter_region = 'TABLE'")
+        for strategy, name, ddl in variants:
             conn.run(f"DROP TABLE IF EXISTS `{name}`", ())
             for statement in _split(ddl):
                 conn.run(statement.replace("%", "%%"), ())
+            if server.kind == "tidb" and strategy == "pre_split":
+                _try(conn, f"ALTER TABLE `{name}` ATTRIBUTES 'merge_option=deny'")
     except drivers.driver_errors(driver if driver != "asyncmy" else "pymysql") as exc:
         code, message, _ = drivers.classify(exc)
         raise UsageError(f"{target.display}: creating the design variants failed: {message} (MySQL error {code})") \
@@ -184,6 +188,20 @@ def _create_variants(target: Target, config: ReplayConfig, variants: list[tuple[
     finally:
         conn.close()
     return server
+
+
+def _try(conn: drivers.Connection, statement: str) -> None:
+    """A TiDB setting that helps pre-split tables but is missing from older versions: best effort.
+
+    `tidb_scatter_region` makes CREATE TABLE wait until the pre-split Regions are spread over the
+    TiKV nodes, and `merge_option=deny` keeps PD from merging the empty Regions back (seed 000).
+    (https://docs.pingcap.com/tidb/stable/sql-statement-split-region,
+     https://docs.pingcap.com/tidb/stable/table-attributes)
+    """
+    try:
+        conn.run(statement, ())
+    except Exception:  # noqa: BLE001 - an older TiDB without the setting still runs the experiment
+        pass
 
 
 def _split(ddl: str) -> list[str]:

@@ -144,24 +144,31 @@ def _statements(probe: drivers.Connection, capture: Capture,
         tq = chosen.query
         sql, markers = to_format_style(tq.target_sql or "")
         columns = marker_columns(tq.target_sql or "") if markers else []
-        needs_pool = not (chosen.source and chosen.source.samples)
-        pools = {i: _pool(probe, col) for i, col in enumerate(columns) if needs_pool and col.role == "where"}
-        plan = plan_parameters(chosen.source, tq, markers, capture.database, {i: p for i, p in pools.items() if p},
-                               columns)
+        plan = plan_parameters(chosen.source, tq, markers, capture.database, None, columns)
+        # Lookups should find rows: a compared value with nothing better to go on comes from the target.
+        wanted = [i for i, (m, col) in enumerate(zip(plan.markers, columns, strict=False))
+                  if m.kind == "type" and col.role == "where"]
+        pools = {i: pool for i in wanted if (pool := _pool(probe, columns[i]))}
+        if pools:
+            plan = plan_parameters(chosen.source, tq, markers, capture.database, pools, columns)
         out.append(Statement(tq.id, sql, plan))
         described[tq.id] = plan.description or "no parameters"
     return tuple(out), described
 
 
 def _pool(probe: drivers.Connection, col: MarkerColumn) -> tuple[Any, ...]:
-    """Up to POOL_ROWS distinct values of a column already in the target (none if the table is empty)."""
+    """Up to POOL_ROWS values of a column already in the target (none if the table is empty).
+
+    No DISTINCT or ORDER BY: on a large TiDB table either would read the whole table; the first rows
+    are enough to make lookups hit.
+    """
     if not col.table or not col.column:
         return ()
     from ..model.workload import jsonable
 
     column = "`" + col.column.replace("`", "``") + "`"
     try:
-        rows = probe.fetch(f"SELECT DISTINCT {column} FROM {evidence.quote_table(col.table)} LIMIT {POOL_ROWS}")
+        rows = probe.fetch(f"SELECT {column} FROM {evidence.quote_table(col.table)} LIMIT {POOL_ROWS}")
     except Exception:  # noqa: BLE001 - a table the target lacks just means: generate from the type
         return ()
     return tuple(jsonable(r[0]) for r in rows if r[0] is not None)
