@@ -290,6 +290,9 @@ class DistributionPlanner:
         col = table.column(pk.columns[0].name) if pk and pk.columns else None
         if col is None or col.type.name.casefold() not in ("int", "bigint", "smallint", "tinyint", "decimal", "numeric"):
             return self._refuse(table, facts, wanted, ["AUTO_RANDOM needs an integer first primary-key column"])
+        other = next((c.name for c in table.columns if c.identity is not None and c.name.casefold() != col.name.casefold()), None)
+        if other is not None:
+            return self._refuse(table, facts, wanted, [f"the IDENTITY column {other} is not the first primary-key column"])
         dist = Distribution(
             "auto_random", pre_split_regions=override.pre_split_regions,
             rationale=f"{note} {col.name} becomes BIGINT AUTO_RANDOM in a CLUSTERED primary key: new ids are scattered "

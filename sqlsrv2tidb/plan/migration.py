@@ -93,7 +93,8 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
             keep = keys.key_columns | {c.casefold() for fk in table.foreign_keys for c in fk.columns}
             keep |= {c.casefold() for _, fk in db.referencing_foreign_keys(table) for c in fk.ref_columns}
             shrink_row(columns, keep, table, findings)
-            checks = _checks(table, db, names, options, check_scope, findings)
+            dropped = {c.name for c in table.columns} - {b.column.name for b in columns}
+            checks = _checks(table, db, names, options, check_scope, findings, dropped)
             ddl = renderer.create_table(TableDdl(
                 name=target,
                 columns=tuple(c.ddl for c in columns),
@@ -187,13 +188,18 @@ def _table_notes(table: Table, design: TableDesign) -> tuple[str, ...]:
     return tuple(notes)
 
 
-def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope, findings: list[Finding]) -> list[str]:
+def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope, findings: list[Finding],
+            dropped: set[str]) -> list[str]:
     out = []
     for i, check in enumerate(table.checks):
         if check.disabled:
             continue
         text, notes = translate_ddl_expression(check.expression, database=db, table=table, names=names, options=options)
         label = check.name or f"check {i + 1}"
+        uses = sorted(c for c in dropped if re.search(r"(?<![\w$#@])\[?" + re.escape(c) + r"\]?(?![\w$#@])",
+                                                      check.expression, re.I))
+        if uses:
+            text, notes = None, (f"it uses {', '.join(uses)}, which is left out of the DDL",)
         if text is None:
             why = "; ".join(notes) or "no TiDB equivalent"
             src = check.source if check.source.file else table.source

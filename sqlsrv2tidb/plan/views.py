@@ -128,7 +128,7 @@ def plan_views(database: Database, names: NameMap, options: Options,
             out.kept.append(_block(view, [f"not created: translation failed ({type(exc).__name__}: {exc})"]))
             continue
         for note in translated.notes:
-            out.findings.append(Finding(rule=note.code, severity=Severity.MEDIUM, object=view.qualified_name,
+            out.findings.append(Finding(rule=note.code, severity=_severity(note.code, options), object=view.qualified_name,
                                         message=f"view: {note.message}", file=view.source.file, line=view.source.line))
         if translated.target_sql is None or translated.status == "unsupported":
             out.kept.append(_block(view, [f"not created: the query cannot be translated ({translated.status})"]))
@@ -139,6 +139,14 @@ def plan_views(database: Database, names: NameMap, options: Options,
         body_sql = translated.target_sql.strip().rstrip(";")
         out.views.append(ViewDdl(target, body_sql, tuple(sql_name(c) for c in cols), tuple(notes)))
     return out
+
+
+def _severity(code: str, options: Options) -> Severity:
+    """The severity the catalogue gives a translator note's rule (a view's notes become findings here)."""
+    from ..rules.catalogue import load_catalogue
+
+    rule = load_catalogue(options.rules_dir).get(code)
+    return rule.severity if rule is not None else Severity.MEDIUM
 
 
 def _block(module: Module, notes: list[str]) -> SourceBlock:

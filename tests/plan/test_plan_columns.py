@@ -191,3 +191,20 @@ def test_check_constraints():
     assert "CONSTRAINT CK_t_qty CHECK (`qty` > (0))" in ddl and "CK_t_fn" not in ddl and "CK_t_off" not in ddl
     [finding] = codes(p, "TY24")
     assert finding.line == 9
+
+
+def test_check_and_view_on_a_left_out_column_are_left_out_too():
+    from sqlsrv2tidb.model import Module
+
+    t = table(col("node", "hierarchyid", True),
+              Column("lvl", DataType("sql_variant"), computed=Computed("([node].[GetLevel]())")),
+              checks=(CheckConstraint("CK_t_lvl", "([lvl]<(10))"),))
+    view = Module("dbo", "v_levels", "view", "CREATE VIEW dbo.v_levels AS SELECT id, lvl FROM dbo.t",
+                  source=SourceRef("views.sql", 3))
+    p = plan(t, modules=(view,))
+    assert "CK_t_lvl" not in ddl_of(p)
+    assert "lvl, which is left out" in codes(p, "TY24")[0].message
+    views = next(f for f in p.files if f.name == "06-views.sql")
+    assert views.statements == 0 and "--   CREATE VIEW dbo.v_levels AS SELECT id, lvl FROM dbo.t" in views.content
+    [finding] = [f for f in codes(p, "TY20") if f.object == "dbo.v_levels"]
+    assert (finding.file, finding.line) == ("views.sql", 3)

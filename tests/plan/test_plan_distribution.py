@@ -190,3 +190,13 @@ def test_sql_server_clustered_index_other_than_the_key_becomes_secondary():
     p = plan(t)
     assert "/*T![clustered_index] NONCLUSTERED */" in p.table("dbo", "orders").ddl
     assert any("CREATE INDEX CIX_orders_placed ON orders (placed);" in s for s in p.table("dbo", "orders").post_data_ddl)
+
+
+def test_auto_random_needs_the_identity_to_lead_the_key():
+    from sqlsrv2tidb.model import Column, DataType, Identity
+
+    t = Table("dbo", "t", (col("code", "int"), Column("seq", DataType("int"), False, identity=Identity(1, 1))),
+              primary_key=pk("code"))
+    p = plan(t, config={"tables": {"dbo.t": {"identity": "auto_random"}}})
+    assert p.table("dbo", "t").distribution.strategy == "none" and "AUTO_RANDOM" not in p.table("dbo", "t").ddl
+    assert "IDENTITY column seq" in codes(p, "DI04")[0].message
