@@ -19,10 +19,14 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import Database, Finding, Sequence, Severity, Table
+from ..options import DEFAULT_TIDB_VERSION, Version
 from ..translate.naming import NameMap
 from .config import PlanConfig
 from .identifiers import object_name
 from .table_rates import WorkloadRates
+
+AUTO_ID_CACHE_1_SINCE = Version(6, 4)
+"""Before v6.4.0 AUTO_ID_CACHE=1 fetched every id from TiKV in its own transaction, which is slow."""
 
 AUTO_RANDOM_BITS = 5
 """TiDB's default shard bits for AUTO_RANDOM: 32 shards."""
@@ -81,13 +85,17 @@ class IdentityPlan:
     start: int | None = None
     """The AUTO_INCREMENT=n table option (None when the seed is 1)."""
     widen_to_bigint: bool = False
+    centralized: bool = True
+    """AUTO_ID_CACHE=1 (TiDB v6.4+)."""
     sequence: SequencePlan | None = None
     findings: tuple[Finding, ...] = field(default=(), compare=False)
 
 
 class IdentityPlanner:
-    def __init__(self, database: Database, names: NameMap, config: PlanConfig, rates: WorkloadRates) -> None:
+    def __init__(self, database: Database, names: NameMap, config: PlanConfig, rates: WorkloadRates,
+                 version: Version = DEFAULT_TIDB_VERSION) -> None:
         self.database = database
+        self.centralized = version >= AUTO_ID_CACHE_1_SINCE
         self.names = names
         self.config = config
         self.rates = rates
@@ -191,15 +199,19 @@ class IdentityPlanner:
                         f"START WITH {ident.seed} INCREMENT BY {ident.increment}",
                 file=src.file, line=src.line,
             ))
+        how = ("AUTO_INCREMENT with AUTO_ID_CACHE=1: unique and increasing across TiDB servers like SQL Server's ids"
+               if self.centralized else
+               "AUTO_INCREMENT with TiDB's default id cache: before v6.4 AUTO_ID_CACHE=1 takes one TiKV transaction "
+               "per id, so ids are unique but only increasing per TiDB server")
         findings.append(Finding(
             rule="ID01", severity=Severity.INFO, object=where,
-            message=f"IDENTITY({ident.seed},{ident.increment}) becomes AUTO_INCREMENT with AUTO_ID_CACHE=1: unique and "
-                    f"increasing across TiDB servers like SQL Server's ids"
+            message=f"IDENTITY({ident.seed},{ident.increment}) becomes {how}"
                     + (f"; the seed becomes AUTO_INCREMENT={ident.seed}" if ident.seed != 1 else ""),
             file=src.file, line=src.line,
         ))
         start = ident.seed if ident.seed > 1 else None
-        return IdentityPlan(column.name, "auto_increment", start=start, findings=tuple(findings))
+        return IdentityPlan(column.name, "auto_increment", start=start, centralized=self.centralized,
+                            findings=tuple(findings))
 
     def _auto_random(self, table: Table, column: str, type_name: str) -> IdentityPlan:
         widen = type_name.casefold() != "bigint"

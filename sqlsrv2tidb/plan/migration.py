@@ -62,7 +62,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
     rates = table_write_rates(capture.workload, db)
     findings: list[Finding] = []
 
-    identity = IdentityPlanner(db, names, config, rates)
+    identity = IdentityPlanner(db, names, config, rates, options.tidb_version)
     sequences, seq_findings = identity.plan_sequences()
     findings += seq_findings
     db_collation = mapper.map_collation(db.collation)
@@ -157,8 +157,9 @@ def _table_options(table: Table, design: TableDesign, ident, collation: str, cha
     if ident is not None and ident.kind == "auto_increment":
         if ident.start:
             opts.append(f"AUTO_INCREMENT={ident.start}")
-        # https://docs.pingcap.com/tidb/stable/auto-increment#mysql-compatibility-mode
-        opts.append("/*T![auto_id_cache] AUTO_ID_CACHE=1 */")
+        if ident.centralized:
+            # https://docs.pingcap.com/tidb/stable/auto-increment#mysql-compatibility-mode
+            opts.append("/*T![auto_id_cache] AUTO_ID_CACHE=1 */")
     if dist.strategy == "pre_split":
         # https://docs.pingcap.com/tidb/stable/shard-row-id-bits
         opts.append(f"/*T! SHARD_ROW_ID_BITS={dist.shard_row_id_bits} PRE_SPLIT_REGIONS={dist.pre_split_regions} */")

@@ -99,3 +99,11 @@ def test_sequence_cache_when_the_rate_is_unknown():
 def test_sequence_keeps_sql_servers_cache_size():
     seq = Sequence("dbo", "s", DataType("bigint"), start=1, increment=1, cache_size=50)
     assert "CACHE 50" in next(f for f in plan(sequences=[seq]).files if f.name == "01-sequences.sql").content
+
+
+def test_before_6_4_auto_id_cache_1_is_not_used():
+    from sqlsrv2tidb.options import Version
+
+    p = build_plan(capture(orders()), Options(tidb_version=Version.parse("6.1")))
+    assert "AUTO_ID_CACHE" not in p.table("dbo", "orders").ddl
+    assert "only increasing per TiDB server" in codes(p, "ID01")[0].message
