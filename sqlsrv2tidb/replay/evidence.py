@@ -52,24 +52,29 @@ def quote_table(name: str) -> str:
     return ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
 
 
-def written_tables(statements: list[tuple[str, str, float]]) -> list[tuple[str, float]]:
-    """The tables written by (kind, target_sql, rate) statements, hottest first (by write rate)."""
+def written_table(sql: str) -> str | None:
+    """The table an INSERT/UPDATE/DELETE/REPLACE statement (MySQL text, `?` markers) writes, as it names it."""
     import sqlglot
     from sqlglot import exp
 
     from .sqltext import to_named_markers
 
+    try:
+        tree = sqlglot.parse_one(to_named_markers(sql)[0], read="mysql")
+    except Exception:  # noqa: BLE001 - a statement sqlglot cannot parse names no table here
+        return None
+    table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    if not isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) or not isinstance(table, exp.Table):
+        return None
+    return f"{table.db}.{table.name}" if table.db else table.name
+
+
+def written_tables(statements: list[tuple[str, str, float]]) -> list[tuple[str, float]]:
+    """The tables written by (kind, target_sql, rate) statements, hottest first (by write rate)."""
     rates: Counter[str] = Counter()
     for kind, sql, rate in statements:
-        if kind not in ("insert", "update", "delete", "merge"):
-            continue
-        try:
-            tree = sqlglot.parse_one(to_named_markers(sql)[0], read="mysql")
-        except Exception:  # noqa: BLE001 - a statement sqlglot cannot parse names no table here
-            continue
-        table = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
-        if isinstance(table, exp.Table):
-            rates[f"{table.db}.{table.name}" if table.db else table.name] += rate
+        if kind in ("insert", "update", "delete", "merge") and (table := written_table(sql)):
+            rates[table] += rate
     return rates.most_common(HOTTEST_TABLES)
 
 

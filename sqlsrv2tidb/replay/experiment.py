@@ -159,7 +159,8 @@ def _rename_in_ddl(statement: str, old: str, new: str) -> str:
 
 
 def _names_table(sql: str, name: str) -> bool:
-    return bool(re.search(rf"(?i)\binto\s+(?:`?\w+`?\.)?`?{re.escape(name)}`?[\s(]", sql))
+    written = evidence.written_table(sql)
+    return written is not None and written.rpartition(".")[2].casefold() == name.casefold()
 
 
 def rename_table(sql: str, old: str, new: str) -> str:

@@ -30,7 +30,7 @@ from .params import MarkerColumn, marker_columns, plan_parameters
 from .resultfile import StepResult
 from .safety import check_not_source, check_writes_confirmed
 from .schedule import RateSchedule, Schedule, TimedSchedule
-from .selection import Selection, select, total_rate
+from .selection import Selection, select, send_rate
 from .sqltext import to_format_style
 from .workers import Job, Statement
 
@@ -193,7 +193,7 @@ def _schedules(capture: Capture, selection: Selection, config: ReplayConfig) -> 
         rates = config.ramp.rates()
         return [RateSchedule(total_qps=r, duration=(length if i == 0 else config.duration), **common)
                 for i, r in enumerate(rates)]
-    return [RateSchedule(total_qps=total_rate(selection, config), duration=length, **common)]
+    return [RateSchedule(total_qps=send_rate(selection, config), duration=length, **common)]
 
 
 def _chosen_step(steps: list[StepResult], ceiling: float | None, mode: str) -> StepResult:
@@ -223,7 +223,7 @@ def _findings(capture: Capture, selection: Selection, config: ReplayConfig, step
     p99 = step.total.latency.percentile(99)
     p99_text = "no answers" if p99 is None else f"p99 {p99 / 1000:.1f} ms"
     if mode == "ramp":
-        wanted = total_rate(selection, config) if selection.rated or config.qps else None
+        wanted = send_rate(selection, config) if selection.rated or config.qps else None
         if ceiling is None or (wanted and ceiling < wanted):
             findings.append(Finding(
                 rule="RP04", severity=Severity.HIGH, object="replay target",

@@ -94,7 +94,7 @@ def select(capture: Capture, translation: Translation, config: ReplayConfig) -> 
     return Selection(tuple(chosen), tuple(skipped), window, captured, rated, notes)
 
 
-def total_rate(selection: Selection, config: ReplayConfig) -> float:
+def send_rate(selection: Selection, config: ReplayConfig) -> float:
     """The total rate to send: --qps, else the captured rate times --scale (1 by default)."""
     if config.qps is not None:
         return config.qps

@@ -30,7 +30,7 @@ DRIVERS = ["pymysql", "mysqlclient", "asyncmy"]
 def test_achieved_rate_matches_a_modest_target(mariadb, database, tmp_path, driver):
     create_keywords(mariadb, database)
     capture, translation = keywords_case(insert_rate=150, select_rate=50)
-    config = ReplayConfig(qps=200, duration=4, warmup=0, workers=2, connections=4, driver=driver,
+    config = ReplayConfig(qps=200, duration=3, warmup=0, workers=2, connections=4, driver=driver,
                           allow_writes=True, confirm_database=database)
     outcome = run_replay(capture, translation, parse_target(mariadb.url(database)), config, out=tmp_path)
     doc = json.loads((tmp_path / "replay.json").read_text())
@@ -41,8 +41,8 @@ def test_achieved_rate_matches_a_modest_target(mariadb, database, tmp_path, driv
     assert doc["errors"] == 0 and doc["missed"] == 0
     assert doc["driver"] == driver
     per = {q["id"]: q for q in doc["per_query"]}
-    assert per["qinsert"]["statements"] == pytest.approx(600, rel=0.03)
-    assert per["qselect"]["statements"] == pytest.approx(200, rel=0.05)
+    assert per["qinsert"]["statements"] == pytest.approx(450, rel=0.03)
+    assert per["qselect"]["statements"] == pytest.approx(150, rel=0.05)
     assert per["qinsert"]["captured_duration_ms"]["avg"] == 0.25
     assert _rows(mariadb, database) == per["qinsert"]["statements"]
     assert doc["latency_ms"]["p99"] >= doc["service_ms"]["p50"] > 0
