@@ -182,3 +182,28 @@ def test_timed_replay_sends_the_captured_events_with_their_values(mariadb, datab
     with mariadb.connect(database) as conn, conn.cursor() as cur:
         cur.execute("SELECT id, note FROM seen ORDER BY id")
         assert cur.fetchall() == tuple((i, f"it's {i}%") for i in range(8))
+
+
+def test_the_password_never_reaches_the_result_and_bad_targets_fail_in_one_line(mariadb, database, tmp_path):
+    from servers import free_port
+
+    from sqlsrv2tidb.errors import ConnectionFailed
+
+    create_keywords(mariadb, database)
+    with mariadb.connect() as conn, conn.cursor() as cur:
+        cur.execute("CREATE USER IF NOT EXISTS 'replayer'@'127.0.0.1' IDENTIFIED BY 'S3cret-pw%x'")
+        cur.execute(f"GRANT ALL ON `{database}`.* TO 'replayer'@'127.0.0.1'")
+    capture, translation = keywords_case(insert_rate=0, select_rate=10)
+    config = ReplayConfig(qps=20, duration=1, warmup=0, workers=1, connections=1)
+    url = f"mysql://replayer:S3cret-pw%25x@127.0.0.1:{mariadb.port}/{database}"
+    outcome = run_replay(capture, translation, parse_target(url), config, out=tmp_path)
+    text = (tmp_path / "replay.json").read_text()
+    assert outcome.result["statements"] == 20 and outcome.result["errors"] == 0
+    assert outcome.result["target"] == f"mysql://replayer@127.0.0.1:{mariadb.port}/{database}"
+    assert "S3cret" not in text and not any("S3cret" in f.message for f in outcome.findings)
+    for bad, expected in ((f"mysql://replayer:wrong@127.0.0.1:{mariadb.port}/{database}", "Access denied"),
+                          (f"mysql://root@127.0.0.1:{mariadb.port}/no_such_db", "Unknown database"),
+                          (f"mysql://root@127.0.0.1:{free_port()}/{database}", "Can't connect")):
+        with pytest.raises(ConnectionFailed, match=expected) as caught:
+            run_replay(capture, translation, parse_target(bad), config, out=tmp_path / "bad")
+        assert "\n" not in str(caught.value) and "wrong" not in str(caught.value)
