@@ -19,6 +19,7 @@ from ..options import Options
 from .dialect import SqlServer
 from .emit import generate
 from .naming import NameMap
+from .queries import deep_recursion
 from .statements import parse_error
 from .transforms import Context, translate_tree
 from .typing import Types
@@ -28,6 +29,13 @@ def translate_expression(
     sql_expr: str, *, database: Database, table: Table | None, names: NameMap, options: Options
 ) -> tuple[str | None, tuple[Note, ...]]:
     """TiDB text of one T-SQL expression and the notes on it; None when it cannot be kept."""
+    with deep_recursion():
+        return _translate(sql_expr, database=database, table=table, names=names, options=options)
+
+
+def _translate(
+    sql_expr: str, *, database: Database, table: Table | None, names: NameMap, options: Options
+) -> tuple[str | None, tuple[Note, ...]]:
     ctx = Context(database=database, names=names, options=options, types=Types(database, default_table=table))
     try:
         parsed = sqlglot.parse_one(sql_expr, read=SqlServer, error_level=ErrorLevel.RAISE, into=exp.Condition)

@@ -14,6 +14,9 @@ reader) become `?` markers; `TranslatedQuery.parameters` names the source parame
 from __future__ import annotations
 
 import re
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from sqlglot import exp
@@ -88,9 +91,10 @@ def translate_sql(
         if datatype is not None:
             ctx.types.variables.setdefault(name.lower(), datatype)
     try:
-        statements = parse_statements(body)
-        trees = translate_statements(statements, ctx)
-        target, bound = generate(trees, ctx) if not ctx.unsupported else (None, ())
+        with deep_recursion():
+            statements = parse_statements(body)
+            trees = translate_statements(statements, ctx)
+            target, bound = generate(trees, ctx) if not ctx.unsupported else (None, ())
     except RecursionError:
         ctx.note("QY00", "unsupported", "The statement is nested too deeply to translate.")
         target, bound = None, ()
@@ -101,6 +105,20 @@ def translate_sql(
     if status == "unsupported":
         target, bound = None, ()
     return replace(base, target_sql=target, status=status, notes=tuple(ctx.notes), parameters=bound)
+
+
+@contextmanager
+def deep_recursion(limit: int = 8000) -> Iterator[None]:
+    """sqlglot parses and writes recursively, about 25 frames per nested parenthesis, so Python's
+    default limit of 1000 stops at some 40 levels; captured SQL nests deeper than that."""
+    previous = sys.getrecursionlimit()
+    if previous < limit:
+        sys.setrecursionlimit(limit)
+    try:
+        yield
+    finally:
+        if previous < limit:
+            sys.setrecursionlimit(previous)
 
 
 def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.Expr]:
