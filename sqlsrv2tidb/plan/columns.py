@@ -258,13 +258,22 @@ def infer_type(expression: str, table: Table, mapper: TypeMapper) -> str | None:
     dtype = typed.type
     if dtype is None or dtype.this in (exp.DataType.Type.UNKNOWN, exp.DataType.Type.NULL):
         length = _string_length(typed, table, mapper)
-        return f"VARCHAR({length})" if length is not None else None
+        return _varchar(length) if length is not None else None
     if dtype.this in (exp.DataType.Type.VARCHAR, exp.DataType.Type.TEXT, exp.DataType.Type.CHAR) and not dtype.expressions:
-        return f"VARCHAR({_string_length(typed, table, mapper) or 4000})"
+        return _varchar(_string_length(typed, table, mapper) or 4000)
     if dtype.this == exp.DataType.Type.DECIMAL and not dtype.expressions:
         return "DECIMAL(38,6)"
     return dtype.sql(dialect="mysql")
 
+
+def _varchar(length: int) -> str:
+    return f"VARCHAR({length})" if length <= MAX_VARCHAR else "LONGTEXT"
+
+
+MAX_VARCHAR = 16383
+"""TiDB's VARCHAR limit in utf8mb4 characters (https://docs.pingcap.com/tidb/stable/tidb-limitations)."""
+_UNBOUNDED = 1 << 31
+"""A TEXT operand: the result can be as long as the text."""
 
 # SQL Server's JSON_VALUE returns nvarchar(4000): https://learn.microsoft.com/sql/t-sql/functions/json-value-transact-sql
 _JSON_TEXT = 4000
@@ -282,11 +291,16 @@ def _string_length(node, table: Table, mapper: TypeMapper) -> int | None:
         return max(len(node.this), 1) if node.is_string else len(node.this)
     if isinstance(node, exp.National):
         return max(len(node.this), 1)
-    if isinstance(node, exp.Cast) and node.to.expressions:
-        return int(node.to.expressions[0].name) if node.to.expressions[0].name.isdigit() else None
+    if isinstance(node, exp.Cast):
+        info = type_info(node.to.sql(dialect="mysql"))
+        if info.family == "text":
+            return _UNBOUNDED
+        return info.length if info.family == "string" else None
     if isinstance(node, exp.Column):
         column = table.column(node.name)
         info = type_info(mapper.map_type(column.type).target) if column is not None else None
+        if info is not None and info.family == "text":
+            return _UNBOUNDED
         return info.length if info is not None and info.family == "string" else None
     name = node.sql_name().upper() if isinstance(node, exp.Func) and not isinstance(node, exp.Anonymous) else (
         node.name.upper() if isinstance(node, exp.Anonymous) else "")
@@ -295,7 +309,7 @@ def _string_length(node, table: Table, mapper: TypeMapper) -> int | None:
     args = [a for a in node.iter_expressions()] if isinstance(node, exp.Func) else []
     lengths = [_string_length(a, table, mapper) for a in args]
     if name in ("CONCAT", "CONCAT_WS") or isinstance(node, (exp.Concat, exp.DPipe)):
-        return sum(n for n in lengths if n is not None) or None
+        return min(sum(n for n in lengths if n is not None), _UNBOUNDED) or None
     if name in _LONGEST_ARGUMENT or isinstance(node, (exp.Coalesce, exp.If, exp.Case)):
         known = [n for n in lengths if n is not None]
         return max(known) if known else None

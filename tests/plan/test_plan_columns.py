@@ -208,3 +208,16 @@ def test_check_and_view_on_a_left_out_column_are_left_out_too():
     assert views.statements == 0 and "--   CREATE VIEW dbo.v_levels AS SELECT id, lvl FROM dbo.t" in views.content
     [finding] = [f for f in codes(p, "TY20") if f.object == "dbo.v_levels"]
     assert (finding.file, finding.line) == ("views.sql", 3)
+
+
+def test_computed_string_types_are_long_enough_for_their_parts():
+    from sqlsrv2tidb.plan.columns import infer_type
+    from sqlsrv2tidb.translate.types import TypeMapper
+
+    t = table(col("a", "nvarchar", length=100), col("m", "nvarchar", True, length=MAX))
+    mapper = TypeMapper()
+    assert infer_type("CONCAT(`a`, 'x')", t, mapper) == "VARCHAR(101)"
+    assert infer_type("COALESCE(CONCAT(N'SO', CAST(`id` AS CHAR(23))), N'*** ERROR ***')", t, mapper) == "VARCHAR(25)"
+    assert infer_type("CONCAT(`a`, ' ', `m`)", t, mapper) == "LONGTEXT"  # a TEXT part has no bound
+    assert infer_type("JSON_UNQUOTE(JSON_EXTRACT(`m`, '$.x'))", t, mapper) == "VARCHAR(4000)"
+    assert infer_type("`id` * 2", t, mapper) == "INT"
