@@ -191,7 +191,8 @@ def _findings(queries: list[TranslatedQuery], capture: Capture) -> list[Finding]
                 rewritten.setdefault(note.code, []).append(query.id)
     for code, ids in sorted(rewritten.items()):
         unique = sorted(set(ids))
-        findings.append(Finding(rule=code, severity=Severity.INFO, object=f"{len(unique)} query classes",
+        findings.append(Finding(rule=code, severity=Severity.INFO,
+                                object=f"{len(unique)} query class{'es' if len(unique) != 1 else ''}",
                                 message=f"rewritten to keep their meaning on TiDB ({', '.join(unique[:5])}{', ...' if len(unique) > 5 else ''})",
                                 details={"queries": unique}))
     return findings
