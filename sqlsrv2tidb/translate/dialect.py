@@ -242,6 +242,12 @@ class TiDBGenerator(MySQLGenerator):
             return f"CAST({self.sql(expression, 'this')} AS {self.datatype_sql(to)})"
         return super().cast_sql(expression, safe_prefix)
 
+    def table_sql(self, expression: exp.Table, sep: str = " AS ") -> str:
+        # DUAL is a reserved word, so the MySQL writer quotes it, and `DUAL` in backticks names a table.
+        if expression.name.upper() == "DUAL" and not expression.args.get("db") and not expression.alias:
+            return "DUAL"
+        return super().table_sql(expression, sep)
+
     def into_sql(self, expression: exp.Into) -> str:
         # CREATE TABLE ... AS SELECT is unsupported: https://docs.pingcap.com/tidb/stable/mysql-compatibility
         self.unsupported("SELECT ... INTO a new table (CREATE TABLE ... AS SELECT) is not supported by TiDB")

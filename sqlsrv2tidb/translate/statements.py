@@ -121,6 +121,7 @@ def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
     start: int | None = None
     first = ""
     seen: set[str] = set()
+    main = ""
     depth = case_depth = 0
     module = False
     for i, tok in enumerate(tokens):
@@ -128,13 +129,13 @@ def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
         if tok.token_type == TokenType.SEMICOLON and depth == 0 and not module:
             if start is not None:
                 spans.append((start, i - 1))
-            start, first, seen, case_depth = None, "", set(), 0
+            start, first, seen, case_depth, main = None, "", set(), 0, ""
             continue
-        if start is not None and depth == 0 and not module and _starts_statement(tokens, i, first, seen, case_depth):
+        if start is not None and depth == 0 and not module and _starts_statement(tokens, i, first, seen, case_depth, main):
             spans.append((start, i - 1))
             start = None
         if start is None:
-            start, first, seen, case_depth = i, word, set(), 0
+            start, first, seen, case_depth, main = i, word, set(), 0, ""
             module = first in ("CREATE", "ALTER") and any(
                 t.text.upper() in _MODULES for t in tokens[i + 1 : i + 4]
             )
@@ -148,12 +149,14 @@ def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
             case_depth -= 1
         if depth == 0:
             seen.add(word)
+            if first == "WITH" and not main and word in ("SELECT", *_DML) and tokens[i - 1].token_type == TokenType.R_PAREN:
+                main = word  # the statement the CTEs feed
     if start is not None:
         spans.append((start, len(tokens) - 1))
     return spans
 
 
-def _starts_statement(tokens: list[Token], i: int, first: str, seen: set[str], case_depth: int) -> bool:
+def _starts_statement(tokens: list[Token], i: int, first: str, seen: set[str], case_depth: int, main: str = "") -> bool:
     tok = tokens[i]
     if tok.token_type == TokenType.STRING:
         return False
@@ -192,7 +195,8 @@ def _starts_statement(tokens: list[Token], i: int, first: str, seen: set[str], c
             return False
         return not (first == "MERGE" or prev in ("FOR", "ON", "THEN", "INSTEAD", "AFTER", "OF"))
     if word == "SET":
-        return not (first == "MERGE" or (first == "UPDATE" and "SET" not in seen))
+        lead = main or first
+        return not (lead == "MERGE" or (lead == "UPDATE" and "SET" not in seen))
     if word == "WITH":
         return _starts_cte(tokens, i)
     return False

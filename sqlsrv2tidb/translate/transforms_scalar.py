@@ -60,20 +60,21 @@ def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     if not isinstance(node, (exp.Add, exp.Sub)):
         return node
     left, right = ctx.types.category(node.this), ctx.types.category(node.expression)
-    if left in TEMPORAL and right in NUMERIC and right != "float":
+    if left in TEMPORAL and right in NUMERIC:
         days, date = node.expression, node.this
-    elif isinstance(node, exp.Add) and right in TEMPORAL and left in NUMERIC and left != "float":
+    elif isinstance(node, exp.Add) and right in TEMPORAL and left in NUMERIC:
         days, date = node.this, node.expression
     elif left in TEMPORAL and right in TEMPORAL and isinstance(node, exp.Add):
         ctx.note("QY38", "review", "Adding two datetimes treats them as days since 1900 in SQL Server; TiDB adds numbers.")
         return node
     else:
-        if (left in TEMPORAL and right == "float") or (right in TEMPORAL and left == "float"):
-            ctx.note("QY38", "review", "A datetime plus a fraction of a day has no exact TiDB form; kept as `+`.")
         return node
-    if category(ctx.types.of(days)) == "decimal":
-        ctx.note("QY38", "review", "A datetime plus a fraction of a day is rounded to whole days by INTERVAL.")
     klass = exp.DateAdd if isinstance(node, exp.Add) else exp.DateSub
+    if category(ctx.types.of(days)) in ("decimal", "float"):
+        # INTERVAL n DAY rounds a fraction of a day: count microseconds instead.
+        ctx.note("QY38", "rewritten", "Datetime `+`/`-` a fraction of days becomes DATE_ADD/DATE_SUB(... INTERVAL n MICROSECOND).")
+        micro = exp.Round(this=exp.Mul(this=paren(days.copy()), expression=exp.Literal.number(86400000000)))
+        return klass(this=date, expression=micro, unit=exp.var("MICROSECOND"))
     ctx.note("QY38", "rewritten", "Datetime `+`/`-` a number of days becomes DATE_ADD/DATE_SUB(... INTERVAL n DAY).")
     return klass(this=date, expression=days, unit=exp.var("DAY"))
 

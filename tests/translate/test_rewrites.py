@@ -1,0 +1,314 @@
+"""One-line checks of the translator, grouped by topic: T-SQL in, the exact TiDB text, status and notes out.
+
+The golden file covers the constructs in bulk against a real schema; these pin down the edges of
+each rewrite (what it must leave alone as much as what it changes).
+"""
+
+from __future__ import annotations
+
+import pytest
+import sqlglot
+from sqlglot.errors import ErrorLevel, UnsupportedError
+
+from sqlsrv2tidb.model import Column, Database, DataType, Identity, IndexColumn, Key, Table
+from sqlsrv2tidb.options import Options
+from sqlsrv2tidb.translate.dialect import SqlServer, TiDB
+from sqlsrv2tidb.translate.naming import NameMap
+from sqlsrv2tidb.translate.queries import translate_sql
+
+DB = Database(name="shop", tables=(
+    Table("dbo", "t", (Column("id", DataType("int"), identity=Identity()), Column("a", DataType("nvarchar", length=20)),
+                       Column("b", DataType("varchar", length=20)), Column("n", DataType("int")),
+                       Column("m", DataType("decimal", precision=10, scale=2)), Column("d", DataType("datetime")),
+                       Column("d2", DataType("datetime2", scale=7)), Column("bin", DataType("varbinary", length=16))),
+          primary_key=Key("PK_t", (IndexColumn("id"),))),
+    Table("sales", "t", (Column("id", DataType("int")), Column("region", DataType("varchar", length=5)))),
+    Table("dbo", "u", (Column("id", DataType("int")), Column("t_id", DataType("int")), Column("v", DataType("int")))),
+))
+
+
+def tidb(tsql: str, database: Database = DB):
+    return translate_sql(tsql, database=database, names=NameMap.for_database(database), options=Options())
+
+
+def check(tsql: str, expected: str | None, status: str = "translated", codes: tuple[str, ...] = ()) -> None:
+    result = tidb(tsql)
+    assert result.target_sql == expected, result.notes
+    assert result.status == status, result.notes
+    assert tuple(sorted({n.code for n in result.notes if n.status != "translated"})) == tuple(sorted(codes)), result.notes
+
+
+class TestDialect:
+    def test_tidb_is_a_registered_mysql_dialect(self):
+        assert sqlglot.transpile("SELECT 1", read="sqlserver", write="tidb") == ["SELECT 1"]
+
+    @pytest.mark.parametrize(("tsql", "tidb_type"), [
+        ("datetime2(7)", "DATETIME(6)"), ("datetime", "DATETIME(3)"), ("time", "TIME(6)"), ("money", "DECIMAL(19, 4)"),
+        ("smallmoney", "DECIMAL(10, 4)"), ("uniqueidentifier", "CHAR(36)"), ("bit", "TINYINT(1)"), ("float", "DOUBLE"),
+        ("real", "FLOAT"), ("float(24)", "FLOAT"), ("nvarchar(max)", "LONGTEXT"), ("varbinary(max)", "LONGBLOB"),
+        ("ntext", "LONGTEXT"), ("image", "LONGBLOB"), ("decimal", "DECIMAL(18, 0)"), ("tinyint", "TINYINT UNSIGNED"),
+        ("rowversion", "BINARY(8)"),
+    ])
+    def test_column_types(self, tsql, tidb_type):
+        tree = sqlglot.parse_one(f"CREATE TABLE x (c {tsql})", read=SqlServer)
+        assert tree.sql(dialect=TiDB) == f"CREATE TABLE x (c {tidb_type})"
+
+    @pytest.mark.parametrize(("tsql", "tidb_type"), [
+        ("nvarchar(10)", "CHAR(10)"), ("nvarchar(max)", "CHAR"), ("int", "SIGNED"), ("tinyint", "UNSIGNED"),
+        ("money", "DECIMAL(19, 4)"), ("uniqueidentifier", "CHAR(36)"), ("float", "DOUBLE"), ("datetime", "DATETIME(3)"),
+        ("varbinary(max)", "BINARY"), ("date", "DATE"),
+    ])
+    def test_cast_types(self, tsql, tidb_type):
+        tree = sqlglot.parse_one(f"SELECT CAST(x AS {tsql})", read=SqlServer)
+        assert tree.sql(dialect=TiDB) == f"SELECT CAST(x AS {tidb_type})"
+
+    @pytest.mark.parametrize("tsql", [
+        "SELECT * FROM t CROSS APPLY (SELECT 1 AS x) y",
+        "INSERT INTO t (a) OUTPUT inserted.id VALUES (1)",
+        "MERGE t USING s ON t.id = s.id WHEN MATCHED THEN DELETE;",
+        "SELECT a FROM t WITH (NOLOCK)",
+        "SELECT a FROM t FOR XML PATH('')",
+        "SELECT * FROM t PIVOT (SUM(v) FOR k IN ([a])) p",
+        "SELECT CAST(x AS xml)",
+    ])
+    def test_what_tidb_cannot_run_is_refused_not_written(self, tsql):
+        tree = sqlglot.parse_one(tsql, read=SqlServer)
+        with pytest.raises(UnsupportedError):
+            tree.sql(dialect=TiDB, unsupported_level=ErrorLevel.RAISE)
+
+    def test_getdate_and_sysdatetime_keep_their_precision(self):
+        assert sqlglot.transpile("SELECT GETDATE(), SYSDATETIME(), GETUTCDATE(), SYSUTCDATETIME()", read="sqlserver", write="tidb") == [
+            "SELECT CURRENT_TIMESTAMP(3), CURRENT_TIMESTAMP(6), UTC_TIMESTAMP(3), UTC_TIMESTAMP(6)"
+        ]
+
+
+class TestNames:
+    def test_schema_is_dropped_and_collisions_renamed(self):
+        check("SELECT t.id, s.region FROM dbo.t t JOIN sales.t s ON s.id = t.id",
+              "SELECT t.id, s.region FROM t AS t JOIN sales_t AS s ON s.id = t.id")
+
+    def test_qualified_columns_follow_the_renamed_table(self):
+        check("SELECT sales.t.region FROM sales.t", "SELECT sales_t.region FROM sales_t")
+
+    def test_bracketed_names_are_backticked(self):
+        check("SELECT [a] AS [the a] FROM [dbo].[t]", "SELECT `a` AS `the a` FROM `t`")
+
+    def test_cte_names_are_not_mapped(self):
+        check("WITH t AS (SELECT 1 AS x) SELECT x FROM t", "WITH t AS (SELECT 1 AS x) SELECT x FROM t")
+
+    def test_databases_mode_keeps_schemas_as_databases(self):
+        result = translate_sql("SELECT id FROM sales.t", database=DB, names=NameMap.for_database(DB, mode="databases"),
+                               options=Options())
+        assert result.target_sql == "SELECT id FROM sales.t"
+
+
+class TestConcatenation:
+    def test_nested_plus_is_one_concat(self):
+        check("SELECT a + '-' + b + '-' + a FROM dbo.t", "SELECT CONCAT(a, '-', b, '-', a) FROM t", "rewritten", ("QY03",))
+
+    def test_numbers_stay_added(self):
+        check("SELECT n + id + 1 FROM dbo.t", "SELECT n + id + 1 FROM t")
+
+    def test_numeric_text_plus_number_is_addition_in_both(self):
+        check("SELECT '1' + n FROM dbo.t", "SELECT '1' + n FROM t")
+
+    def test_parenthesised_concatenation(self):
+        check("SELECT (a + b) + 'x' FROM dbo.t", "SELECT CONCAT((CONCAT(a, b)), 'x') FROM t", "rewritten", ("QY03",))
+
+    def test_cast_to_string_concatenates(self):
+        check("SELECT CAST(n AS varchar(10)) + CAST(id AS varchar(10)) FROM dbo.t",
+              "SELECT CONCAT(CAST(n AS CHAR(10)), CAST(id AS CHAR(10))) FROM t", "rewritten", ("QY03",))
+
+    def test_unknown_column_is_flagged(self):
+        check("SELECT x.c + x.d FROM other.things x", "SELECT x.c + x.d FROM things AS x", "review", ("QY04",))
+
+    def test_declared_parameters_type_the_operator(self):
+        result = tidb("(@p nvarchar(10),@q int)SELECT @p + a, @q + n FROM dbo.t")
+        assert result.target_sql == "SELECT CONCAT(?, a), ? + n FROM t"
+        assert result.parameters == ("@p", "@q")
+
+
+class TestDates:
+    def test_datediff_day_on_datetimes(self):
+        check("SELECT DATEDIFF(day, d, GETDATE()) FROM dbo.t", "SELECT DATEDIFF(CURRENT_TIMESTAMP(3), d) FROM t",
+              "rewritten", ("QY02",))
+
+    def test_datediff_unknown_part(self):
+        check("SELECT DATEDIFF(tzoffset, d, d) FROM dbo.t", None, "unsupported", ("QY02",))
+
+    def test_dateadd_millisecond_uses_microseconds(self):
+        check("SELECT DATEADD(ms, 5, d) FROM dbo.t", "SELECT DATE_ADD(d, INTERVAL ((5) * 1000) MICROSECOND) FROM t")
+
+    def test_dateadd_abbreviations(self):
+        check("SELECT DATEADD(mi, 5, d), DATEADD(yy, 1, d) FROM dbo.t",
+              "SELECT DATE_ADD(d, INTERVAL 5 MINUTE), DATE_ADD(d, INTERVAL 1 YEAR) FROM t")
+
+    def test_datetime_minus_a_fraction_of_days(self):
+        check("SELECT d - 1.5 FROM dbo.t", "SELECT DATE_SUB(d, INTERVAL (ROUND(1.5 * 86400000000)) MICROSECOND) FROM t",
+              "rewritten", ("QY38",))
+
+    def test_datetime_plus_datetime_is_flagged(self):
+        check("SELECT d + d FROM dbo.t", "SELECT d + d FROM t", "review", ("QY38",))
+
+    def test_datetime2_precision(self):
+        check("SELECT CAST(d AS datetime2(7)), CAST(d AS datetime2(3)) FROM dbo.t",
+              "SELECT CAST(d AS DATETIME(6)), CAST(d AS DATETIME(3)) FROM t", "rewritten", ("QY40",))
+
+
+class TestDivisionAndAggregates:
+    def test_int_by_int(self):
+        check("SELECT n / id FROM dbo.t", "SELECT n DIV id FROM t", "rewritten", ("QY37",))
+
+    def test_decimal_division_is_kept(self):
+        check("SELECT m / n FROM dbo.t", "SELECT m / n FROM t")
+
+    def test_avg_distinct(self):
+        check("SELECT AVG(DISTINCT n) FROM dbo.t", "SELECT (SUM(DISTINCT n) DIV COUNT(DISTINCT n)) FROM t",
+              "rewritten", ("QY41",))
+
+    def test_avg_of_decimal_is_kept(self):
+        check("SELECT AVG(m) FROM dbo.t", "SELECT AVG(m) FROM t")
+
+
+class TestPatterns:
+    def test_backslash_is_doubled(self):
+        check(r"SELECT id FROM dbo.t WHERE a LIKE 'a\b'", r"SELECT id FROM t WHERE a LIKE 'a\\\\b'", "rewritten", ("QY06",))
+
+    def test_unclosed_bracket_is_a_literal(self):
+        check("SELECT id FROM dbo.t WHERE a LIKE 'a[b'", "SELECT id FROM t WHERE a LIKE 'a[b'")
+
+    def test_escape_clause_with_classes_is_flagged(self):
+        check("SELECT id FROM dbo.t WHERE a LIKE '[a]!%' ESCAPE '!'", "SELECT id FROM t WHERE a LIKE '[a]!%' ESCAPE '!'",
+              "review", ("QY06",))
+
+    def test_digit_class_is_exact(self):
+        check("SELECT id FROM dbo.t WHERE b LIKE '[0-9][0-9]'", "SELECT id FROM t WHERE b REGEXP '^[0-9][0-9]$'",
+              "rewritten", ("QY06",))
+
+
+class TestFunctions:
+    def test_len_of_a_number_needs_no_rtrim(self):
+        check("SELECT LEN(n) FROM dbo.t", "SELECT CHAR_LENGTH(n) FROM t")
+
+    def test_datalength_of_binary(self):
+        check("SELECT DATALENGTH(bin) FROM dbo.t", "SELECT LENGTH(bin) FROM t", "rewritten", ("QY43",))
+
+    def test_convert_binary_hex_style(self):
+        check("SELECT CONVERT(varchar(34), bin, 1) FROM dbo.t", "SELECT CONCAT('0x', HEX(bin)) FROM t", "rewritten", ("QY20",))
+
+    def test_unknown_convert_style(self):
+        check("SELECT CONVERT(varchar(30), d, 131) FROM dbo.t", None, "unsupported", ("QY20",))
+
+    def test_try_convert(self):
+        check("SELECT TRY_CONVERT(int, a) FROM dbo.t", "SELECT CAST(a AS SIGNED) FROM t", "review", ("QY07",))
+
+    def test_statistical_aggregates(self):
+        check("SELECT VAR(n), STDEVP(n) FROM dbo.t", "SELECT VAR_SAMP(n), STDDEV_POP(n) FROM t")
+
+    def test_next_value_for(self):
+        check("SELECT NEXT VALUE FOR dbo.seq", "SELECT NEXTVAL(seq)")
+
+    def test_functions_tidb_lacks_are_caught_in_the_output(self):
+        check("SELECT PERCENTILE_CONT(0.5) WITHIN GROUP (ORDER BY n) OVER () FROM dbo.t", None, "unsupported", ("QY36",))
+
+    def test_table_valued_function(self):
+        check("SELECT * FROM dbo.fn_rows(1)", None, "unsupported", ("QY36",))
+
+
+class TestStatementsAndBatches:
+    def test_statements_without_semicolons(self):
+        result = tidb("SELECT 1 SELECT 2\nUPDATE dbo.t SET n = 1 SELECT 3")
+        assert result.target_sql == "SELECT 1;\nSELECT 2;\nUPDATE t SET n = 1;\nSELECT 3"
+
+    def test_union_and_insert_select_stay_one_statement(self):
+        check("INSERT INTO dbo.u (id) SELECT id FROM dbo.t UNION SELECT 2",
+              "INSERT INTO u (id) SELECT id FROM t UNION SELECT 2")
+
+    def test_cte_feeding_an_update(self):
+        check("WITH x AS (SELECT id FROM dbo.t) UPDATE dbo.u SET v = 1 WHERE id IN (SELECT id FROM x)",
+              "WITH x AS (SELECT id FROM t) UPDATE u SET v = 1 WHERE id IN (SELECT id FROM x)")
+
+    def test_go_separates_batches(self):
+        assert tidb("SELECT 1\nGO 5\nSELECT 2").target_sql == "SELECT 1;\nSELECT 2"
+
+    def test_comments_never_reach_the_output(self):
+        check("SELECT /*T! SHARD_ROW_ID_BITS=4 */ 1 -- note", "SELECT 1")
+
+    def test_one_unreadable_statement_makes_the_batch_unsupported(self):
+        result = tidb("SELECT 1; SELECT FROM; SELECT 2")
+        assert result.status == "unsupported" and result.target_sql is None
+        assert [n.code for n in result.notes] == ["QY01"] and "near" in result.notes[0].message
+
+    def test_declare_without_value_starts_at_null(self):
+        check("DECLARE @x int; SELECT @x", "SET @x = NULL;\nSELECT @x", "rewritten", ("QY26",))
+
+    def test_declared_variables_type_their_uses(self):
+        check("DECLARE @s nvarchar(10) = N'x'; SELECT @s + a FROM dbo.t",
+              "SET @s = N'x';\nSELECT CONCAT(@s, a) FROM t", "rewritten", ("QY03", "QY26"))
+
+    def test_offset_with_a_variable(self):
+        result = tidb("DECLARE @o int = 2; SELECT id FROM dbo.t ORDER BY id OFFSET @o ROWS")
+        assert result.target_sql.endswith(
+            "SELECT id FROM (SELECT id, id AS __o1, ROW_NUMBER() OVER (ORDER BY id) AS __row FROM t) AS __top "
+            "WHERE __row > @o ORDER BY __o1"
+        )
+
+    def test_sp_executesql_with_literal_values(self):
+        check("EXEC sp_executesql N'SELECT a FROM dbo.t WHERE id = @i AND b = @s', N'@i int, @s varchar(5)', @i = 3, @s = 'x'",
+              "SELECT a FROM t WHERE id = 3 AND b = 'x'", "rewritten", ("QY25",))
+
+    def test_exec_with_return_status(self):
+        check("EXEC @rc = dbo.p", None, "unsupported", ("QY24",))
+
+
+class TestDml:
+    def test_update_from_without_join_keyword(self):
+        check("UPDATE dbo.t SET n = u.v FROM dbo.u u WHERE u.t_id = t.id",
+              "UPDATE t, u AS u SET t.n = u.v WHERE u.t_id = t.id", "rewritten", ("QY05",))
+
+    def test_update_top_from_is_unsupported(self):
+        check("UPDATE TOP (1) dbo.t SET n = 1 FROM dbo.t JOIN dbo.u ON u.t_id = t.id", None, "unsupported", ("QY05",))
+
+    def test_output_of_an_identity_column(self):
+        check("INSERT INTO dbo.t (a) OUTPUT inserted.id AS new_id VALUES (N'x')",
+              "INSERT INTO t (a) VALUES (N'x');\nSELECT LAST_INSERT_ID() AS new_id", "rewritten", ("QY11",))
+
+    def test_output_of_a_multi_row_insert_is_unsupported(self):
+        check("INSERT INTO dbo.t (a) OUTPUT inserted.id VALUES (N'x'), (N'y')", None, "unsupported", ("QY11",))
+
+    def test_merge_on_a_non_key(self):
+        check("MERGE dbo.t AS x USING dbo.u AS y ON x.n = y.v WHEN MATCHED THEN UPDATE SET x.a = N'1' "
+              "WHEN NOT MATCHED THEN INSERT (a) VALUES (N'2');", None, "unsupported", ("QY12",))
+
+    def test_merge_without_insert_column_list_uses_the_schema(self):
+        result = tidb("MERGE dbo.u AS x USING (SELECT 1 AS id, 2 AS t_id, 3 AS v) AS y ON x.id = y.id "
+                      "WHEN NOT MATCHED THEN INSERT VALUES (y.id, y.t_id, y.v);")
+        assert result.target_sql == (
+            "INSERT INTO u (id, t_id, v) SELECT 1, 2, 3 FROM DUAL WHERE NOT EXISTS(SELECT 1 FROM u AS x WHERE x.id = 1)"
+        )
+
+
+class TestQueries:
+    def test_apply_keeps_outer_columns_out_of_the_derived_table(self):
+        result = tidb("SELECT t.id, x.v FROM dbo.t t OUTER APPLY (SELECT TOP 2 v FROM dbo.u WHERE u.t_id = t.id AND u.v > 0 ORDER BY v) x")
+        assert result.target_sql == (
+            "SELECT t.id, x.v FROM t AS t LEFT JOIN (SELECT v, u.t_id AS __k1, ROW_NUMBER() OVER (PARTITION BY u.t_id ORDER BY v) "
+            "AS __rn FROM u WHERE u.v > 0) AS x ON x.__k1 = t.id AND x.__rn <= 2"
+        )
+
+    def test_apply_with_star_warns_about_helper_columns(self):
+        result = tidb("SELECT * FROM dbo.t t CROSS APPLY (SELECT v FROM dbo.u WHERE u.t_id = t.id) x")
+        assert result.status == "review" and {n.code for n in result.notes} == {"QY10"}
+
+    def test_pivot_of_an_unknown_source(self):
+        check("SELECT * FROM other.things PIVOT (SUM(v) FOR k IN ([a])) p", None, "unsupported", ("QY08",))
+
+    def test_for_xml_with_a_named_column_is_unsupported(self):
+        check("SELECT (SELECT a AS item FROM dbo.t FOR XML PATH(''))", None, "unsupported", ("QY09",))
+
+    def test_recursive_cte_gets_the_keyword(self):
+        result = tidb("WITH r (k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM r WHERE k < 3) SELECT k FROM r")
+        assert result.target_sql.startswith("WITH RECURSIVE r(k) AS")
+
+    def test_top_with_ties_without_order_by(self):
+        check("SELECT TOP 1 WITH TIES id FROM dbo.t", None, "unsupported", ("QY14",))
