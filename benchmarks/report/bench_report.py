@@ -1,6 +1,6 @@
 """Benchmark: render the migration report for a capture of 10,000 query classes and 1,000 tables.
 
-Builds a synthetic OUT folder through the real contracts (tests/report/sample.py: models ->
+Builds a synthetic OUT folder through the real contracts (tests/report/synthetic.py: models ->
 assessment.build_assessment -> plan.sizing.advise, a replay.json of 10,000 per-class rows), then
 renders it in a fresh process per run so peak memory is that run's own. Reports time per phase,
 peak resident memory and file sizes, the same with --anonymize, and the page's load and sort time
@@ -108,13 +108,13 @@ def main() -> int:
     parser.add_argument("--results", default=str(HERE / "RESULTS.md"))
     args = parser.parse_args()
 
-    import sample
+    import synthetic
 
     out = WORK / "out"
     if out.exists():
         shutil.rmtree(out)
     t0 = time.perf_counter()
-    sample.synthetic_out(out, tables=args.tables, classes=args.classes, intervals=24)
+    synthetic.synthetic_out(out, tables=args.tables, classes=args.classes, intervals=24)
     build_s = time.perf_counter() - t0
     sizes = {p.name: p.stat().st_size for p in (out / "assessment.json", out / "replay.json")}
     baseline = [child(BASELINE, str(out)) for _ in range(args.runs)]

@@ -14,7 +14,6 @@ learnt, so a name first met in a query is also replaced in a finding's message.
 
 from __future__ import annotations
 
-import copy
 import json
 import re
 from collections.abc import Callable
@@ -26,43 +25,17 @@ from urllib.parse import urlsplit
 from sqlglot.dialects.mysql import MySQL
 from sqlglot.dialects.tsql import TSQL
 from sqlglot.errors import TokenError
-from sqlglot.parser import Parser
 from sqlglot.tokens import TokenType
 
 from ..outdir import write_json, write_text
 from .inputs import ReportInputs, load_inputs
 from .rulesinfo import RuleInfo
+from .sqlwords import AFTER_KEEP, KEEP_WORDS, OPTION_WORDS, SIZED_AFTER
 
 _TOKENIZERS = {"tsql": TSQL().tokenizer_class(), "mysql": MySQL().tokenizer_class()}
 _NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
 _STRINGS = {TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.BYTE_STRING, TokenType.BIT_STRING,
             TokenType.RAW_STRING, TokenType.HEREDOC_STRING}
-_SIZED_AFTER = {t.name for t in Parser.TYPE_TOKENS} | {
-    "IDENTITY", "AUTO_RANDOM", "FLOAT", "VARCHAR", "NVARCHAR", "CHAR", "NCHAR", "BINARY", "VARBINARY", "DECIMAL",
-    "NUMERIC", "DATETIME", "DATETIME2", "DATETIMEOFFSET", "TIME", "TIMESTAMP", "TOP", "LIMIT", "OFFSET",
-}
-_OPTION_WORDS = {"SHARD_ROW_ID_BITS", "PRE_SPLIT_REGIONS", "AUTO_ID_CACHE", "AUTO_INCREMENT", "PARTITIONS", "CACHE",
-                 "INCREMENT", "START", "MINVALUE", "MAXVALUE", "TOP", "LIMIT", "OFFSET", "FETCH", "NEXT", "FIRST",
-                 "ROWS", "KEY_BLOCK_SIZE", "MAXDOP", "FILLFACTOR", "REGIONS", "BY", "WITH"}
-# Words sqlglot leaves as plain names that are really keywords, hints, date parts or session options.
-KEEP_WORDS = {w.casefold() for w in """
-NOLOCK ROWLOCK UPDLOCK HOLDLOCK READPAST TABLOCK TABLOCKX XLOCK PAGLOCK NOWAIT READCOMMITTED READUNCOMMITTED
-REPEATABLEREAD SERIALIZABLE SNAPSHOT FORCESEEK FORCESCAN NOEXPAND RECOMPILE MAXDOP OPTIMIZE UNKNOWN LOOP HASH MERGE
-year yy yyyy quarter qq q month mm m dayofyear dy y day dd d week wk ww weekday dw hour hh minute mi n second ss s
-millisecond ms microsecond mcs nanosecond ns iso_week isowk isoww
-NONCLUSTERED CLUSTERED SHARD_ROW_ID_BITS PRE_SPLIT_REGIONS AUTO_RANDOM AUTO_ID_CACHE ENGINE CHARSET utf8mb4 utf8mb4_bin
-utf8mb4_general_ci utf8mb4_unicode_ci utf8mb4_0900_ai_ci binary latin1 ascii BTREE INPLACE INSTANT ALGORITHM SEPARATOR
-NOCOUNT XACT_ABORT ANSI_NULLS QUOTED_IDENTIFIER ANSI_PADDING IDENTITY_INSERT ONLY INSERTED DELETED SIGNED UNSIGNED
-ROWCOUNT IDENTITY SCOPE_IDENTITY TRANCOUNT ERROR FETCH_STATUS VERSION SPID merge_option deny allow ATTRIBUTES
-tidb_scatter_region tidb_ddl_enable_fast_reorg tidb_ddl_reorg_worker_cnt GLOBAL SESSION
-ADD ALGORITHM BY CASCADE RESTRICT ACTION NO DUPLICATE INCREMENT NOCACHE NOCYCLE CYCLE MINVALUE MAXVALUE NONE LOCK
-PARTITIONS REGIONS SPLIT InnoDB INVISIBLE VISIBLE STORED VIRTUAL GENERATED ALWAYS FULLTEXT SPATIAL COLUMNS ROW_FORMAT
-TEMPORARY IGNORE LOW_PRIORITY HIGH_PRIORITY DELAYED QUICK SQL_CALC_FOUND_ROWS SQL_NO_CACHE PRECEDING FOLLOWING
-UNBOUNDED CURRENT PERCENT TIES TRY CATCH THROW TYPE PATH NOCHECK SCHEMABINDING ENCRYPTION RAISERROR PRINT WAITFOR DELAY
-ISOLATION LEVEL READ COMMITTED UNCOMMITTED REPEATABLE WORK TRAN TRANSACTION SHARED EXCLUSIVE COPY AGAINST
-as_captured key_partition pre_split auto_random
-""".split()}
-_AFTER_KEEP = {"COLLATE", "CHARSET", "ENGINE", "SET"}  # what follows names a collation, engine or option
 _WORD = re.compile(r"[A-Za-z_#][A-Za-z0-9_$#]*")
 _QUOTED = re.compile(r"N?'(?:[^']|'')*'")
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
@@ -106,6 +79,7 @@ class Anonymizer:
         self._queries: dict[str, str] = {}
         self._counters: dict[str, int] = {}
         self._sql_cache: dict[tuple[str, str], str] = {}
+        self._multi: tuple[int, re.Pattern[str] | None] | None = None
 
     # -- pseudonyms -------------------------------------------------------------------------------
 
@@ -176,7 +150,7 @@ class Anonymizer:
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
             tt = tok.token_type
             if tt == TokenType.L_PAREN:
-                keep_parens.append(bool(prev and (prev.token_type.name in _SIZED_AFTER or prev.text.upper() in _SIZED_AFTER)))
+                keep_parens.append(bool(prev and (prev.token_type.name in SIZED_AFTER or prev.text.upper() in SIZED_AFTER)))
             elif tt == TokenType.R_PAREN and keep_parens:
                 keep_parens.pop()
             out.append(self._token(tok, span, prev, nxt, tokens, i, bool(keep_parens and keep_parens[-1])))
@@ -197,7 +171,7 @@ class Anonymizer:
             before = prev.text.upper() if prev else ""
             if prev and prev.token_type == TokenType.EQ and i >= 2:
                 before = tokens[i - 2].text.upper()
-            return tok.text if keep or before in _OPTION_WORDS else self.number(tok.text)
+            return tok.text if keep or before in OPTION_WORDS else self.number(tok.text)
         if tt not in _NAME_TOKENS and tt != TokenType.HASH:
             return span
         if tt == TokenType.HASH:
@@ -221,7 +195,7 @@ class Anonymizer:
             if word.casefold() not in self.names:
                 if word.casefold() in KEEP_WORDS or (is_call and not qualified):
                     return span
-                if prev is not None and prev.text.upper() in _AFTER_KEEP:
+                if prev is not None and prev.text.upper() in AFTER_KEEP:
                     return span
                 if _QUERY_ID.fullmatch(word) and word.casefold() in self._queries:
                     return self._queries[word.casefold()]
@@ -252,6 +226,14 @@ class Anonymizer:
 
     # -- free text --------------------------------------------------------------------------------
 
+    def _multi_word(self) -> re.Pattern[str] | None:
+        """Names a word match cannot find (`Order Details`, `a-b`), as one pattern, rebuilt only when one is added."""
+        if self._multi is None or self._multi[0] != len(self.schema_names):
+            multi = [n for n in self.schema_names if not _WORD.fullmatch(n)]
+            pattern = re.compile("|".join(re.escape(n) for n in sorted(multi, key=len, reverse=True)), re.I) if multi else None
+            self._multi = (len(self.schema_names), pattern)
+        return self._multi[1]
+
     def text(self, text: str) -> str:
         """Messages, rationales, evidence: known names, quoted literals, paths and long numbers go."""
         if not text:
@@ -262,9 +244,8 @@ class Anonymizer:
             return "".join(self.text(p) + (urls[i] if i < len(urls) else "") for i, p in enumerate(pieces))
         text = _PATHLIKE.sub(lambda m: self.path(m.group(0)), text)
         text = _QUOTED.sub(lambda m: f"'{self.string(m.group(0).lstrip('N')[1:-1])}'", text)
-        multi = [n for n in self.schema_names if not _WORD.fullmatch(n)]
-        if multi:
-            pattern = re.compile("|".join(re.escape(n) for n in sorted(multi, key=len, reverse=True)), re.I)
+        pattern = self._multi_word()
+        if pattern is not None:
             text = pattern.sub(lambda m: self.names[m.group(0).casefold()], text)
 
         def word(w: str) -> str:
@@ -362,7 +343,7 @@ class Anonymizer:
                         self.sql(q[field], _SQL_FIELDS[field])
 
     def document(self, doc: dict[str, Any]) -> dict[str, Any]:
-        out = self._walk(copy.deepcopy(doc), "", self._field)
+        out = self._walk(doc, "", self._field)  # builds new containers: the caller's document is untouched
         for mine, original in zip(out.get("ddl_files") or (), doc.get("ddl_files") or (), strict=False):
             if isinstance(mine, dict) and isinstance(original, dict) and "name" in original:
                 mine["name"] = original["name"]  # our own file names (02-tables.sql): the ddl/ files keep them

@@ -50,7 +50,7 @@ def test_readme_first_command_writes_a_report_chromium_shows(in_repo, tmp_path, 
     assert "Migration report: poc" in text
     assert re.search(r"Ready with changes|Not ready|Ready", text)
     # Seed 000's table: KEY-partitioned by the planner, with the nightly window as its evidence.
-    row = chromium.evaluate("document.getElementById('t-dbo-keywords').querySelector('tr.head').innerText")
+    row = chromium.evaluate("document.getElementById('t-dbo-keywords').querySelector('tr.head').textContent")
     assert "PARTITION BY KEY" in row
     assert chromium.evaluate("document.querySelectorAll('#queries > tbody').length") == 6
 
@@ -96,9 +96,9 @@ def test_assess_with_a_replay_on_mariadb_renders_the_measured_load(in_repo, tmp_
     chromium.open(out / "report.html")
     assert _sections(chromium) == ["summary", "schema", "workload", "replay", "deployment", "plan"]
     assert chromium.log.errors == []
-    text = chromium.evaluate("document.getElementById('replay').innerText")
+    text = chromium.evaluate("document.getElementById('replay').textContent")
     assert "mariadb" in text and "Query classes not sent" in text  # the inserts wait for --allow-writes
-    summary = chromium.evaluate("document.getElementById('summary').innerText")
+    summary = chromium.evaluate("document.getElementById('summary').textContent")
     assert "it does not show that TiDB holds the captured load" in summary  # 100 QPS is a fraction of the peak
     rows = chromium.evaluate("document.querySelectorAll('#comparison > tbody').length")
     assert rows == len(replay["per_query"]) > 0

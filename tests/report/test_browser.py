@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import sample
+import synthetic
 from matplotlib import image as mpimg
 
 from sqlsrv2tidb.report.render import render_report
@@ -85,7 +86,7 @@ def test_injected_script_and_markup_stay_text(chromium, hostile_dir):
 
 
 def test_tables_page_filter_sort_expand_and_follow_links(chromium, tmp_path):
-    out = sample.synthetic_out(tmp_path / "big", tables=40, classes=120, intervals=3)
+    out = synthetic.synthetic_out(tmp_path / "big", tables=40, classes=120, intervals=3)
     render_report(out)
     _open(chromium, out)
     visible = "document.querySelectorAll('#queries > tbody:not([hidden])').length"
@@ -140,3 +141,19 @@ def test_print_hides_the_controls(chromium, keywords_dir):
     finally:
         chromium.call("Emulation.setEmulatedMedia", {"media": ""}, session=True)
     assert chromium.log.errors == []
+
+
+def test_topology_link_downloads_the_yaml_offline(chromium, keywords_dir, tmp_path):
+    render_report(keywords_dir)
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    chromium.call("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads), "eventsEnabled": True})
+    _open(chromium, keywords_dir)
+    chromium.evaluate("document.querySelector('a.button[download]').click()")
+    for _ in range(20):
+        if any(e["method"] == "Browser.downloadProgress" and e["params"].get("state") == "completed" for e in chromium.events):
+            break
+        chromium.wait_for("Browser.downloadProgress", timeout=5)
+    saved = downloads / "topology.yaml"
+    assert saved.read_text() == (keywords_dir / "topology.yaml").read_text()
+    assert chromium.log.errors == [] and len(chromium.log.requests) == 1  # a data: URI, no request
