@@ -63,7 +63,8 @@ def _schema_mode(options: Options) -> str:
 
 
 def translate_query(query: QueryClass, *, database: Database, names: NameMap, options: Options) -> TranslatedQuery:
-    result = translate_sql(query.text, database=database, names=names, options=options, parameters=query.parameters)
+    result = translate_sql(query.text, database=database, names=names, options=options, parameters=query.parameters,
+                           fingerprint=query.fingerprint or None)
     return replace(result, id=query.id, fingerprint=query.fingerprint or result.fingerprint, kind=query.kind or result.kind)
 
 
@@ -74,11 +75,15 @@ def translate_sql(
     names: NameMap,
     options: Options,
     parameters: tuple[Parameter, ...] = (),
+    fingerprint: str | None = None,
 ) -> TranslatedQuery:
-    """Translate one statement or batch of T-SQL; never raises for bad SQL (it becomes a note)."""
+    """Translate one statement or batch of T-SQL; never raises for bad SQL (it becomes a note).
+
+    `parameters` are the captured class's declared parameters; `fingerprint` the class's own, when
+    known (it is computed from `sql` otherwise)."""
     declarations, body = strip_parameter_prefix(sql)
     declared = (*parse_declarations(declarations), *parameters) if declarations else tuple(parameters)
-    fingerprint = fingerprint_of(sql)
+    fingerprint = fingerprint or fingerprint_of(sql)
     base = TranslatedQuery(
         id=query_id(fingerprint), fingerprint=fingerprint, source_sql=sql, target_sql=None, status="unsupported",
         kind=statement_kind(sql),

@@ -86,7 +86,7 @@ def parse_statements(text: str) -> list[Statement]:
             continue
         for start, end in _statement_spans(tokens):
             piece = batch[tokens[start].start : tokens[end].end + 1]
-            statements.append(_parse_one(piece, tokens[start : end + 1]))
+            statements.append(_parse_one(piece, tokens[start : end + 1], batch))
     return _drop_if_exists(statements)
 
 
@@ -215,7 +215,10 @@ def _starts_cte(tokens: list[Token], i: int) -> bool:
     )
 
 
-def _parse_one(sql: str, tokens: list[Token]) -> Statement:
+_DIALECT = SqlServer()
+
+
+def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> Statement:
     words = [t.text.upper() for t in tokens[:6] if t.token_type != TokenType.STRING]
     head = words[0] if words else ""
     if head in CONTROL_FLOW and not (head == "BEGIN" and len(words) > 1 and words[1] in ("TRAN", "TRANSACTION", "DISTRIBUTED")):
@@ -229,7 +232,13 @@ def _parse_one(sql: str, tokens: list[Token]) -> Statement:
     if words[:2] == ["DELETE", "FROM"]:
         text = _delete_from_from(text)
     try:
-        trees = [t for t in sqlglot.parse(text, read=SqlServer, error_level=ErrorLevel.RAISE) if t is not None]
+        if text == sql and batch is not None and tokens[0].token_type not in SqlServer.Tokenizer.COMMANDS:
+            # The splitter's tokens are the parser's too (only statement-leading commands differ), so
+            # the text is not tokenized twice; positions index the whole batch.
+            parsed = _DIALECT.parser(error_level=ErrorLevel.RAISE).parse(tokens, batch)
+        else:
+            parsed = sqlglot.parse(text, read=SqlServer, error_level=ErrorLevel.RAISE)
+        trees = [t for t in parsed if t is not None]
     except (ParseError, TokenError) as exc:
         return Statement(sql, error=parse_error(exc))
     if len(trees) != 1:

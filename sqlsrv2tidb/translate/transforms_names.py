@@ -37,16 +37,28 @@ def session_name(identifier: exp.Expr) -> str | None:
 
 def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     """Rename every table, qualifier, variable and parameter in the statement for TiDB."""
-    ctes = {cte.alias.lower() for cte in tree.find_all(exp.CTE)}
-    aliases = {t.alias.lower() for t in tree.find_all(exp.Table) if t.alias}
+    tables: list[exp.Table] = []
+    columns: list[exp.Column] = []
+    parameters: list[exp.Parameter] = []
+    ctes: set[str] = set()
+    for node in tree.walk():  # one pass over the tree collects everything the renames need
+        if isinstance(node, exp.Table):
+            tables.append(node)
+        elif isinstance(node, exp.Column):
+            columns.append(node)
+        elif isinstance(node, exp.Parameter):
+            parameters.append(node)
+        elif isinstance(node, exp.CTE):
+            ctes.add(node.alias.lower())
+    aliases = {t.alias.lower() for t in tables if t.alias}
     renamed: dict[str, str] = {}
-    for table in list(tree.find_all(exp.Table)):
+    for table in tables:
         _table(table, tree, ctes, aliases, renamed, ctx)
-    for column in list(tree.find_all(exp.Column)):
+    for column in columns:
         _qualifier(column, renamed, ctx)
-    for node in list(tree.find_all(exp.Parameter)):
-        if isinstance(node.parent, exp.Parameter):
-            continue  # the name part of @@ROWCOUNT and friends
+    for node in parameters:
+        if isinstance(node.parent, exp.Parameter) or not _attached(node, tree):
+            continue  # the name part of @@ROWCOUNT, or a table variable's name already renamed
         if node.parent is not None or node is tree:
             replacement = _variable(node, ctx)
             if replacement is not node:
@@ -133,6 +145,19 @@ def _qualifier(column: exp.Column, renamed: dict[str, str], ctx: Context) -> Non
         column.set("catalog", None)
         target = ctx.names.object(None, table)
         column.set("table", exp.to_identifier(renamed.get(table.lower(), target.name if target.name else table)))
+
+
+def _attached(node: exp.Expr, tree: exp.Expr) -> bool:
+    """Still part of the tree (not replaced by a rename earlier in this pass)."""
+    while node is not tree:
+        parent = node.parent
+        if parent is None:
+            return False
+        value = parent.args.get(node.arg_key)
+        if value is not node and not (isinstance(value, list) and any(v is node for v in value)):
+            return False
+        node = parent
+    return True
 
 
 def _variable(node: exp.Parameter, ctx: Context) -> exp.Expr:
