@@ -41,7 +41,7 @@ _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported
 def translate_workload(capture: Capture, options: Options, progress: Progress | None = None) -> Translation:
     """Translate each query class of the capture once; findings list what needs a DBA's attention."""
     progress = progress or NullProgress()
-    names = NameMap.for_database(capture.database, mode=_schema_mode(options))
+    names = NameMap.for_database(capture.database)  # the DDL generator's map, so queries name its tables
     done: dict[str, TranslatedQuery] = {}
     out: list[TranslatedQuery] = []
     queries = capture.workload.queries
@@ -55,11 +55,6 @@ def translate_workload(capture: Capture, options: Options, progress: Progress | 
                 out.append(done[key])
             task.advance()
     return Translation(queries=tuple(out), findings=tuple(_findings(out, capture)))
-
-
-def _schema_mode(options: Options) -> str:
-    mode = str((options.config or {}).get("schemas", "merge")).lower()
-    return mode if mode in ("merge", "databases") else "merge"
 
 
 def translate_query(query: QueryClass, *, database: Database, names: NameMap, options: Options) -> TranslatedQuery:

@@ -16,7 +16,7 @@ import re
 from sqlglot import exp
 
 from .transforms import Context, translate_tree
-from .typing import parameter_name, table_key, type_of_declaration
+from .typing import parameter_name, table_key
 
 _ISOLATION = {
     # SQL Server level -> (TiDB level, status, note)
@@ -367,6 +367,3 @@ def drop(tree: exp.Drop, ctx: Context) -> list[exp.Expr] | None:
     ctx.note("QY48", "review", "DDL in the workload is translated as written; the schema itself comes from the DDL generator (ddl/).")
     return None
 
-
-def declared_type(text: str) -> exp.DataType | None:
-    return type_of_declaration(text)

@@ -82,7 +82,7 @@ def _pivot(source: exp.Expr, pivots: list[exp.Pivot], ctx: Context) -> exp.Expr 
         return None
     used = {value.name.lower(), key.name.lower()}
     group = [c for c in columns if c.lower() not in used]
-    numeric_key = ctx.types.category(_qualified(key, source)) in NUMERIC
+    numeric_key = ctx.types.category(key) in NUMERIC
     items: list[exp.Expr] = [exp.column(c) for c in group]
     for item in field.expressions:
         name = item.name if isinstance(item, (exp.Column, exp.Identifier)) else item.name
@@ -129,10 +129,6 @@ def _unpivot(source: exp.Expr, pivots: list[exp.Pivot], ctx: Context) -> exp.Exp
     alias = spec.args.get("alias") or exp.TableAlias(this=exp.to_identifier("__unpivot"))
     ctx.note("QY08", "rewritten", "UNPIVOT becomes UNION ALL of one SELECT per column, skipping NULLs as UNPIVOT does.")
     return exp.Subquery(this=query, alias=alias.copy())
-
-
-def _qualified(column: exp.Column, source: exp.Expr) -> exp.Column:
-    return column
 
 
 def _is_number(text: str) -> bool:

@@ -13,7 +13,7 @@ from sqlglot import exp
 from .dialect import DATE_PARTS
 from .templates import call, fill, paren
 from .transforms import Context
-from .typing import NUMERIC, TEMPORAL, category, is_string, parameter_name
+from .typing import NUMERIC, TEMPORAL, category, parameter_name
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
 
@@ -360,10 +360,6 @@ def string_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr:
             "raise it for this session or globally.",
         )
     return node
-
-
-def is_string_type(node: exp.Expr | None, ctx: Context) -> bool:
-    return is_string(ctx.types.of(node))
 
 
 REWRITES = (
