@@ -172,6 +172,12 @@ def main() -> int:
             f"filter them: {page['filter_s']:.2f} s; rows shown per page: 25 (after the filter: {page['visible_rows']})",
             f"- console errors: {len(page['errors'])}",
         ]
+    lines += [
+        "",
+        "Notes: rows past the first page of each table are hidden in the HTML itself and offscreen sections are",
+        "skipped by the browser (`content-visibility: auto`); before that change the same page took 18.7 s to",
+        "reach its load event. The anonymized render is dominated by sqlglot tokenizing every SQL text once.",
+    ]
     text = "\n".join(lines) + "\n"
     if args.results == "-":
         print(text)

@@ -14,7 +14,6 @@ learnt, so a name first met in a query is also replaced in a finding's message.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -392,7 +391,3 @@ def anonymize_outputs(out: Path) -> list[Path]:
         written.append(write_text(queries_sql, anonymizer.sql(queries_sql.read_text(encoding="utf-8"), "mysql")))
     return written
 
-
-def dumps(doc: dict[str, Any]) -> str:
-    """JSON the way OUT files are written, for tests that search anonymized output."""
-    return json.dumps(doc, indent=1, ensure_ascii=False)

@@ -7,7 +7,7 @@ only `svg` fields hold markup, produced by `charts` from numbers and escaped lab
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .compare import ClassResult
 from .verdict import Effort, Verdict
@@ -312,4 +312,4 @@ class Report:
     deployment: DeploymentSection | None
     plan: PlanSection
     page_size: int = 25
-    warnings: tuple[str, ...] = field(default_factory=tuple)
+    """Rows per page of every long table; the HTML itself hides the rest until the page's script pages them."""
