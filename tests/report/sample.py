@@ -14,6 +14,7 @@ import json
 import re
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -399,18 +400,34 @@ def read_json(path: Path) -> dict[str, Any]:
     return json.loads(path.read_text(encoding="utf-8"))
 
 
+class _Visible(HTMLParser):
+    SKIP_ATTRS = ("d", "style", "transform", "clip-path", "points")
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self._skipping = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("style", "script"):
+            self._skipping += 1
+        self.parts += [v for k, v in attrs if v and k not in self.SKIP_ATTRS]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("style", "script") and self._skipping:
+            self._skipping -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._skipping:
+            self.parts.append(data)
+
+
 def visible_text(page: str) -> str:
     """Text and attribute values of a report, without its own stylesheet, script and SVG geometry."""
-    from lxml import html as lxml_html
-
-    tree = lxml_html.fromstring(page)
-    for node in tree.xpath("//style|//script"):
-        node.drop_tree()
-    parts = list(tree.itertext())
-    for el in tree.iter():
-        if isinstance(el.tag, str):
-            parts += [v for k, v in el.attrib.items() if k not in ("d", "style", "transform", "clip-path", "points")]
-    return "\n".join(parts)
+    parser = _Visible()
+    parser.feed(page)
+    parser.close()
+    return "\n".join(parser.parts)
 
 
 def leaks(text: str, originals: set[str]) -> list[str]:

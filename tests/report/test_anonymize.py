@@ -152,3 +152,10 @@ def test_report_anonymize_changes_only_the_page(keywords_dir):
     page = _visible((keywords_dir / "report.html").read_text())
     assert "table_001" in page and not re.search(r"(?<!\w)p_display_order(?!\w)", page)
     shutil.rmtree(keywords_dir)
+
+
+def test_the_leak_search_itself_finds_names_in_text_and_attributes():
+    page = ('<html><head><style>.keywords{}</style></head><body><p title="dbo.keywords">x</p>'
+            '<svg><path d="keywords"/><text>e_type</text></svg><script>keywords</script></body></html>')
+    assert _leaks(_visible(page), {"keywords", "e_type", "photos"}) == ["e_type", "keywords"]
+    assert _leaks(_visible("<p>keywordsX and xkeywords</p>"), {"keywords"}) == []
