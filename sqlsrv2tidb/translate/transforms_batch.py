@@ -92,6 +92,8 @@ def declare(tree: exp.Declare, ctx: Context) -> list[exp.Expr]:
 
     A DECLAREd variable starts as NULL; user variables keep their value for the session, so each
     one is set explicitly.
+    https://learn.microsoft.com/sql/t-sql/language-elements/declare-local-variable-transact-sql
+    https://docs.pingcap.com/tidb/stable/user-defined-variables
     """
     assignments: list[exp.Expr] = []
     out: list[exp.Expr] = []
@@ -139,7 +141,9 @@ def _translated_expression(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 def set_variables(tree: exp.Set, ctx: Context) -> list[exp.Expr]:
-    """`SET @x = (SELECT MAX(a) FROM t)` -> the same, on a user variable; `SET NOCOUNT ON` -> nothing."""
+    """`SET @x = (SELECT MAX(a) FROM t)` -> the same, on a user variable; `SET NOCOUNT ON` -> nothing.
+    https://docs.pingcap.com/tidb/stable/sql-statement-set-variable
+    """
     items = []
     for item in tree.expressions:
         assignment = item.this if isinstance(item, exp.SetItem) else item
@@ -245,7 +249,11 @@ def session_option(text: str, ctx: Context) -> list[exp.Expr]:
 
 
 def command(tree: exp.Command, ctx: Context) -> list[exp.Expr]:
-    """Statements sqlglot keeps as raw commands: SET options, WAITFOR, THROW, PRINT, cursors, SAVE TRANSACTION."""
+    """Statements sqlglot keeps as raw commands: `WAITFOR DELAY '00:00:02'` -> `DO SLEEP(2)`,
+    `SAVE TRANSACTION s` -> `SAVEPOINT s`; THROW, cursors and TRY...CATCH -> unsupported; PRINT -> nothing.
+    https://learn.microsoft.com/sql/t-sql/language-elements/waitfor-transact-sql
+    https://docs.pingcap.com/tidb/stable/sql-statement-savepoint
+    """
     word = (tree.this if isinstance(tree.this, str) else tree.name).upper()
     rest = tree.expression.name if isinstance(tree.expression, exp.Expr) else str(tree.expression or "")
     if word == "SET":
@@ -281,6 +289,8 @@ def command(tree: exp.Command, ctx: Context) -> list[exp.Expr]:
 def execute(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
     """`EXEC dbo.p @a = 1` -> unsupported (TiDB has no procedures); `EXEC sp_executesql N'...', N'@a int', @a = 1`
     and `EXEC ('SELECT ...')` with literal text -> the inner statement, translated, with the values bound.
+    https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-executesql-transact-sql
+    https://docs.pingcap.com/tidb/stable/mysql-compatibility#unsupported-features
     """
     target = tree.this
     if isinstance(tree, exp.ExecuteSql) or (isinstance(target, exp.Table) and target.name.lower() == "sp_executesql"):
@@ -316,7 +326,9 @@ def execute(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
 
 
 def create_table(tree: exp.Create, ctx: Context) -> list[exp.Expr] | None:
-    """`CREATE TABLE #t (id int IDENTITY PRIMARY KEY, ...)` -> `CREATE TEMPORARY TABLE tmp_t (id INT AUTO_INCREMENT PRIMARY KEY, ...)`."""
+    """`CREATE TABLE #t (id int IDENTITY PRIMARY KEY, ...)` -> `CREATE TEMPORARY TABLE tmp_t (id INT AUTO_INCREMENT PRIMARY KEY, ...)`.
+    https://docs.pingcap.com/tidb/stable/temporary-tables
+    """
     schema = tree.this
     table = schema.this if isinstance(schema, exp.Schema) else schema
     if isinstance(table, exp.Table) and isinstance(schema, exp.Schema):
@@ -353,7 +365,9 @@ def _identity_columns(tree: exp.Expr) -> exp.Expr:
 
 
 def drop(tree: exp.Drop, ctx: Context) -> list[exp.Expr] | None:
-    """`DROP TABLE #t` -> `DROP TEMPORARY TABLE tmp_t` (never a permanent table of the same name)."""
+    """`DROP TABLE #t` -> `DROP TEMPORARY TABLE tmp_t` (never a permanent table of the same name).
+    https://docs.pingcap.com/tidb/stable/sql-statement-drop-table
+    """
     tables = tree.args.get("tables") or ([tree.this] if tree.this is not None else [])
     session = [t for t in tables if isinstance(t, exp.Table) and isinstance(t.this, exp.Identifier)
                and (t.this.args.get("temporary") or t.this.args.get("global_"))]

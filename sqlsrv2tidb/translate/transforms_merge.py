@@ -30,6 +30,8 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
     """`MERGE t USING (VALUES (@P1, @P2)) AS s (id, v) ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v
     WHEN NOT MATCHED THEN INSERT (id, v) VALUES (s.id, s.v);` ->
     `INSERT INTO t (id, v) VALUES (?, ?) ON DUPLICATE KEY UPDATE v = VALUES(v)`.
+    https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
+    https://docs.pingcap.com/tidb/stable/sql-statement-insert
     """
     if node.args.get("returning") is not None:
         return _unsupported(node, ctx, "it has an OUTPUT clause")

@@ -47,6 +47,7 @@ def pivot(select: exp.Select, ctx: Context) -> exp.Select:
     """`SELECT * FROM (SELECT y, k, v FROM t) s PIVOT (SUM(v) FOR k IN ([a], [b])) p` ->
     `SELECT * FROM (SELECT y, SUM(CASE WHEN k = 'a' THEN v END) AS a, SUM(CASE WHEN k = 'b' THEN v END) AS b
     FROM (SELECT y, k, v FROM t) AS s GROUP BY y) AS p`.
+    https://learn.microsoft.com/sql/t-sql/queries/from-using-pivot-and-unpivot
     """
     sources = []
     from_ = select.args.get("from_")

@@ -42,6 +42,7 @@ def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 def rewrite_select(select: exp.Select, ctx: Context) -> exp.Expr:
+    """The clause rewrites of one SELECT, in the order they depend on each other."""
     recursive_ctes(select)
     offset_without_fetch(select)
     select = transforms_pivot.pivot(select, ctx)
@@ -71,7 +72,9 @@ _ALL_ROWS = "18446744073709551615"
 
 
 def offset_without_fetch(select: exp.Select) -> exp.Select:
-    """`ORDER BY a OFFSET 10 ROWS` -> `ORDER BY a LIMIT 18446744073709551615 OFFSET 10`: MySQL has no OFFSET without LIMIT."""
+    """`ORDER BY a OFFSET 10 ROWS` -> `ORDER BY a LIMIT 18446744073709551615 OFFSET 10`: MySQL has no OFFSET without LIMIT.
+    https://docs.pingcap.com/tidb/stable/sql-statement-select
+    """
     if select.args.get("offset") is not None and select.args.get("limit") is None:
         select.set("limit", exp.Limit(expression=exp.Literal.number(_ALL_ROWS)))
     return select

@@ -229,7 +229,9 @@ def len_trailing_spaces(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 def datalength(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`DATALENGTH(s)` -> `LENGTH(s)` (bytes); nvarchar is UTF-16 in SQL Server and UTF-8 in TiDB."""
+    """`DATALENGTH(s)` -> `LENGTH(s)` (bytes); nvarchar is UTF-16 in SQL Server and UTF-8 in TiDB.
+    https://learn.microsoft.com/sql/t-sql/functions/datalength-transact-sql
+    """
     if not (isinstance(node, exp.Anonymous) and node.name.upper() == "DATALENGTH"):
         return node
     kind = ctx.types.category(node.expressions[0]) if node.expressions else None
