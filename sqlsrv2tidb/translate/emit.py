@@ -49,6 +49,29 @@ def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tupl
     return sql, parameters
 
 
+def split_target_sql(sql: str) -> list[str]:
+    """The statements of a translation, in order: a batch's TiDB text holds several, joined by `;`
+    and a newline. Quote-aware, so a `;` inside a string or a quoted name does not split.
+
+        >>> split_target_sql("SET @x = ';';\nSELECT @x")
+        ["SET @x = ';'", 'SELECT @x']
+    """
+    statements: list[str] = []
+    start, i, n = 0, 0, len(sql)
+    while i < n:
+        ch = sql[i]
+        if ch in ("'", '"', "`"):
+            i += 1
+            while i < n and sql[i] != ch:
+                i += 2 if sql[i] == "\\" and ch != "`" else 1
+        elif ch == ";":
+            statements.append(sql[start:i].strip())
+            start = i + 1
+        i += 1
+    statements.append(sql[start:].strip())
+    return [s for s in statements if s]
+
+
 def bind_parameters(sql: str, ctx: Context) -> tuple[str, tuple[str, ...]]:
     """Replace the parameter markers by `?`, returning the source parameter of each, in text order."""
     if "__sqlsrv2tidb_param_" not in sql:

@@ -15,6 +15,7 @@ import pytest
 
 from sqlsrv2tidb.model import Column, Database, DataType, Table
 from sqlsrv2tidb.options import Options
+from sqlsrv2tidb.translate.emit import split_target_sql
 from sqlsrv2tidb.translate.naming import NameMap
 from sqlsrv2tidb.translate.queries import translate_sql
 
@@ -46,7 +47,7 @@ def run(mariadb, db, tsql: str) -> list[tuple]:
     assert result.target_sql is not None, result.notes
     rows: list[tuple] = []
     with mariadb.connect(db) as conn, conn.cursor() as cur:
-        for statement in result.target_sql.split(";\n"):
+        for statement in split_target_sql(result.target_sql):
             cur.execute(statement)
             rows = list(cur.fetchall())
     return rows

@@ -82,3 +82,11 @@ def test_set_options_are_commands():
     for sql in ("SET NOCOUNT ON", "SET ANSI_NULLS, QUOTED_IDENTIFIER ON", "SET TRANSACTION ISOLATION LEVEL SNAPSHOT"):
         [statement] = parse_statements(sql)
         assert isinstance(statement.tree, exp.Command), sql
+
+
+def test_split_target_sql_respects_quotes():
+    from sqlsrv2tidb.translate.emit import split_target_sql
+
+    assert split_target_sql("SET @x = ';';\nSELECT `a;b` FROM t WHERE c = 'it''s;';\nSELECT 'a\\';'") == [
+        "SET @x = ';'", "SELECT `a;b` FROM t WHERE c = 'it''s;'", "SELECT 'a\\';'",
+    ]

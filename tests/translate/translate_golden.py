@@ -26,6 +26,7 @@ from sqlsrv2tidb import api
 from sqlsrv2tidb.model import Capture
 from sqlsrv2tidb.model.translation import TranslatedQuery
 from sqlsrv2tidb.options import Options
+from sqlsrv2tidb.translate.emit import split_target_sql
 from sqlsrv2tidb.translate.naming import NameMap
 from sqlsrv2tidb.translate.queries import translate_sql
 
@@ -147,4 +148,4 @@ def ddl_statements() -> list[str]:
 
 def split_statements(sql: str) -> list[str]:
     """The statements of a translation (the translator joins them with `;` and a newline)."""
-    return [s for s in (p.strip() for p in sql.split(";\n")) if s]
+    return split_target_sql(sql)
