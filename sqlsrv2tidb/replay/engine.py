@@ -52,10 +52,13 @@ def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] |
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     ctx = multiprocessing.get_context(method)
     queue: Any = ctx.Queue()
-    go, stop = ctx.Event(), ctx.Event()
-    start_at = ctx.Value("d", 0.0)
+    # Plain shared values, polled by the workers, rather than Events: an Event's set() waits for every
+    # sleeper to wake, and hangs for good if one of them sat in a worker that has already exited.
+    stop = ctx.RawValue("b", 0)
+    start_at = ctx.RawValue("d", 0.0)
+    """0 until every worker is connected; then the perf_counter time at which all of them start."""
     procs = [
-        ctx.Process(target=worker_main, args=(job, w, tuple(range(w, shards, workers)), queue, go, start_at, stop),
+        ctx.Process(target=worker_main, args=(job, w, tuple(range(w, shards, workers)), queue, start_at, stop),
                     daemon=True, name=f"sqlsrv2tidb-replay-{w}")
         for w in range(workers)
     ]
@@ -68,15 +71,13 @@ def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] |
         try:
             _wait_ready(queue, procs, connect_wait, interrupt, job)
         except BaseException as exc:
-            stop.set()
-            go.set()
+            stop.value = 1
             _reap(procs)
             if isinstance(exc, KeyboardInterrupt):
                 raise Interrupted("interrupted while connecting: nothing was sent or measured") from None
             raise
-        start_at.value = time.perf_counter() + START_MARGIN
         data.started = time.time() + START_MARGIN
-        go.set()
+        start_at.value = time.perf_counter() + START_MARGIN
         _collect(queue, procs, stop, interrupt, data, start_at.value, live)
     data.elapsed = max(0.0, time.perf_counter() - start_at.value)
     _reap(procs)
@@ -107,9 +108,9 @@ def _collect(queue: Any, procs: list[Any], stop: Any, interrupt: _InterruptFlag,
     done: set[int] = set()
     shown = -1
     while len(done) < len(procs):
-        if interrupt.is_set() and not stop.is_set():
+        if interrupt.is_set() and not stop.value:
             data.interrupted = True
-            stop.set()
+            stop.value = 1
         try:
             kind, worker, payload = queue.get(timeout=0.2)
         except queue_module.Empty:
@@ -118,7 +119,7 @@ def _collect(queue: Any, procs: list[Any], stop: Any, interrupt: _InterruptFlag,
                 time.sleep(0.2)  # a last message may still be in the pipe
                 if queue.empty():
                     data.fatal = data.fatal or f"replay worker {dead[0]} exited unexpectedly"
-                    stop.set()
+                    stop.value = 1
                     done.update(dead)
             kind = None
         if kind == "seconds":
@@ -126,9 +127,9 @@ def _collect(queue: Any, procs: list[Any], stop: Any, interrupt: _InterruptFlag,
         elif kind == "done":
             done.add(worker)
             data.totals.merge(payload)
-            if payload.fatal and not stop.is_set():
+            if payload.fatal and not stop.value:
                 data.fatal = data.fatal or payload.fatal
-                stop.set()
+                stop.value = 1
         now = int(time.perf_counter() - start)
         if live is not None and now != shown and now > 0:
             shown = now

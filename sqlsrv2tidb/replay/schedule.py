@@ -54,10 +54,6 @@ class RateSchedule:
         if self.total_qps <= 0 or self.shards < 1:
             raise ValueError("a schedule needs a positive rate and at least one shard")
 
-    @property
-    def expected_sends(self) -> float:
-        return self.total_qps * self.duration
-
     def _cumulative(self) -> list[float]:
         total = sum(self.weights)
         acc, out = 0.0, []

@@ -73,7 +73,3 @@ def _end_of_quoted(sql: str, start: int, quote: str) -> int:
             return i + 1
         i += 1
     return n
-
-
-def count_markers(sql: str) -> int:
-    return to_format_style(sql)[1]

@@ -10,8 +10,8 @@ the latency (open loop). Sends still due when the run's time is up are counted a
 
 Measurements leave the worker once per second, as whole seconds, over a multiprocessing queue:
 `("ready", w, error)`, `("seconds", w, {second: {class: ClassSecond}})`, and finally
-`("done", w, WorkerTotals)`. SIGINT is ignored in workers; the parent asks them to stop through an
-event, and they still send everything measured.
+`("done", w, WorkerTotals)`. SIGINT is ignored in workers; the parent asks them to stop through a
+shared flag they look at four times a second, and they still send everything measured.
 """
 
 from __future__ import annotations
@@ -119,9 +119,8 @@ class Pacer:
 class _Sender:
     """Shared logic of one connection's loop: values, errors, reconnects (thread or asyncio flavour)."""
 
-    def __init__(self, job: Job, shard: int, totals: WorkerTotals, recorder: Recorder) -> None:
-        self.job, self.shard, self.totals = job, shard, totals
-        self.recorder = recorder
+    def __init__(self, job: Job, shard: int, totals: WorkerTotals, recorder: Recorder, pacer: Pacer) -> None:
+        self.job, self.shard, self.totals, self.recorder, self.pacer = job, shard, totals, recorder, pacer
         self.makers: dict[int, ParameterMaker] = {}
         self.last_attempt = -1e9
         self.end = job.schedule.duration
@@ -144,6 +143,7 @@ class _Sender:
         self.totals.error(code, self.job.statements[cls].id, message)
         if kind == "fatal":
             self.totals.fatal = self.totals.fatal or f"MySQL error {code}: {message}"
+            self.pacer.stopped = True  # every connection of the worker stops; the parent stops the others
         return kind
 
     def may_reconnect(self, now: float) -> bool:
@@ -158,8 +158,8 @@ class _Sender:
 
 def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None, pacer: Pacer,
                           totals: WorkerTotals, recorder: Recorder, errors: tuple[type[BaseException], ...]) -> None:
-    """Drive one blocking connection through its shard, recording into `recorder`."""
-    sender = _Sender(job, shard, totals, recorder)
+    """Drive one blocking connection through its shard, recording into `recorder` and `totals` (its own)."""
+    sender = _Sender(job, shard, totals, recorder, pacer)
     statements, clock, start, done = job.statements, pacer.clock, pacer.start, sender.recorder.done
     end = sender.end
     stream = job.schedule.stream(shard)
@@ -201,7 +201,7 @@ async def run_async_connection(job: Job, shard: int, conn: drivers.AsyncConnecti
                                totals: WorkerTotals, recorder: Recorder,
                                errors: tuple[type[BaseException], ...]) -> None:
     """The asyncio twin of `run_thread_connection` (asyncmy)."""
-    sender = _Sender(job, shard, totals, recorder)
+    sender = _Sender(job, shard, totals, recorder, pacer)
     statements, clock, start, done = job.statements, pacer.clock, pacer.start, sender.recorder.done
     end = sender.end
     stream = job.schedule.stream(shard)
@@ -243,7 +243,7 @@ async def run_async_connection(job: Job, shard: int, conn: drivers.AsyncConnecti
         conn.close()
 
 
-def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: Any, start_at: Any, stop: Any) -> None:
+def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, start_at: Any, stop: Any) -> None:
     """Entry point of a worker process: connect, wait for the common start, send, report."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     cpu_at_start = time.process_time()
@@ -252,7 +252,7 @@ def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: 
     try:
         errors = drivers.driver_errors(job.driver)
         if job.driver == "asyncmy":
-            asyncio.run(_async_worker(job, worker, shards, queue, go, start_at, stop, totals, recorders, errors))
+            asyncio.run(_async_worker(job, worker, shards, queue, start_at, stop, totals, recorders, errors))
             return
         try:
             conns = [drivers.connect(job.target, job.driver, timeout=job.connect_timeout) for _ in shards]
@@ -260,16 +260,22 @@ def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: 
             queue.put(("ready", worker, _describe(exc)))
             return
         queue.put(("ready", worker, None))
-        go.wait()
+        _wait_for_start(start_at, stop)
         pacer = Pacer(start_at.value, time.perf_counter, time.sleep)
-        threading.Thread(target=_stop_when_asked, args=(stop, pacer), daemon=True).start()
-        runners = [threading.Thread(target=_guarded, args=(job, s, c, pacer, totals, r, errors), daemon=True)
-                   for s, c, r in zip(shards, conns, recorders, strict=True)]
+        pacer.stopped = bool(stop.value)
+        # Each connection counts into its own totals (no lock on the hot path); merged when all are done.
+        own = [WorkerTotals() for _ in shards]
+        runners = [threading.Thread(target=_guarded, args=(job, s, c, pacer, t, r, errors), daemon=True)
+                   for s, c, t, r in zip(shards, conns, own, recorders, strict=True)]
         for thread in runners:
             thread.start()
         while any(thread.is_alive() for thread in runners):
-            next(thread for thread in runners if thread.is_alive()).join(0.5)
+            next(thread for thread in runners if thread.is_alive()).join(0.25)
+            if stop.value:
+                pacer.stopped = True
             _send_seconds(queue, worker, recorders, int(pacer.now()) - 1)
+        for part in own:
+            totals.merge(part)
     except Exception as exc:  # noqa: BLE001 - a worker's failure must reach the parent as a message, not a traceback
         totals.fatal = totals.fatal or f"worker {worker} failed: {type(exc).__name__}: {exc}"
     _send_seconds(queue, worker, recorders, None)
@@ -277,9 +283,10 @@ def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: 
     queue.put(("done", worker, totals))
 
 
-def _stop_when_asked(stop: Any, pacer: Pacer) -> None:
-    stop.wait()
-    pacer.stopped = True
+def _wait_for_start(start_at: Any, stop: Any) -> None:
+    """Wait until the parent sets the common start time (or asks to stop before it)."""
+    while not start_at.value and not stop.value:
+        time.sleep(0.001)
 
 
 def _guarded(job: Job, shard: int, conn: drivers.Connection, pacer: Pacer, totals: WorkerTotals,
@@ -289,6 +296,7 @@ def _guarded(job: Job, shard: int, conn: drivers.Connection, pacer: Pacer, total
         run_thread_connection(job, shard, conn, pacer, totals, recorder, errors)
     except Exception as exc:  # noqa: BLE001 - reported through the totals, the run stops cleanly
         totals.fatal = totals.fatal or f"connection {shard} failed: {type(exc).__name__}: {exc}"
+        pacer.stopped = True
 
 
 def _describe(exc: BaseException) -> str:
@@ -306,7 +314,7 @@ def _send_seconds(queue: Any, worker: int, recorders: list[Recorder], before: in
         queue.put(("seconds", worker, out))
 
 
-async def _async_worker(job: Job, worker: int, shards: tuple[int, ...], queue: Any, go: Any, start_at: Any, stop: Any,
+async def _async_worker(job: Job, worker: int, shards: tuple[int, ...], queue: Any, start_at: Any, stop: Any,
                         totals: WorkerTotals, recorders: list[Recorder],
                         errors: tuple[type[BaseException], ...]) -> None:
     """One asyncio loop per worker: connect, start together, one task per connection, flush each second."""
@@ -317,16 +325,19 @@ async def _async_worker(job: Job, worker: int, shards: tuple[int, ...], queue: A
         queue.put(("ready", worker, _describe(exc)))
         return
     queue.put(("ready", worker, None))
-    await loop.run_in_executor(None, go.wait)
+    await loop.run_in_executor(None, _wait_for_start, start_at, stop)
     pacer = Pacer(start_at.value, time.perf_counter, lambda _delay: False)
-    pacer.stopped = stop.is_set()
-    tasks = [asyncio.ensure_future(run_async_connection(job, s, c, pacer, totals, r, errors))
-             for s, c, r in zip(shards, conns, recorders, strict=True)]
+    pacer.stopped = bool(stop.value)
+    own = [WorkerTotals() for _ in shards]
+    tasks = [asyncio.ensure_future(run_async_connection(job, s, c, pacer, t, r, errors))
+             for s, c, t, r in zip(shards, conns, own, recorders, strict=True)]
     while not all(task.done() for task in tasks):
-        await asyncio.wait(tasks, timeout=0.5)
-        if stop.is_set():
+        await asyncio.wait(tasks, timeout=0.25)
+        if stop.value:
             pacer.stopped = True
         _send_seconds(queue, worker, recorders, int(pacer.now()) - 1)
+    for part in own:
+        totals.merge(part)
     for task in tasks:
         if task.exception() is not None:
             totals.fatal = totals.fatal or f"worker {worker} failed: {task.exception()!r}"

@@ -207,3 +207,36 @@ def test_the_password_never_reaches_the_result_and_bad_targets_fail_in_one_line(
         with pytest.raises(ConnectionFailed, match=expected) as caught:
             run_replay(capture, translation, parse_target(bad), config, out=tmp_path / "bad")
         assert "\n" not in str(caught.value) and "wrong" not in str(caught.value)
+
+
+def test_a_fatal_error_mid_run_stops_it_and_still_writes_the_result(mariadb, database, tmp_path):
+    from sqlsrv2tidb.errors import ConnectionFailed
+
+    create_keywords(mariadb, database)
+    with mariadb.connect() as conn, conn.cursor() as cur:
+        cur.execute("CREATE USER IF NOT EXISTS 'doomed'@'127.0.0.1'")
+        cur.execute(f"GRANT ALL ON `{database}`.* TO 'doomed'@'127.0.0.1'")
+    capture, translation = keywords_case(insert_rate=0, select_rate=10)
+    config = ReplayConfig(qps=50, duration=20, warmup=0, workers=2, connections=2)
+
+    def remove_the_account() -> None:
+        time.sleep(1.5)
+        with mariadb.connect() as conn, conn.cursor() as cur:
+            cur.execute("DROP USER 'doomed'@'127.0.0.1'")
+            cur.execute("SELECT id FROM information_schema.processlist WHERE user = 'doomed'")
+            for (pid,) in cur.fetchall():
+                cur.execute(f"KILL {pid}")
+
+    thread = threading.Thread(target=remove_the_account)
+    thread.start()
+    try:
+        with pytest.raises(ConnectionFailed, match="partial results written to") as caught:
+            run_replay(capture, translation, parse_target(f"mysql://doomed@127.0.0.1:{mariadb.port}/{database}"),
+                       config, out=tmp_path)
+    finally:
+        thread.join()
+    assert "1045" in str(caught.value)
+    doc = json.loads((tmp_path / "replay.json").read_text())
+    assert "1045" in doc["stopped_by"] and not doc["interrupted"]
+    assert doc["statements"] >= 50 and doc["duration_s"] < 10
+    assert {e["code"] for e in doc["error_codes"]} >= {1045}
