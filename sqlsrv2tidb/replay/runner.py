@@ -23,6 +23,7 @@ from ..options import Options
 from ..outdir import prepare_output, write_json
 from ..progress import NullProgress, Progress
 from ..target import Target
+from ..translate.emit import split_target_sql
 from . import drivers, evidence, resultfile
 from .config import ReplayConfig
 from .engine import live_printer, run_schedule
@@ -151,7 +152,9 @@ def _statements(probe: drivers.Connection, capture: Capture,
         pools = {i: pool for i in wanted if (pool := _pool(probe, columns[i]))}
         if pools:
             plan = plan_parameters(chosen.source, tq, markers, capture.database, pools, columns)
-        out.append(Statement(tq.id, sql, plan))
+        parts = split_target_sql(tq.target_sql or "")
+        batch = tuple(to_format_style(part) for part in parts) if len(parts) > 1 else ()
+        out.append(Statement(tq.id, sql, plan, batch))
         described[tq.id] = plan.description or "no parameters"
     return tuple(out), described
 

@@ -37,11 +37,33 @@ SAMPLES_PER_CODE = 3
 
 @dataclass(frozen=True)
 class Statement:
-    """One replayable query class: the driver-ready text and where its values come from."""
+    """One replayable query class: the driver-ready text and where its values come from.
+
+    A translated batch holds several statements; drivers send one at a time (no multi-statement
+    mode), so `batch` then lists each statement with its number of markers, sent in order as one
+    replayed execution.
+    """
 
     id: str
     sql: str
     plan: ParameterPlan
+    batch: tuple[tuple[str, int], ...] = ()
+
+
+def run_batch(run: Callable[[str, tuple[Any, ...]], Any], batch: tuple[tuple[str, int], ...],
+              params: tuple[Any, ...]) -> None:
+    offset = 0
+    for sql, count in batch:
+        run(sql, params[offset:offset + count])
+        offset += count
+
+
+async def run_batch_async(run: Callable[[str, tuple[Any, ...]], Any], batch: tuple[tuple[str, int], ...],
+                          params: tuple[Any, ...]) -> None:
+    offset = 0
+    for sql, count in batch:
+        await run(sql, params[offset:offset + count])
+        offset += count
 
 
 @dataclass(frozen=True)
@@ -185,7 +207,11 @@ def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None,
             done(cls, t, sent, sent, False)
             continue
         try:
-            conn.run(statements[cls].sql, params)
+            statement = statements[cls]
+            if statement.batch:
+                run_batch(conn.run, statement.batch, params)
+            else:
+                conn.run(statement.sql, params)
             ok = True
         except errors as exc:
             ok = False
@@ -231,7 +257,11 @@ async def run_async_connection(job: Job, shard: int, conn: drivers.AsyncConnecti
             done(cls, t, sent, sent, False)
             continue
         try:
-            await conn.run(statements[cls].sql, params)
+            statement = statements[cls]
+            if statement.batch:
+                await run_batch_async(conn.run, statement.batch, params)
+            else:
+                await conn.run(statement.sql, params)
             ok = True
         except errors as exc:
             ok = False

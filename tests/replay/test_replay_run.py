@@ -240,3 +240,29 @@ def test_a_fatal_error_mid_run_stops_it_and_still_writes_the_result(mariadb, dat
     assert "1045" in doc["stopped_by"] and not doc["interrupted"]
     assert doc["statements"] >= 50 and doc["duration_s"] < 10
     assert {e["code"] for e in doc["error_codes"]} >= {1045}
+
+
+def test_a_translated_batch_runs_its_statements_in_order_with_their_own_values(mariadb, database, tmp_path):
+    from sqlsrv2tidb.model import Capture, Generator, IntervalStat, Parameter, QueryClass, Workload
+    from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
+
+    with mariadb.connect(database) as conn, conn.cursor() as cur:
+        cur.execute("CREATE TABLE seen (id INT PRIMARY KEY, note VARCHAR(40))")
+    query = QueryClass("qbatch", "INSERT ...; UPDATE ...", "INSERT ...; UPDATE ...", "insert",
+                       (Parameter("@id", "int"), Parameter("@note", "nvarchar(10)")),
+                       generators={"@id": Generator("sequence", start=1, step=1)})
+    batch = ("INSERT INTO seen (id, note) VALUES (?, ?);\n"
+             "UPDATE seen SET note = CONCAT(note, '; 100% done') WHERE id = ?")
+    translation = Translation((TranslatedQuery("qbatch", query.fingerprint, query.text, batch, "rewritten",
+                                               kind="insert", parameters=("@id", "@note", "@id")),))
+    workload = Workload((query,), (IntervalStat("qbatch", "2024-05-01T09:00:00Z", "2024-05-01T09:01:00Z", 60),))
+    config = ReplayConfig(qps=20, duration=1, warmup=0, workers=1, connections=1,
+                          allow_writes=True, confirm_database=database)
+    outcome = run_replay(Capture(workload=workload), translation, parse_target(mariadb.url(database)), config,
+                         out=tmp_path)
+    assert outcome.result["statements"] == 20 and outcome.result["errors"] == 0
+    with mariadb.connect(database) as conn, conn.cursor() as cur:
+        cur.execute("SELECT id, note FROM seen ORDER BY id")
+        rows = cur.fetchall()
+    assert [r[0] for r in rows] == list(range(1, 21))
+    assert all(note.endswith("; 100% done") and 1 <= len(note) - len("; 100% done") <= 10 for _, note in rows)
