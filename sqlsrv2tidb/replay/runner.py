@@ -83,23 +83,27 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     ceiling: float | None = None
     stopped_by: str | None = None
     mode = "timed" if config.timed else "ramp" if config.ramp else "rate"
-    for number, schedule in enumerate(_schedules(capture, selection, config)):
-        warmup = config.warmup if number == 0 else 0.0
-        if not quiet:
-            sys.stderr.write(f"Replaying {schedule.total_qps:.1f} q/s for {schedule.duration:.0f}s "
-                             f"against {target.display}\n")
-        job = Job(target, driver.name, statements, schedule, config.seed)
-        data = run_schedule(job, config.worker_count, live)
-        step = StepResult(schedule.total_qps, warmup, schedule.duration - warmup, data,
-                          tuple(c.query.id for c in selection.chosen), tuple(c.rate for c in selection.chosen))
-        steps.append(step)
-        if data.interrupted or data.fatal:
-            stopped_by = "interrupt" if data.interrupted else data.fatal
-            break
-        if mode == "ramp":
-            if not step.sustained(config.p99_limit_ms):
+    try:
+        for number, schedule in enumerate(_schedules(capture, selection, config)):
+            warmup = config.warmup if number == 0 else 0.0
+            if not quiet:
+                sys.stderr.write(f"Replaying {schedule.total_qps:.1f} q/s for {schedule.duration:.0f}s "
+                                 f"against {target.display}\n")
+            job = Job(target, driver.name, statements, schedule, config.seed)
+            data = run_schedule(job, config.worker_count, live)
+            step = StepResult(schedule.total_qps, warmup, schedule.duration - warmup, data,
+                              tuple(c.query.id for c in selection.chosen), tuple(c.rate for c in selection.chosen))
+            steps.append(step)
+            if data.interrupted or data.fatal:
+                stopped_by = "interrupt" if data.interrupted else data.fatal
                 break
-            ceiling = step.target_qps
+            if mode == "ramp":
+                if not step.sustained(config.p99_limit_ms):
+                    break
+                ceiling = step.target_qps
+    except BaseException:
+        probe.close()
+        raise
     if live is not None and sys.stderr.isatty():
         sys.stderr.write("\n")
     try:
