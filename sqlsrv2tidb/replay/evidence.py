@@ -48,6 +48,18 @@ def detect_server(conn: Connection) -> Server:
         return Server("mysql", version)
 
 
+HOT_REGIONS_SQL = (
+    "SELECT REGION_ID, TYPE, MAX_HOT_DEGREE, FLOW_BYTES FROM information_schema.tidb_hot_regions "
+    "WHERE TABLE_NAME = %s AND (DB_NAME = %s OR %s = '') ORDER BY FLOW_BYTES DESC LIMIT 10"
+)
+"""PD's current hot Regions of one table (parameters: table, schema, schema)."""
+
+
+def regions_sql(table: str) -> str:
+    """`SHOW TABLE ... REGIONS`: one row per Region with its leader's store and written bytes."""
+    return f"SHOW TABLE {quote_table(table)} REGIONS"
+
+
 def quote_table(name: str) -> str:
     return ".".join("`" + part.replace("`", "``") + "`" for part in name.split("."))
 
@@ -83,7 +95,7 @@ def snapshot(conn: Connection, tables: list[str]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for table in tables:
         try:
-            conn.cursor.execute(f"SHOW TABLE {quote_table(table)} REGIONS")
+            conn.cursor.execute(regions_sql(table))
             names = [d[0].upper() for d in conn.cursor.description]
             rows = [dict(zip(names, r, strict=False)) for r in conn.cursor.fetchall()]
         except Exception as exc:  # noqa: BLE001 - evidence is best effort; a failed query is recorded, not fatal
@@ -97,10 +109,7 @@ def snapshot(conn: Connection, tables: list[str]) -> dict[str, Any]:
                       "written_bytes_by_store": dict(written)}
         schema, _, name = table.rpartition(".")
         try:
-            hot = conn.fetch(
-                "SELECT REGION_ID, TYPE, MAX_HOT_DEGREE, FLOW_BYTES FROM information_schema.tidb_hot_regions "
-                "WHERE TABLE_NAME = %s AND (DB_NAME = %s OR %s = '') ORDER BY FLOW_BYTES DESC LIMIT 10",
-                (name, schema, schema))
+            hot = conn.fetch(HOT_REGIONS_SQL, (name, schema, schema))
             out[table]["hot_regions"] = [
                 {"region_id": r[0], "type": r[1], "max_hot_degree": r[2], "flow_bytes": r[3]} for r in hot
             ]

@@ -175,13 +175,13 @@ def _create_variants(target: Target, config: ReplayConfig, variants: list[tuple[
     try:
         server = evidence.detect_server(conn)
         if server.kind == "tidb":
-            _try(conn, "SET SESSION tidb_scatter_region = 'TABLE'")
+            _try(conn, SCATTER_SQL)
         for strategy, name, ddl in variants:
             conn.run(f"DROP TABLE IF EXISTS `{name}`", ())
             for statement in _split(ddl):
                 conn.run(statement.replace("%", "%%"), ())
             if server.kind == "tidb" and strategy == "pre_split":
-                _try(conn, f"ALTER TABLE `{name}` ATTRIBUTES 'merge_option=deny'")
+                _try(conn, keep_regions_sql(name))
     except drivers.driver_errors(driver if driver != "asyncmy" else "pymysql") as exc:
         code, message, _ = drivers.classify(exc)
         raise UsageError(f"{target.display}: creating the design variants failed: {message} (MySQL error {code})") \
@@ -189,6 +189,13 @@ def _create_variants(target: Target, config: ReplayConfig, variants: list[tuple[
     finally:
         conn.close()
     return server
+
+
+SCATTER_SQL = "SET SESSION tidb_scatter_region = 'TABLE'"
+
+
+def keep_regions_sql(table: str) -> str:
+    return f"ALTER TABLE `{table}` ATTRIBUTES 'merge_option=deny'"
 
 
 def _try(conn: drivers.Connection, statement: str) -> None:

@@ -6,6 +6,7 @@ There is no TiDB on the test machines, so these tests feed `hotspot_findings` th
 
 from __future__ import annotations
 
+import pytest
 from replay_helpers import INSERT_SQL, SELECT_SQL, keywords_case
 
 from sqlsrv2tidb.replay.evidence import _prevention_rule, hotspot_findings, quote_table, written_tables
@@ -45,3 +46,16 @@ def test_written_tables_are_ranked_by_write_rate():
                   ("update", "UPDATE db.other SET a = ? WHERE id = ?", 30.0), ("insert", INSERT_SQL, 25.0)]
     assert written_tables(statements) == [("keywords", 35.0), ("db.other", 30.0)]
     assert quote_table("db.we`ird") == "`db`.`we``ird`"
+
+
+@pytest.mark.tidb_parser
+def test_the_tidb_only_statements_parse_as_tidb_sql(tidb_parser):
+    from sqlsrv2tidb.replay.evidence import HOT_REGIONS_SQL, regions_sql
+    from sqlsrv2tidb.replay.experiment import SCATTER_SQL, keep_regions_sql
+
+    for sql in (regions_sql("poc.keywords"), regions_sql("keywords"),
+                HOT_REGIONS_SQL.replace("%s", "'keywords'", 1).replace("%s", "'poc'"),
+                SCATTER_SQL, keep_regions_sql("keywords__pre_split"), "SELECT tidb_version()"):
+        result = tidb_parser.check(sql)
+        assert result.ok, (sql, result.error)
+    assert not tidb_parser.check(regions_sql("poc.keywords").replace("REGIONS", "REGION")).ok
