@@ -90,23 +90,28 @@ def written_tables(statements: list[tuple[str, str, float]]) -> list[tuple[str, 
     return rates.most_common(HOTTEST_TABLES)
 
 
+def summarize_regions(columns: list[str], rows: Any) -> dict[str, Any]:
+    """Region count, leaders per TiKV store and bytes written per store from `SHOW TABLE ... REGIONS` rows."""
+    names = [c.upper() for c in columns]
+    records = [dict(zip(names, r, strict=False)) for r in rows]
+    leaders = Counter(str(r.get("LEADER_STORE_ID")) for r in records)
+    written: Counter[str] = Counter()
+    for r in records:
+        written[str(r.get("LEADER_STORE_ID"))] += int(r.get("WRITTEN_BYTES") or 0)
+    return {"regions": len(records), "leaders_by_store": dict(leaders), "written_bytes_by_store": dict(written)}
+
+
 def snapshot(conn: Connection, tables: list[str]) -> dict[str, Any]:
     """Regions, leader stores and written bytes per table, plus the hot write Regions PD reports."""
     out: dict[str, Any] = {}
     for table in tables:
         try:
             conn.cursor.execute(regions_sql(table))
-            names = [d[0].upper() for d in conn.cursor.description]
-            rows = [dict(zip(names, r, strict=False)) for r in conn.cursor.fetchall()]
+            names = [d[0] for d in conn.cursor.description]
+            out[table] = summarize_regions(names, conn.cursor.fetchall())
         except Exception as exc:  # noqa: BLE001 - evidence is best effort; a failed query is recorded, not fatal
             out[table] = {"error": " ".join(str(exc).split())[:200]}
             continue
-        leaders = Counter(str(r.get("LEADER_STORE_ID")) for r in rows)
-        written: Counter[str] = Counter()
-        for r in rows:
-            written[str(r.get("LEADER_STORE_ID"))] += int(r.get("WRITTEN_BYTES") or 0)
-        out[table] = {"regions": len(rows), "leaders_by_store": dict(leaders),
-                      "written_bytes_by_store": dict(written)}
         schema, _, name = table.rpartition(".")
         try:
             hot = conn.fetch(HOT_REGIONS_SQL, (name, schema, schema))

@@ -59,3 +59,22 @@ def test_the_tidb_only_statements_parse_as_tidb_sql(tidb_parser):
         result = tidb_parser.check(sql)
         assert result.ok, (sql, result.error)
     assert not tidb_parser.check(regions_sql("poc.keywords").replace("REGIONS", "REGION")).ok
+
+
+def test_region_rows_as_tidb_returns_them_are_summarized_per_store():
+    from sqlsrv2tidb.replay.evidence import summarize_regions
+
+    # SHOW TABLE ... REGIONS columns as TiDB 8.5 returns them (REGION_ID .. SCHEDULING_STATE).
+    columns = ["REGION_ID", "START_KEY", "END_KEY", "LEADER_ID", "LEADER_STORE_ID", "PEERS", "SCATTERING",
+               "WRITTEN_BYTES", "READ_BYTES", "APPROXIMATE_SIZE(MB)", "APPROXIMATE_KEYS", "SCHEDULING_CONSTRAINTS",
+               "SCHEDULING_STATE"]
+    rows = [
+        (2001, "t_88_", "t_88_r_1000", 2002, 1, "2002, 2003, 2004", 0, 0, 0, 1, 0, "", ""),
+        (2005, "t_88_r_1000", "t_89_", 2006, 4, "2006, 2007, 2008", 0, 31_457_280, 0, 96, 950_000, "", ""),
+    ]
+    summary = summarize_regions(columns, rows)
+    assert summary == {"regions": 2, "leaders_by_store": {"1": 1, "4": 1},
+                       "written_bytes_by_store": {"1": 0, "4": 31_457_280}}
+    capture, _ = keywords_case()
+    (finding,) = hotspot_findings({"keywords": summary}, {"keywords": summary}, capture)
+    assert finding.details["store"] == "4" and finding.details["share"] == 1.0
