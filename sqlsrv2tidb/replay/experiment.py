@@ -19,6 +19,7 @@ same table; the result says so. `experiment.json` (format `sqlsrv2tidb.experimen
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -87,6 +88,8 @@ def run_experiment(capture: Capture, translation: Translation, target: Target, t
         renamed = Translation(tuple(replace(q, target_sql=rename_table(q.target_sql or "", found.name, name))
                                     for q in inserts))
         folder = out / "variants" / name
+        if not isinstance(progress, NullProgress):
+            sys.stderr.write(f"Design {strategy}: table {name}\n")
         outcome = run_replay(capture, renamed, target, config, out=folder, progress=progress)
         doc = outcome.result
         results.append({
