@@ -77,9 +77,9 @@ def run_experiment(capture: Capture, translation: Translation, target: Target, t
         raise UsageError(f"--table {table}: the workload has no translated INSERT into {found.qualified_name}")
     variants, skipped = [], []
     for strategy in STRATEGIES:
-        ddl = _variant_ddl(capture, options, found, strategy)
-        if isinstance(ddl, str) and ddl.startswith("skip:"):
-            skipped.append({"strategy": strategy, "reason": ddl[5:].strip()})
+        ddl, reason = _variant_ddl(capture, options, found, strategy)
+        if ddl is None:
+            skipped.append({"strategy": strategy, "reason": reason})
             continue
         variants.append((strategy, f"{found.name}__{VARIANT_NAMES[strategy]}", ddl))
     server = _create_variants(target, config, variants)
@@ -125,8 +125,8 @@ def _find_table(capture: Capture, name: str) -> Table:
     return found
 
 
-def _variant_ddl(capture: Capture, options: Options, table: Table, strategy: str) -> str:
-    """The planner's CREATE TABLE (and post-data indexes) for one design, or `skip: reason`."""
+def _variant_ddl(capture: Capture, options: Options, table: Table, strategy: str) -> tuple[str | None, str]:
+    """(the planner's CREATE TABLE and post-data indexes for one design, "") or (None, why it is skipped)."""
     from .. import api
 
     if strategy == "auto_random":
@@ -135,20 +135,20 @@ def _variant_ddl(capture: Capture, options: Options, table: Table, strategy: str
         if column is None or column.identity is None:
             # AUTO_RANDOM replaces a generated key; inserts that supply the key themselves would need
             # @@allow_auto_random_explicit_insert (https://docs.pingcap.com/tidb/stable/auto-random).
-            return (f"skip: not legal for this table: AUTO_RANDOM replaces a generated (IDENTITY) first key column, "
-                    f"and {table.qualified_name}'s inserts supply {first or 'the key'} themselves")
+            return None, (f"not legal for this table: AUTO_RANDOM replaces a generated (IDENTITY) first key column, "
+                          f"and {table.qualified_name}'s inserts supply {first or 'the key'} themselves")
     tables = dict(options.config.get("tables") or {})
     tables[table.qualified_name] = {**(tables.get(table.qualified_name) or {}), "distribution": strategy}
     plan = api.plan(capture, replace(options, config={**options.config, "tables": tables}))
     planned = plan.table(table.schema, table.name)
     if planned is None or not planned.ddl:
-        return "skip: the planner produced no CREATE TABLE for it"
+        return None, "the planner produced no CREATE TABLE for it"
     if planned.distribution.strategy != strategy:
         why = planned.distribution.rationale or f"the planner chose {planned.distribution.strategy}"
-        return f"skip: not legal for this table ({why})"
+        return None, f"not legal for this table ({why})"
     statements = [planned.ddl, *planned.post_data_ddl]
     new = f"`{table.name}__{VARIANT_NAMES[strategy]}`"
-    return ";\n".join(_rename_in_ddl(s.strip().rstrip(";"), planned.target, new) for s in statements) + ";"
+    return ";\n".join(_rename_in_ddl(s.strip().rstrip(";"), planned.target, new) for s in statements) + ";", ""
 
 
 def _rename_in_ddl(statement: str, old: str, new: str) -> str:
