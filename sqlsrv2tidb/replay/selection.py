@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import UsageError
+from ..errors import Refused, UsageError
 from ..model import Capture, QueryClass, Window
 from ..model.translation import TranslatedQuery, Translation
 from ..workload_rates import class_rates, peak_window
@@ -84,9 +84,10 @@ def select(capture: Capture, translation: Translation, config: ReplayConfig) -> 
             continue
         chosen.append(Chosen(tq, source, rate))
     if not chosen:
-        writes = sum(1 for s in skipped if s.reason.startswith("changes data"))
-        hint = " (the writes need --allow-writes --confirm-database NAME)" if writes else ""
-        raise UsageError(f"nothing to replay: {len(skipped)} query class(es), none sendable{hint}")
+        if any(s.reason.startswith("changes data") for s in skipped):
+            raise Refused(f"nothing to replay without writes: the {len(skipped)} query class(es) that could be sent "
+                          "change data; --allow-writes --confirm-database NAME sends them")
+        raise UsageError(f"nothing to replay: {len(skipped)} query class(es), none sendable")
     notes = () if rated else ("the capture has no execution counts: classes share the rate equally",)
     captured = sum(c.rate for c in chosen) if rated else 0.0
     if not rated and config.qps is None and config.ramp is None and not config.timed:

@@ -62,6 +62,9 @@ def test_writes_are_refused_without_allow_writes(mariadb, database, tmp_path):
     assert [q["id"] for q in doc["per_query"]] == ["qselect"]
     assert doc["skipped"][0]["id"] == "qinsert" and "--allow-writes" in doc["skipped"][0]["reason"]
     assert any(f.rule == "RP02" for f in outcome.findings)
+    inserts_only, translation = keywords_case(insert_rate=50, select_rate=0)
+    with pytest.raises(Refused, match="--allow-writes --confirm-database"):
+        run_replay(inserts_only, translation, parse_target(mariadb.url(database)), config, out=tmp_path / "w")
     assert _rows(mariadb, database) == 0
 
 
