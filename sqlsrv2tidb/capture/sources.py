@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import InputError, UsageError
-from ..model import Capture, Database, Finding, ServerInfo, Workload, load_capture
+from ..model import Capture, Database, Finding, ServerInfo, Severity, Workload, load_capture
 from ..model.workload import parse_time
 from ..progress import NullProgress, Progress
 from .textfile import TextFile, decode, is_binary
@@ -34,6 +34,8 @@ class _Collected:
     scripts: list[TextFile] = field(default_factory=list)
     workloads: list[Workload] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    sql_workloads: list[tuple[TextFile, bool]] = field(default_factory=list)
+    """Plain statement files, read once the schema scripts are known (some are their `:r` data files)."""
     schema: tuple[str, Database] | None = None
     server: ServerInfo | None = None
     sources: list[str] = field(default_factory=list)
@@ -51,7 +53,7 @@ def read_sources(paths: Sequence[Path | str], progress: Progress | None = None) 
     progress = progress or NullProgress()
     if not paths:
         raise UsageError("no SOURCES given: name capture folders, .sql scripts, SSDT folders or workload files")
-    files: list[Path] = []
+    files: list[tuple[Path, bool]] = []  # (file, found by walking a folder)
     for raw in paths:
         path = Path(raw)
         if not path.exists():
@@ -60,16 +62,24 @@ def read_sources(paths: Sequence[Path | str], progress: Progress | None = None) 
             found = _walk(path)
             if not found:
                 raise InputError(f"{path}: folder has no SQL, capture or workload files")
-            files.extend(found)
+            files.extend((f, True) for f in found)
         else:
-            files.append(path)
+            files.append((path, False))
 
     collected = _Collected(sources=[str(Path(p)) for p in paths])
     with progress.task("Reading sources", total=len(files)) as task:
-        for path in files:
-            _read_file(path, collected)
+        for path, walked in files:
+            try:
+                _read_file(path, collected, walked)
+            except _NotASource as exc:
+                if not walked:
+                    raise InputError(str(exc)) from None
+                collected.findings.append(
+                    Finding("IN14", Severity.LOW, str(path), f"{exc}; skipped while reading the folder", file=str(path))
+                )
             task.advance()
 
+    _read_sql_workloads(collected)
     if collected.scripts:
         from .scripts import read_scripts
 
@@ -101,7 +111,7 @@ def _walk(folder: Path) -> list[Path]:
     return found
 
 
-def _read_file(path: Path, collected: _Collected) -> None:
+def _read_file(path: Path, collected: _Collected, walked: bool = False) -> None:
     try:
         data = path.read_bytes()
     except OSError as exc:
@@ -112,7 +122,7 @@ def _read_file(path: Path, collected: _Collected) -> None:
         collected.workloads.append(_take(collected, xevents.read_xel(path, data)))
         return
     if is_binary(data):
-        raise InputError(f"{path}: binary file, not SQL text or a capture file")
+        raise _NotASource(f"{path}: binary file, not SQL text or a capture file")
     text_file = decode(data, path)
     kind = detect_kind(text_file)
     if kind == "capture":
@@ -136,17 +146,50 @@ def _read_file(path: Path, collected: _Collected) -> None:
 
         collected.workloads.append(_take(collected, read_query_store_export(text_file)))
     elif kind == "spec":
-        from .spec import read_spec
+        from .spec import has_spec_marker, read_spec
+
+        if walked and not has_spec_marker(text_file):  # a folder's other YAML (CI, compose files)
+            raise _NotASource(f"{path}: YAML without the line `format: sqlsrv2tidb.workload/1`, not a workload spec")
 
         collected.workloads.append(_take(collected, read_spec(text_file)))
     elif kind == "sql_workload":
-        from .sqlfile import read_sql_workload
-
-        collected.workloads.append(_take(collected, read_sql_workload(text_file)))
+        collected.sql_workloads.append((text_file, walked))
     elif kind == "script":
         collected.scripts.append(text_file)
     else:
-        raise InputError(f"{path}: not a kind of file sqlsrv2tidb reads ({kind})")
+        raise _NotASource(f"{path}: not a kind of file sqlsrv2tidb reads ({kind})")
+
+
+class _NotASource(Exception):
+    """A file that is no kind of source: an error when named, a skipped file when met in a folder."""
+
+
+def _read_sql_workloads(collected: _Collected) -> None:
+    """Read plain statement files as workload, except the data files schema scripts pull in with `:r`.
+
+    An SSDT post-deployment script includes its seed-data files (INSERTs only, so they look like
+    workload); the script reader counts their rows per table, and replaying them would be wrong.
+    Statement files met in the same folder as those data files but not included (parts the script
+    comments out) are deployment data too: skipped with a finding, never replayed.
+    """
+    if not collected.sql_workloads:
+        return
+    from .scripts import included_files
+    from .sqlfile import read_sql_workload
+
+    included = included_files(collected.scripts) if collected.scripts else set()
+    data_folders = {p.parent for p in included}
+    for text_file, walked in collected.sql_workloads:
+        path = Path(text_file.path).resolve()
+        if path in included:
+            continue
+        if walked and path.parent in data_folders:
+            collected.findings.append(Finding(
+                "IN14", Severity.LOW, str(text_file.path),
+                f"{text_file.path}: statements beside the data files a deployment script includes, but not "
+                "included by it; read as deployment data, not workload", file=str(text_file.path)))
+            continue
+        collected.workloads.append(_take(collected, read_sql_workload(text_file)))
 
 
 def _take(collected: _Collected, result: tuple[Workload, list[Finding]]) -> Workload:

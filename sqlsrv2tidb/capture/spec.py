@@ -39,7 +39,12 @@ GENERATORS = ("random_int", "random_float", "choice", "sequence", "constant", "r
 
 def looks_like_spec(tf: TextFile) -> bool:
     """A spec says so in its `format:` line; any other .yaml is read as one so its error is clear."""
-    return bool(_MARKER.search(tf.text[:4096])) or tf.path.suffix.lower() in (".yaml", ".yml")
+    return has_spec_marker(tf) or tf.path.suffix.lower() in (".yaml", ".yml")
+
+
+def has_spec_marker(tf: TextFile) -> bool:
+    """The file names its format (`format: sqlsrv2tidb.workload/1`) near the top."""
+    return bool(_MARKER.search(tf.text[:4096]))
 
 
 class _Map(dict):

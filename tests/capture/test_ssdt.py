@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from sqlsrv2tidb import api
 from sqlsrv2tidb.capture.scripts import included_files, read_scripts
 from sqlsrv2tidb.capture.textfile import read_text
+from sqlsrv2tidb.errors import InputError
 from sqlsrv2tidb.model import DataType
 
 # File names are chosen so that the folder walk (sorted) meets every dependent object first.
@@ -103,3 +106,33 @@ def test_included_files_names_what_the_post_deployment_script_pulls_in(tmp_path:
         ":setvar Data seed\n:r .\\$(Data)-orders.sql\n--:r .\\commented-out.sql\n/*\n:r .\\in-a-comment.sql\n*/\n")
     files = [read_text(p) for p in sorted(root.rglob("*.sql"))]
     assert included_files(files) == {(root / "PostDeploymentScripts" / "seed-orders.sql").resolve()}
+
+
+def test_seed_data_files_are_rows_not_workload_and_stray_files_are_skipped_with_a_finding(tmp_path: Path):
+    root = _project(tmp_path / "proj")
+    (root / "PostDeploymentScripts" / "seed-orders-old.sql").write_text(  # commented out of the script
+        "INSERT [Sales].[Orders] (OrderID, CustomerID) VALUES (9, 9);\n")
+    (root / "WideWorld.publish.xml").write_text('<?xml version="1.0"?>\n<Project><PropertyGroup/></Project>\n')
+    (root / "pipeline.yml").write_text("steps:\n  - run: build\n")
+    capture = api.read([root])
+    assert capture.workload.queries == ()  # nothing in the project is traffic a server ran
+    assert capture.database.table("Sales", "Orders").scripted_rows == 3
+    skipped = {Path(f.file).name: f.message for f in capture.findings if f.rule == "IN14"}
+    assert set(skipped) == {"seed-orders-old.sql", "WideWorld.publish.xml", "pipeline.yml"}
+    assert "XML that is not Extended Events output" in skipped["WideWorld.publish.xml"]
+    assert "format: sqlsrv2tidb.workload/1" in skipped["pipeline.yml"]
+
+
+def test_a_file_named_on_the_command_line_that_is_no_source_stops_the_command(tmp_path: Path):
+    publish = tmp_path / "WideWorld.publish.xml"
+    publish.write_text('<?xml version="1.0"?>\n<Project><PropertyGroup/></Project>\n')
+    with pytest.raises(InputError, match=r"WideWorld\.publish\.xml: not a kind of file sqlsrv2tidb reads"):
+        api.read([_project(tmp_path / "proj"), publish])
+
+
+def test_statement_files_outside_the_deployment_folder_are_still_workload(tmp_path: Path):
+    root = _project(tmp_path / "proj")
+    (root / "Workload").mkdir()
+    (root / "Workload" / "orders.sql").write_text("SELECT OrderID FROM Sales.Orders WHERE CustomerID = 1;\n")
+    capture = api.read([root])
+    assert [q.fingerprint for q in capture.workload.queries] == ["SELECT orderid FROM sales.orders WHERE customerid = ?"]

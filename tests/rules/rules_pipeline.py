@@ -40,7 +40,11 @@ def example_options(raw: dict[str, Any]) -> Options:
 
 
 def write_example(examples: Examples, which: str, folder: Path) -> list[Path]:
-    """Write the `fires` or `passes` text (and its companions) into `folder`; return the sources."""
+    """Write the `fires` or `passes` text (and its companions) into `folder`; return the sources.
+
+    A `file` example is read as its folder, the way capture folders and SSDT projects are given,
+    so rules about what a folder walk meets are checked too.
+    """
     folder.mkdir(parents=True, exist_ok=True)
     text = examples.fires if which == "fires" else examples.passes
     written = []
@@ -58,7 +62,7 @@ def write_example(examples: Examples, which: str, folder: Path) -> list[Path]:
         raise ValueError(f"examples of kind {examples.kind!r} are not run through the pipeline")
     if examples.workload:
         written.append(_write(folder / "workload.yaml", examples.workload))
-    return written
+    return [folder] if examples.kind == "file" else written
 
 
 def _write(path: Path, text: str) -> Path:
