@@ -38,9 +38,15 @@ def prepare_output(out: Path, sources: Iterable[Path | str] = ()) -> Path:
 
 
 def write_text(path: Path, text: str) -> Path:
+    """Write through a temporary file and rename, so an interrupted run never leaves half a file.
+
+    The file gets the mode any new file would (the temporary file's private 0600 would stop the
+    team from opening a report someone else wrote); none of these files holds a secret.
+    """
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
+        os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, path)
@@ -48,6 +54,12 @@ def write_text(path: Path, text: str) -> Path:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_json(path: Path, data: Any) -> Path:
