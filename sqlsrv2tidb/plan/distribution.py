@@ -293,6 +293,12 @@ class DistributionPlanner:
         other = next((c.name for c in table.columns if c.identity is not None and c.name.casefold() != col.name.casefold()), None)
         if other is not None:
             return self._refuse(table, facts, wanted, [f"the IDENTITY column {other} is not the first primary-key column"])
+        if col.identity is None:
+            # AUTO_RANDOM replaces ids the database generates; inserts that supply their own would
+            # need @@allow_auto_random_explicit_insert (https://docs.pingcap.com/tidb/stable/auto-random).
+            return self._refuse(table, facts, wanted, [
+                f"AUTO_RANDOM generates the first key column, and {col.name} is not an IDENTITY: "
+                "the application supplies its values"])
         dist = Distribution(
             "auto_random", pre_split_regions=override.pre_split_regions,
             rationale=f"{note} {col.name} becomes BIGINT AUTO_RANDOM in a CLUSTERED primary key: new ids are scattered "

@@ -173,11 +173,7 @@ class IdentityPlanner:
 
     def plan_identity(self, table: Table, *, auto_random: bool) -> IdentityPlan | None:
         column = next((c for c in table.columns if c.identity is not None), None)
-        if column is None:
-            if auto_random and table.primary_key:
-                first = table.column(table.primary_key.columns[0].name)
-                if first is not None:
-                    return self._auto_random(table, first.name, first.type.name)
+        if column is None:  # the distribution planner grants AUTO_RANDOM only to an IDENTITY column
             return None
         ident = column.identity
         assert ident is not None

@@ -129,14 +129,6 @@ def _variant_ddl(capture: Capture, options: Options, table: Table, strategy: str
     """(the planner's CREATE TABLE and post-data indexes for one design, "") or (None, why it is skipped)."""
     from .. import api
 
-    if strategy == "auto_random":
-        first = table.primary_key.columns[0].name if table.primary_key else None
-        column = table.column(first) if first else None
-        if column is None or column.identity is None:
-            # AUTO_RANDOM replaces a generated key; inserts that supply the key themselves would need
-            # @@allow_auto_random_explicit_insert (https://docs.pingcap.com/tidb/stable/auto-random).
-            return None, (f"not legal for this table: AUTO_RANDOM replaces a generated (IDENTITY) first key column, "
-                          f"and {table.qualified_name}'s inserts supply {first or 'the key'} themselves")
     tables = dict(options.config.get("tables") or {})
     tables[table.qualified_name] = {**(tables.get(table.qualified_name) or {}), "distribution": strategy}
     plan = api.plan(capture, replace(options, config={**options.config, "tables": tables}))

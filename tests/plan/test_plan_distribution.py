@@ -200,3 +200,12 @@ def test_auto_random_needs_the_identity_to_lead_the_key():
     p = plan(t, config={"tables": {"dbo.t": {"identity": "auto_random"}}})
     assert p.table("dbo", "t").distribution.strategy == "none" and "AUTO_RANDOM" not in p.table("dbo", "t").ddl
     assert "IDENTITY column seq" in codes(p, "DI04")[0].message
+
+
+def test_auto_random_is_refused_on_a_key_the_application_supplies():
+    # Seed 000's keywords table: its first key column e_type is a smallint the application writes.
+    p = plan(keywords(), workload=HOT, config={"tables": {"dbo.keywords": {"distribution": "auto_random"}}})
+    t = p.table("dbo", "keywords")
+    assert t.distribution.strategy == "none" and "AUTO_RANDOM" not in t.ddl and "BIGINT" not in t.ddl
+    [finding] = codes(p, "DI04")
+    assert "e_type is not an IDENTITY: the application supplies its values" in finding.message
