@@ -197,7 +197,7 @@ P99Limit = Annotated[float, typer.Option("--p99-limit", help="p99 latency (ms) a
 AllowWrites = Annotated[bool, typer.Option("--allow-writes", help="Also send statements that change data.")]
 ConfirmDb = Annotated[str | None, typer.Option("--confirm-database", help="The target database's name, required with --allow-writes.")]
 Seed = Annotated[int, typer.Option("--seed", help="Seed for generated parameter values.")]
-Driver = Annotated[str, typer.Option("--driver", help="MySQL driver: auto, pymysql, mysqlclient.")]
+Driver = Annotated[str, typer.Option("--driver", help="MySQL driver: auto (mysqlclient if installed, else PyMySQL), pymysql, mysqlclient, asyncmy.")]
 PromptPassword = Annotated[bool, typer.Option("--password-prompt", help="Ask for the target's password.")]
 
 
