@@ -7,7 +7,7 @@ nothing, the CLI passes one that draws a bar on stderr (never on stdout, which m
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Protocol
 
 
@@ -18,7 +18,7 @@ class Task(Protocol):
 
 
 class Progress(Protocol):
-    def task(self, description: str, total: int | None = None) -> contextmanager[Task]: ...  # type: ignore[valid-type]
+    def task(self, description: str, total: int | None = None) -> AbstractContextManager[Task]: ...
 
 
 class _NullTask:
