@@ -210,7 +210,7 @@ class DistributionPlanner:
                             alternatives=self._alternatives(table, "key_partition"))
         findings = [Finding(
             rule="DI01", severity=Severity.HIGH, object=table.qualified_name,
-            message=f"write-hot table ({facts.get('write_qps', 0)} writes/s in window {facts.get('window')!r}): "
+            message=f"write-hot table ({float(facts.get('write_qps') or 0):,.0f} writes/s in window {facts.get('window')!r}): "
                     f"PARTITION BY KEY({', '.join(cols)}) PARTITIONS {partitions}; alternative: pre-split with "
                     f"SHARD_ROW_ID_BITS={bits}",
             file=table.source.file, line=table.source.line, details={"evidence": facts},
@@ -240,7 +240,7 @@ class DistributionPlanner:
                      f"spread (seed 000: ~60,000 inserts/s on 12 TiKV nodes).")
         dist = Distribution("pre_split", shard_row_id_bits=bits, pre_split_regions=split, rationale=rationale,
                             evidence=facts, alternatives=self._alternatives(table, "pre_split"))
-        message = f"write-hot table ({facts.get('write_qps', 0)} writes/s in window {facts.get('window')!r}): " \
+        message = f"write-hot table ({float(facts.get('write_qps') or 0):,.0f} writes/s in window {facts.get('window')!r}): " \
                   f"{key}SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={split}"
         if blocked:
             message += f" (KEY partitioning ruled out: {'; '.join(blocked)})"

@@ -89,13 +89,17 @@ def _losses(tables: list[TableView], raw: list[dict[str, Any]], findings: list[d
             if col.notes:
                 out.append(LossRow(view.name, view.anchor, col.name, col.source_type, col.target_type, col.notes))
                 seen.add(f"{view.name}.{col.name}".casefold())
+    columns = {f"{view.name}.{col.name}".casefold(): col for view in tables for col in view.columns}
     for f in findings:
         obj = str(f.get("object") or "")
         if str(f.get("rule", "")).startswith("TY") and obj.casefold() not in seen:
             parts = obj.split(".")
             table = ".".join(parts[:2]) if len(parts) >= 2 else obj
             column = ".".join(parts[2:]) if len(parts) > 2 else ""
-            out.append(LossRow(table, anchors.for_object(obj) or "", column, "", "", str(f.get("message") or "")))
+            known = columns.get(obj.casefold())  # the types beside the finding's words
+            out.append(LossRow(table, anchors.for_object(obj) or "", column,
+                               known.source_type if known else "", known.target_type if known else "",
+                               str(f.get("message") or "")))
     out.sort(key=lambda r: (r.table.casefold(), r.column.casefold(), r.note))
     return tuple(out)
 

@@ -53,6 +53,9 @@ def test_readme_first_command_writes_a_report_chromium_shows(in_repo, tmp_path, 
     row = chromium.evaluate("document.getElementById('t-dbo-keywords').querySelector('tr.head').textContent")
     assert "PARTITION BY KEY" in row
     assert chromium.evaluate("document.querySelectorAll('#queries > tbody').length") == 6
+    # A type-mapping loss shows both types beside what changes.
+    losses = chromium.evaluate("Array.from(document.querySelectorAll('#losses tbody tr')).map(r => r.innerText)")
+    assert any("created_at\tdatetime2(7)\tDATETIME(6)\t" in row and "7th fractional digit" in row for row in losses)
 
 
 def test_assess_anonymize_leaves_no_name_or_literal_in_any_file(in_repo, tmp_path):
