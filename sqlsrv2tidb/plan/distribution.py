@@ -15,8 +15,12 @@ write rate crosses the write-hot threshold the planner chooses, with its evidenc
   `PRE_SPLIT_REGIONS` (<= the shard bits), `merge_option=deny` and `tidb_scatter_region`, when the
   table has no clustered key (its rows get `_tidb_rowid`) or key partitioning is blocked
   (https://docs.pingcap.com/tidb/stable/shard-row-id-bits, https://docs.pingcap.com/tidb/stable/table-attributes).
-- a recommendation only (finding ID04) for a single monotonic clustered key: AUTO_RANDOM or a
-  NONCLUSTERED key with shard bits change how ids look, so they are applied only when configured.
+- a recommendation only (finding ID04) for a single monotonic clustered key: AUTO_RANDOM changes
+  how ids look, and a NONCLUSTERED key with shard bits adds a read to every key lookup while its
+  index stays hot, so they are applied only when configured.
+  AUTO_RANDOM is offered only where a configured `identity: auto_random` would be accepted (an
+  IDENTITY first key column, `auto_random_blockers`); a key filled by a sequence gets the
+  pre-split advice instead.
 
 Tables below the threshold, or with no workload to judge by, are left alone, and the decision says
 which evidence would change it. The per-table `tables:` overrides of --config win over all this.
@@ -31,6 +35,7 @@ from ..model import Database, Finding, Severity, Table
 from ..model.plan import Distribution
 from ..options import Options, Version
 from .config import PlanConfig, TableOverride
+from .identity import sequence_reference
 from .table_rates import TableRate
 
 KEY_PARTITION_SINCE = Version(7, 0)
@@ -38,6 +43,8 @@ GLOBAL_INDEX_SINCE = Version(8, 3)
 SCATTER_ENUM_SINCE = Version(8, 4)
 """`tidb_scatter_region` became SESSION|GLOBAL with values ''/TABLE/GLOBAL in v8.4 (pingcap/docs#18901)."""
 MAX_SHARD_BITS = 15
+AUTO_RANDOM_TYPES = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric")
+"""SQL Server types of a key column AUTO_RANDOM may take over (widened to BIGINT; IDENTITY allows no others)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +76,36 @@ def monotonic_column(table: Table) -> str | None:
     if column.identity is not None or (column.default and "next value for" in column.default.casefold()):
         return column.name
     return None
+
+
+def auto_random_blockers(table: Table) -> list[str]:
+    """Why AUTO_RANDOM cannot generate this table's first primary-key column; empty when it can.
+
+    The one test behind both the ID04 advice and a configured `identity: auto_random`, so the
+    planner never recommends what it would then refuse. AUTO_RANDOM replaces ids the database
+    generates: it takes no DEFAULT, and explicit values need @@allow_auto_random_explicit_insert
+    (https://docs.pingcap.com/tidb/stable/auto-random).
+    """
+    pk = table.primary_key
+    col = table.column(pk.columns[0].name) if pk and pk.columns else None
+    if col is None:
+        return ["the table has no primary key"]
+    if col.type.name.casefold() not in AUTO_RANDOM_TYPES:
+        return [f"AUTO_RANDOM needs an integer first primary-key column, and {col.name} is {col.type}"]
+    other = next((c.name for c in table.columns if c.identity is not None and c.name.casefold() != col.name.casefold()), None)
+    if other is not None:
+        return [f"the IDENTITY column {other} is not the first primary-key column"]
+    if col.identity is not None:
+        return []
+    ref = sequence_reference(col.default)
+    if ref is not None:
+        seq = ".".join(p for p in ref if p)
+        return [f"AUTO_RANDOM generates the first key column, and {col.name} is not an IDENTITY: its values come from "
+                f"DEFAULT NEXT VALUE FOR {seq}, and an AUTO_RANDOM column takes no DEFAULT; code that draws ids from "
+                f"the sequence itself would insert them explicitly, which AUTO_RANDOM refuses unless "
+                f"@@allow_auto_random_explicit_insert is set"]
+    return [f"AUTO_RANDOM generates the first key column, and {col.name} is not an IDENTITY: the application supplies "
+            f"its values"]
 
 
 def unique_keys(table: Table) -> list[tuple[str, tuple[str, ...]]]:
@@ -116,7 +153,7 @@ class DistributionPlanner:
             return self._pre_split(table, facts, hot + f" The table {why}, so rows get TiDB's increasing _tidb_rowid.", None)
         mono = monotonic_column(table)
         if mono is not None and len(pk.columns) == 1:
-            return self._recommend_auto_random(table, facts, hot, mono, rate)
+            return self._recommend_for_increasing_key(table, facts, hot, mono, rate)
         blocked = self._key_partition_blockers(table)
         if blocked:
             return self._pre_split(table, facts, hot, blocked)
@@ -171,12 +208,13 @@ class DistributionPlanner:
         if chosen != "key_partition" and table.primary_key:
             out.append(f"key_partition: PARTITION BY KEY({pk}) PARTITIONS {self.options.tikv_nodes} spreads writes by a hash "
                        "of the key; range reads that do not name the key visit every partition")
+        mono = monotonic_column(table)
         if chosen != "pre_split":
             key = f"PRIMARY KEY ({pk}) NONCLUSTERED + " if pk else ""
             out.append(f"pre_split: {key}SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={bits} (2^{bits} Regions) with "
                        "ATTRIBUTES 'merge_option=deny' and tidb_scatter_region; key lookups then read the row through "
-                       "the primary-key index")
-        if chosen != "auto_random" and monotonic_column(table):
+                       "the primary-key index" + (f", and that index on the increasing {mono} stays one hot Region" if mono else ""))
+        if chosen != "auto_random" and mono and not auto_random_blockers(table):
             out.append("auto_random: AUTO_RANDOM on a BIGINT first key column scatters new ids; ids stop being "
                        "increasing, so nothing may rely on their order")
         if chosen != "none":
@@ -238,6 +276,10 @@ class DistributionPlanner:
                      f"PRE_SPLIT_REGIONS={split} starts the table as 2^{split} Regions, merge_option=deny keeps PD from "
                      f"merging them back while empty, and tidb_scatter_region makes CREATE TABLE wait until they are "
                      f"spread (seed 000: ~60,000 inserts/s on 12 TiKV nodes).")
+        mono = monotonic_column(table)
+        if mono is not None:
+            rationale += (f" This spreads the rows only: every insert still adds its entry at the end of the primary-key "
+                          f"index on the increasing {mono}, so that index stays one hot Region.")
         dist = Distribution("pre_split", shard_row_id_bits=bits, pre_split_regions=split, rationale=rationale,
                             evidence=facts, alternatives=self._alternatives(table, "pre_split"))
         message = f"write-hot table ({float(facts.get('write_qps') or 0):,.0f} writes/s in window {facts.get('window')!r}): " \
@@ -248,25 +290,35 @@ class DistributionPlanner:
                           file=table.source.file, line=table.source.line, details={"evidence": facts})
         return TableDesign(dist, clustered=False, merge_deny=True, findings=(finding,))
 
-    def _recommend_auto_random(self, table: Table, facts: dict[str, object], hot: str, column: str,
-                               rate: TableRate) -> TableDesign:
+    def _recommend_for_increasing_key(self, table: Table, facts: dict[str, object], hot: str, column: str,
+                                      rate: TableRate) -> TableDesign:
         bits = shard_bits_for(self.options.tikv_nodes)
         col = table.column(column)
-        is_int = col is not None and col.type.name.casefold() in ("int", "bigint", "smallint", "tinyint")
-        option = (f"AUTO_RANDOM on {column} (as BIGINT{'' if col and col.type.name.casefold() == 'bigint' else ', widened'})"
-                  if is_int else f"PRIMARY KEY ({column}) NONCLUSTERED with SHARD_ROW_ID_BITS={bits}")
+        pre_split = (f"PRIMARY KEY ({column}) NONCLUSTERED with SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={bits} "
+                     f"(distribution: pre_split), which spreads the rows but leaves the primary-key index on {column} "
+                     f"one hot Region")
+        blockers = auto_random_blockers(table)
+        not_applied = (f"a NONCLUSTERED key costs every lookup by {column} a second read through the key index, and "
+                       f"that index stays hot")
+        if blockers:
+            advice = f"{pre_split}. AUTO_RANDOM is not offered: {'; '.join(blockers)}"
+            choices = ["distribution: pre_split"]
+        else:
+            widened = "" if col is not None and col.type.name.casefold() == "bigint" else ", widened"
+            advice = f"AUTO_RANDOM on {column} (as BIGINT{widened}; identity: auto_random), or {pre_split}"
+            choices = ["identity: auto_random", "distribution: pre_split"]
+            not_applied = f"AUTO_RANDOM ids no longer increase, and code may rely on their order; {not_applied}"
         rationale = (f"{hot} The clustered key {column} only grows, so every insert lands on the last Region however "
-                     f"far the table splits. Recommended: {option} (tables: {{{table.qualified_name}: {{identity: "
-                     f"auto_random}}}} or {{distribution: pre_split}} in --config); not applied, because ids would no "
-                     f"longer increase and code may rely on their order.")
+                     f"far the table splits. Recommended: {advice}. Not applied: {not_applied}. Configure it with "
+                     f"tables: {{{table.qualified_name}: {{{choices[0]}}}}} in --config, and measure the designs with "
+                     f"sqlsrv2tidb experiment.")
         dist = Distribution("none", rationale=rationale, evidence=facts,
                             alternatives=self._alternatives(table, "none"),
-                            would_change_if="Configure identity: auto_random or distribution: pre_split for this table.")
+                            would_change_if=f"Configure {' or '.join(choices)} for this table.")
         finding = Finding(
             rule="ID04", severity=Severity.HIGH, object=table.qualified_name,
             message=f"{rate.insert_rate:,.0f} inserts/s (window {rate.window!r}) on the increasing clustered key "
-                    f"{column}: one hot Region. Recommend {option}, or PRIMARY KEY ({column}) NONCLUSTERED with "
-                    f"SHARD_ROW_ID_BITS={bits}; applied only when configured",
+                    f"{column}: one hot Region. Recommend {advice}; applied only when configured",
             file=table.source.file, line=table.source.line, details={"evidence": facts},
         )
         return TableDesign(dist, clustered=True, findings=(finding,))
@@ -287,18 +339,12 @@ class DistributionPlanner:
             return self._key_partition(table, facts, note, override)
         if wanted == "pre_split":
             return self._pre_split(table, facts, note, None, override)
-        col = table.column(pk.columns[0].name) if pk and pk.columns else None
-        if col is None or col.type.name.casefold() not in ("int", "bigint", "smallint", "tinyint", "decimal", "numeric"):
-            return self._refuse(table, facts, wanted, ["AUTO_RANDOM needs an integer first primary-key column"])
-        other = next((c.name for c in table.columns if c.identity is not None and c.name.casefold() != col.name.casefold()), None)
-        if other is not None:
-            return self._refuse(table, facts, wanted, [f"the IDENTITY column {other} is not the first primary-key column"])
-        if col.identity is None:
-            # AUTO_RANDOM replaces ids the database generates; inserts that supply their own would
-            # need @@allow_auto_random_explicit_insert (https://docs.pingcap.com/tidb/stable/auto-random).
-            return self._refuse(table, facts, wanted, [
-                f"AUTO_RANDOM generates the first key column, and {col.name} is not an IDENTITY: "
-                "the application supplies its values"])
+        blockers = auto_random_blockers(table)
+        if blockers:
+            return self._refuse(table, facts, wanted, blockers)
+        assert pk is not None
+        col = table.column(pk.columns[0].name)
+        assert col is not None
         dist = Distribution(
             "auto_random", pre_split_regions=override.pre_split_regions,
             rationale=f"{note} {col.name} becomes BIGINT AUTO_RANDOM in a CLUSTERED primary key: new ids are scattered "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from plan_models import capture, col, entities, events, insert_workload, keywords, pk
 
-from sqlsrv2tidb.model import ForeignKey, Index, IndexColumn, Table
+from sqlsrv2tidb.model import Column, DataType, ForeignKey, Identity, Index, IndexColumn, Sequence, Table
 from sqlsrv2tidb.options import Options, Version
 from sqlsrv2tidb.plan.distribution import shard_bits_for
 from sqlsrv2tidb.plan.migration import build_plan
@@ -14,8 +14,8 @@ HOT = insert_workload("dbo.keywords", 50_000)
 KEY_PARTITION_12 = "PARTITION BY KEY(e_type, e_id, s_type, r_id) PARTITIONS 12"
 
 
-def plan(*tables, workload=None, version="8.5", nodes=12, config=None):
-    return build_plan(capture(*tables, workload=workload),
+def plan(*tables, workload=None, version="8.5", nodes=12, config=None, **db):
+    return build_plan(capture(*tables, workload=workload, **db),
                       Options(tidb_version=Version.parse(version), tikv_nodes=nodes, config=config or {},
                               config_file="overrides.yaml" if config else None))
 
@@ -193,8 +193,6 @@ def test_sql_server_clustered_index_other_than_the_key_becomes_secondary():
 
 
 def test_auto_random_needs_the_identity_to_lead_the_key():
-    from sqlsrv2tidb.model import Column, DataType, Identity
-
     t = Table("dbo", "t", (col("code", "int"), Column("seq", DataType("int"), False, identity=Identity(1, 1))),
               primary_key=pk("code"))
     p = plan(t, config={"tables": {"dbo.t": {"identity": "auto_random"}}})
@@ -209,3 +207,69 @@ def test_auto_random_is_refused_on_a_key_the_application_supplies():
     assert t.distribution.strategy == "none" and "AUTO_RANDOM" not in t.ddl and "BIGINT" not in t.ddl
     [finding] = codes(p, "DI04")
     assert "e_type is not an IDENTITY: the application supplies its values" in finding.message
+
+
+# Advice and acceptance agree: ID04 offers AUTO_RANDOM only where a configured one is accepted ---------------
+
+ORDER_SEQ = Sequence("Sequences", "OrderID", DataType("int"), start=1, increment=1)
+
+
+def sequence_keyed_orders() -> Table:
+    """An increasing clustered key filled by a sequence default, not by IDENTITY."""
+    return Table("Sales", "Orders", (Column("OrderID", DataType("int"), False, default="(NEXT VALUE FOR [Sequences].[OrderID])"),
+                                     col("note", "nvarchar", True, length=10)), primary_key=pk("OrderID"))
+
+
+def test_a_sequence_filled_key_is_advised_to_pre_split_not_auto_random():
+    p = plan(sequence_keyed_orders(), sequences=(ORDER_SEQ,), workload=insert_workload("Sales.Orders", 20_000))
+    d = p.table("Sales", "Orders").distribution
+    assert d.strategy == "none"
+    [finding] = codes(p, "ID04")
+    assert finding.message == (
+        "20,000 inserts/s (window 'nightly') on the increasing clustered key OrderID: one hot Region. Recommend "
+        "PRIMARY KEY (OrderID) NONCLUSTERED with SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 (distribution: pre_split), which "
+        "spreads the rows but leaves the primary-key index on OrderID one hot Region. AUTO_RANDOM is not offered: "
+        "AUTO_RANDOM generates the first key column, and OrderID is not an IDENTITY: its values come from DEFAULT NEXT "
+        "VALUE FOR Sequences.OrderID, and an AUTO_RANDOM column takes no DEFAULT; code that draws ids from the sequence "
+        "itself would insert them explicitly, which AUTO_RANDOM refuses unless @@allow_auto_random_explicit_insert is "
+        "set; applied only when configured")
+    assert "{Sales.Orders: {distribution: pre_split}}" in d.rationale
+    assert d.would_change_if == "Configure distribution: pre_split for this table."
+    assert not any(a.startswith("auto_random:") for a in d.alternatives)
+
+
+def test_auto_random_on_a_sequence_filled_key_is_refused_for_the_real_reason():
+    p = plan(sequence_keyed_orders(), sequences=(ORDER_SEQ,), config={"tables": {"Sales.Orders": {"identity": "auto_random"}}})
+    t = p.table("Sales", "Orders")
+    assert "AUTO_RANDOM" not in t.ddl and "OrderID INT NOT NULL DEFAULT NEXT VALUE FOR OrderID" in t.ddl
+    [finding] = codes(p, "DI04")
+    assert "its values come from DEFAULT NEXT VALUE FOR Sequences.OrderID" in finding.message
+    assert "an AUTO_RANDOM column takes no DEFAULT" in finding.message
+    assert "the application supplies its values" not in finding.message
+
+
+def test_the_advised_pre_split_of_an_increasing_key_is_accepted_and_names_the_hot_key_index():
+    p = plan(sequence_keyed_orders(), sequences=(ORDER_SEQ,), workload=insert_workload("Sales.Orders", 20_000),
+             config={"tables": {"Sales.Orders": {"distribution": "pre_split"}}})
+    t = p.table("Sales", "Orders")
+    assert t.distribution.strategy == "pre_split" and "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */" in t.ddl
+    assert "PRIMARY KEY (OrderID) /*T![clustered_index] NONCLUSTERED */" in t.ddl
+    assert t.distribution.rationale.endswith(
+        "This spreads the rows only: every insert still adds its entry at the end of the primary-key index on the "
+        "increasing OrderID, so that index stays one hot Region.")
+    assert not codes(p, "DI04")
+
+
+@pytest.mark.parametrize("table", [events, sequence_keyed_orders,
+                                   lambda: Table("dbo", "counters", (Column("id", DataType("int"), False, identity=Identity(1, 1)),),
+                                                 primary_key=pk("id"))])
+def test_whatever_id04_recommends_is_accepted_when_configured(table):
+    t = table()
+    hot = plan(t, sequences=(ORDER_SEQ,), workload=insert_workload(t.qualified_name, 20_000))
+    [advice] = codes(hot, "ID04")
+    choice = {"identity": "auto_random"} if f"AUTO_RANDOM on {t.primary_key.columns[0].name}" in advice.message \
+        else {"distribution": "pre_split"}
+    configured = plan(t, sequences=(ORDER_SEQ,), workload=insert_workload(t.qualified_name, 20_000),
+                      config={"tables": {t.qualified_name: choice}})
+    assert not codes(configured, "DI04")
+    assert configured.table(t.schema, t.name).distribution.strategy == choice.get("distribution", "auto_random")
