@@ -38,6 +38,11 @@ LOW_INSERT_QPS = 50.0
 flat near 55,000 rows per measured period from 8 threads up, while AUTO_ID_CACHE 1 scales; its
 authors keep NOCACHE for tables written at tens of rows per second."""
 
+AUTO_RANDOM_BITS = 5
+"""TiDB's default shard bits for AUTO_RANDOM (32 shards), which the DDL writes as AUTO_RANDOM(5). An
+AUTO_RANDOM table's PRE_SPLIT_REGIONS must not exceed them: TiDB silently splits at most 2^5
+Regions (https://docs.pingcap.com/tidb/stable/auto-random)."""
+
 REORG_WORKER_CNT = 16
 """`tidb_ddl_reorg_worker_cnt` for the post-load index build (TiDB's default is 4; seed 004: the
 index backfill runs in parallel, and nothing else runs during a migration's load window)."""
@@ -178,4 +183,7 @@ def _table_override(where: str, key: str, value: Any) -> TableOverride:
         # https://docs.pingcap.com/tidb/stable/sql-statement-split-region#pre_split_regions
         if bits is not None and split > bits:
             raise InputError(f"{where}: `tables.{key}.pre_split_regions` ({split}) must not exceed shard_row_id_bits ({bits})")
+        if "auto_random" in (distribution, identity) and split > AUTO_RANDOM_BITS:
+            raise InputError(f"{where}: `tables.{key}.pre_split_regions` ({split}) must not exceed the AUTO_RANDOM "
+                             f"shard bits ({AUTO_RANDOM_BITS})")
     return TableOverride(".".join(parts).casefold(), distribution, partitions, bits, split, identity)

@@ -21,15 +21,12 @@ from dataclasses import dataclass, field
 from ..model import Database, Finding, Sequence, Severity, Table
 from ..options import DEFAULT_TIDB_VERSION, Version
 from ..translate.naming import NameMap
-from .config import PlanConfig
+from .config import AUTO_RANDOM_BITS, PlanConfig
 from .identifiers import object_name
 from .table_rates import WorkloadRates
 
 AUTO_ID_CACHE_1_SINCE = Version(6, 4)
 """Before v6.4.0 AUTO_ID_CACHE=1 fetched every id from TiKV in its own transaction, which is slow."""
-
-AUTO_RANDOM_BITS = 5
-"""TiDB's default shard bits for AUTO_RANDOM: 32 shards."""
 
 _NEXT_VALUE = re.compile(r"next\s+value\s+for\s+((?:\[[^\]]+\]|\"[^\"]+\"|[\w$#@]+)(?:\s*\.\s*(?:\[[^\]]+\]|\"[^\"]+\"|[\w$#@]+))*)",
                          re.I)

@@ -56,6 +56,11 @@ def test_every_section_is_read():
         ({"tables": {"dbo.k": {"partition": 12}}}, "overrides.yaml: unknown key `tables.dbo.k.partition`"),
         ({"tables": {"dbo.k": {"partitions": 0}}}, "overrides.yaml: `tables.dbo.k.partitions` must be a whole number from 1 to 8192, got 0"),
         ({"tables": {"dbo.k": {"shard_row_id_bits": 2, "pre_split_regions": 4}}}, "must not exceed shard_row_id_bits"),
+        # AUTO_RANDOM(5): TiDB would split 2^5 Regions, not the 2^8 the DDL claims.
+        ({"tables": {"dbo.events": {"identity": "auto_random", "pre_split_regions": 8}}},
+         "overrides.yaml: `tables.dbo.events.pre_split_regions` (8) must not exceed the AUTO_RANDOM shard bits (5)"),
+        ({"tables": {"dbo.events": {"distribution": "auto_random", "pre_split_regions": 6}}},
+         "overrides.yaml: `tables.dbo.events.pre_split_regions` (6) must not exceed the AUTO_RANDOM shard bits (5)"),
         ({"tables": {"dbo.k": {"identity": "uuid"}}}, "`tables.dbo.k.identity` must be one of auto_increment, auto_random, sequence"),
         ({"thresholds": {"write_hot": 1}}, "unknown key `thresholds.write_hot`"),
         ({"thresholds": {"write_hot_qps": -1}}, "`thresholds.write_hot_qps` must be a non-negative number"),
@@ -68,6 +73,11 @@ def test_bad_config_is_one_line_naming_file_and_key(config, message):
         load_plan_config(_options(config))
     text = str(err.value)
     assert message in text and "\n" not in text
+
+
+def test_auto_random_takes_pre_split_regions_up_to_its_shard_bits():
+    cfg = load_plan_config(_options({"tables": {"dbo.events": {"identity": "auto_random", "pre_split_regions": 5}}}))
+    assert cfg.table("dbo", "events").pre_split_regions == 5
 
 
 def test_cli_reports_a_bad_config_in_one_line(tmp_path):

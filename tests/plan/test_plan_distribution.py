@@ -167,6 +167,15 @@ def test_config_auto_random():
     assert codes(p, "ID05")
 
 
+def test_auto_random_pre_split_beyond_its_shard_bits_stops_the_plan():
+    from sqlsrv2tidb.errors import InputError
+
+    with pytest.raises(InputError, match=r"`tables.dbo.events.pre_split_regions` \(8\) must not exceed the AUTO_RANDOM shard bits \(5\)"):
+        plan(events(), config={"tables": {"dbo.events": {"identity": "auto_random", "pre_split_regions": 8}}})
+    ddl = plan(events(), config={"tables": {"dbo.events": {"identity": "auto_random", "pre_split_regions": 5}}}).table("dbo", "events").ddl
+    assert "id BIGINT NOT NULL /*T![auto_rand] AUTO_RANDOM(5) */" in ddl and "/*T! PRE_SPLIT_REGIONS=5 */" in ddl
+
+
 def test_config_that_breaks_a_guard_is_refused():
     p = plan(keywords(fk=True), entities(), config={"tables": {"dbo.keywords": {"distribution": "key_partition"}}})
     assert p.table("dbo", "keywords").distribution.strategy == "none"
