@@ -29,7 +29,7 @@ which evidence would change it. The per-table `tables:` overrides of --config wi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model import Database, Finding, Severity, Table
 from ..model.plan import Distribution
@@ -128,7 +128,11 @@ class DistributionPlanner:
         facts = self._facts(table, rate)
         override = self.config.table(table.schema, table.name)
         if override is not None and (override.distribution or override.identity == "auto_random"):
-            return self._configured(table, override, facts)
+            return self._configured(table, override, facts, rate)
+        return self._planned(table, rate, facts)
+
+    def _planned(self, table: Table, rate: TableRate | None, facts: dict[str, object]) -> TableDesign:
+        """The planner's own decision from the write rate, without any --config override."""
         threshold = self.config.write_hot_qps
         pk = table.primary_key
         clustered = bool(pk and pk.clustered)
@@ -157,7 +161,7 @@ class DistributionPlanner:
         blocked = self._key_partition_blockers(table)
         if blocked:
             return self._pre_split(table, facts, hot, blocked)
-        return self._key_partition(table, facts, hot, override)
+        return self._key_partition(table, facts, hot, None)
 
     # Facts and evidence ---------------------------------------------------------------------
 
@@ -323,7 +327,8 @@ class DistributionPlanner:
         )
         return TableDesign(dist, clustered=True, findings=(finding,))
 
-    def _configured(self, table: Table, override: TableOverride, facts: dict[str, object]) -> TableDesign:
+    def _configured(self, table: Table, override: TableOverride, facts: dict[str, object],
+                    rate: TableRate | None) -> TableDesign:
         wanted = override.distribution or "auto_random"
         if override.identity == "auto_random":
             wanted = "auto_random"
@@ -335,13 +340,13 @@ class DistributionPlanner:
         if wanted == "key_partition":
             blockers = self._key_partition_blockers(table) if pk else ["the table has no primary key"]
             if pk is None or blockers:
-                return self._refuse(table, facts, wanted, blockers)
+                return self._refuse(table, facts, wanted, blockers, rate)
             return self._key_partition(table, facts, note, override)
         if wanted == "pre_split":
             return self._pre_split(table, facts, note, None, override)
         blockers = auto_random_blockers(table)
         if blockers:
-            return self._refuse(table, facts, wanted, blockers)
+            return self._refuse(table, facts, wanted, blockers, rate)
         assert pk is not None
         col = table.column(pk.columns[0].name)
         assert col is not None
@@ -352,9 +357,20 @@ class DistributionPlanner:
             evidence=facts, alternatives=self._alternatives(table, "auto_random"))
         return TableDesign(dist, clustered=True, auto_random=True)
 
-    def _refuse(self, table: Table, facts: dict[str, object], wanted: str, reasons: list[str]) -> TableDesign:
-        design = self._leave(table, facts, f"Configured distribution {wanted} cannot be applied: {'; '.join(reasons)}.", None)
+    def _refuse(self, table: Table, facts: dict[str, object], wanted: str, reasons: list[str],
+                rate: TableRate | None) -> TableDesign:
+        """A configured design that breaks a guard: the planner's own decision applies, and DI04 says so."""
+        why = "; ".join(reasons)
+        fallback = self._planned(table, rate, {**facts, "refused": list(reasons)})
+        dist = fallback.distribution
+        chosen = _OUTCOME.get(dist.strategy, dist.strategy) if dist.strategy != "none" else "no distribution change"
+        dist = replace(dist, rationale=f"Configured distribution {wanted} cannot be applied: {why}. The planner's own "
+                                       f"decision applies instead: {dist.rationale}")
         finding = Finding(rule="DI04", severity=Severity.MEDIUM, object=table.qualified_name,
-                          message=f"configured distribution {wanted} not applied: {'; '.join(reasons)}",
+                          message=f"configured distribution {wanted} not applied: {why}; the planner's own decision "
+                                  f"applies instead: {chosen}",
                           file=table.source.file, line=table.source.line)
-        return TableDesign(design.distribution, design.clustered, findings=(finding,))
+        return replace(fallback, distribution=dist, findings=(finding, *fallback.findings))
+
+
+_OUTCOME = {"key_partition": "KEY partitioning (finding DI01)", "pre_split": "a pre-split table (finding DI02)"}

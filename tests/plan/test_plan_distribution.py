@@ -178,9 +178,34 @@ def test_auto_random_pre_split_beyond_its_shard_bits_stops_the_plan():
 
 def test_config_that_breaks_a_guard_is_refused():
     p = plan(keywords(fk=True), entities(), config={"tables": {"dbo.keywords": {"distribution": "key_partition"}}})
+    # Without a workload the planner's own decision is to leave the table alone.
     assert p.table("dbo", "keywords").distribution.strategy == "none"
     [finding] = codes(p, "DI04")
-    assert "foreign keys" in finding.message
+    assert "foreign keys" in finding.message and finding.message.endswith(
+        "the planner's own decision applies instead: no distribution change")
+
+
+def test_a_refused_override_on_a_hot_table_falls_back_to_the_planners_design():
+    # 30,000 writes/s with a foreign key: the planner pre-splits; a configured key_partition is refused.
+    p = plan(keywords(fk=True), entities(), workload=insert_workload("dbo.keywords", 30_000),
+             config={"tables": {"dbo.keywords": {"distribution": "key_partition", "partitions": 6}}})
+    t = p.table("dbo", "keywords")
+    assert t.distribution.strategy == "pre_split" and "PARTITION" not in t.ddl
+    assert "PRIMARY KEY (e_type, e_id, s_type, r_id) /*T![clustered_index] NONCLUSTERED */" in t.ddl
+    assert "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */" in t.ddl
+    [refused] = codes(p, "DI04")
+    assert refused.message == (
+        "configured distribution key_partition not applied: the table has foreign keys (FK_keywords_entities), and TiDB "
+        "cannot partition a table with foreign keys; the planner's own decision applies instead: a pre-split table "
+        "(finding DI02)")
+    assert t.distribution.rationale.startswith("Configured distribution key_partition cannot be applied: the table has "
+                                               "foreign keys (FK_keywords_entities)")
+    assert t.distribution.evidence["refused"] == ["the table has foreign keys (FK_keywords_entities), and TiDB cannot "
+                                                  "partition a table with foreign keys"]
+    [split] = codes(p, "DI02")
+    assert split.message.startswith("write-hot table (30,000 writes/s in window 'nightly')")
+    placement = next(f for f in p.files if f.name == "03-tidb-placement.sql").content
+    assert "ALTER TABLE keywords ATTRIBUTES 'merge_option=deny';" in placement
 
 
 def test_config_for_a_missing_table_is_reported():
@@ -213,9 +238,16 @@ def test_auto_random_is_refused_on_a_key_the_application_supplies():
     # Seed 000's keywords table: its first key column e_type is a smallint the application writes.
     p = plan(keywords(), workload=HOT, config={"tables": {"dbo.keywords": {"distribution": "auto_random"}}})
     t = p.table("dbo", "keywords")
-    assert t.distribution.strategy == "none" and "AUTO_RANDOM" not in t.ddl and "BIGINT" not in t.ddl
+    assert "AUTO_RANDOM" not in t.ddl and "BIGINT" not in t.ddl
     [finding] = codes(p, "DI04")
-    assert "e_type is not an IDENTITY: the application supplies its values" in finding.message
+    assert finding.message == (
+        "configured distribution auto_random not applied: AUTO_RANDOM generates the first key column, and e_type is not "
+        "an IDENTITY: the application supplies its values; the planner's own decision applies instead: KEY "
+        "partitioning (finding DI01)")
+    # The hot table is not left without a design: the planner's own choice, as without the override.
+    assert t.distribution.strategy == "key_partition" and KEY_PARTITION_12 in t.ddl and codes(p, "DI01")
+    assert t.distribution.rationale.startswith("Configured distribution auto_random cannot be applied: AUTO_RANDOM "
+                                               "generates the first key column, and e_type is not an IDENTITY")
 
 
 # Advice and acceptance agree: ID04 offers AUTO_RANDOM only where a configured one is accepted ---------------
