@@ -76,7 +76,8 @@ def _regex(pieces: list[tuple[str, str]]) -> str:
 
 
 def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`a LIKE '[a-c]%'` -> `a REGEXP '^[a-c](.|\\n)*$'`; `a LIKE 'x[_]%'` -> `a LIKE 'x\\_%'`.
+    """`a LIKE '[a-c]%'` -> `a REGEXP '^[a-c](.|\\n)*$'`; `a LIKE 'x[_]%'` -> `a LIKE 'x\\_%'`;
+    `a NOT LIKE '[0-9]%'` -> `NOT a REGEXP '^[0-9](.|\\n)*$'` (the negation is kept).
 
     SQL Server patterns have character classes (`[a-c]`, `[^0-9]`) and no escape character; MySQL
     patterns have no classes and treat a backslash as an escape. Literal one-character classes
@@ -104,10 +105,11 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr:
     pieces = _like_pieces(text)
     if pieces is None:
         return node  # an unclosed bracket is a literal `[` in SQL Server too
+    negate = bool(node.args.get("negate"))  # NOT LIKE: the rewritten test must stay negated
     literal = _like_literal(pieces)
     if literal is not None:
         ctx.note("QY06", "rewritten", "LIKE pattern: bracket escapes and backslashes rewritten to MySQL's backslash escapes.")
-        return exp.Like(this=node.this, expression=exp.Literal.string(literal))
+        return exp.Like(this=node.this, expression=exp.Literal.string(literal), negate=negate or None)
     classes = [t for k, t in pieces if k == "class"]
     letters = any(c.isalpha() for cls in classes for c in cls)
     status = "review" if letters else "rewritten"
@@ -116,7 +118,8 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr:
         "LIKE with character classes becomes an anchored REGEXP"
         + ("; letter classes follow TiDB's regular expression case rules, not the SQL Server collation." if letters else "."),
     )
-    return exp.RegexpLike(this=node.this, expression=exp.Literal.string(_regex(pieces)))
+    regexp = exp.RegexpLike(this=node.this, expression=exp.Literal.string(_regex(pieces)))
+    return exp.Not(this=regexp) if negate else regexp
 
 
 # CONVERT(varchar, date, style) -> DATE_FORMAT patterns, and their length.

@@ -148,6 +148,15 @@ def test_like_character_classes(mariadb, db):
     assert value(mariadb, db, "CASE WHEN 'C:\\x' LIKE 'C:\\%' THEN 1 ELSE 0 END") == 1
 
 
+def test_not_like_keeps_its_negation(mariadb, db):
+    # NOT LIKE is the negation of LIKE, and a NULL operand matches neither (a comparison with NULL is unknown).
+    # https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql
+    assert [r[0] for r in run(mariadb, db, "SELECT i FROM dbo.n WHERE s NOT LIKE '[a-b]%' ORDER BY i")] == [-3]
+    assert [r[0] for r in run(mariadb, db, "SELECT i FROM dbo.n WHERE s NOT LIKE '[^a]%' ORDER BY i")] == [1]
+    assert value(mariadb, db, "CASE WHEN 'a_b' NOT LIKE '%[_]%' THEN 1 ELSE 0 END") == 0
+    assert value(mariadb, db, "CASE WHEN 'ab' NOT LIKE '%[_]%' THEN 1 ELSE 0 END") == 1
+
+
 def test_top_percent_and_with_ties(mariadb, db):
     assert [r[0] for r in run(mariadb, db, "SELECT TOP 50 PERCENT i FROM dbo.n ORDER BY i")] == [-3, 1]
     assert len(run(mariadb, db, "SELECT TOP 40 PERCENT i FROM dbo.n ORDER BY i")) == 2  # 1.6 rows round up

@@ -1352,3 +1352,20 @@ SELECT FROM WHERE
 SELECT id FROM dbo.orders WHERE (status = 'x'
 -- =>
 -- (no TiDB statement)
+
+-- ==================== NOT LIKE keeps its negation when the pattern is rewritten
+
+-- 248 [rewritten QY06] NOT LIKE with a character class becomes NOT ... REGEXP
+SELECT id FROM dbo.customers WHERE code NOT LIKE '[0-9]%'
+-- =>
+SELECT id FROM customers WHERE NOT code REGEXP '^[0-9](.|\n)*$';
+
+-- 249 [rewritten QY06] NOT LIKE with a bracket escape keeps NOT LIKE
+SELECT id FROM dbo.customers WHERE first_name NOT LIKE '%[_]%'
+-- =>
+SELECT id FROM customers WHERE first_name NOT LIKE '%\\_%';
+
+-- 250 [review QY06] NOT LIKE with a negated class
+SELECT id FROM dbo.products WHERE name NOT LIKE '[^A-Z]%' AND category NOT LIKE 'v[e]g'
+-- =>
+SELECT id FROM products WHERE NOT name REGEXP '^[^A-Z](.|\n)*$' AND category NOT LIKE 'veg';
