@@ -147,11 +147,11 @@ class DistributionPlanner:
                                f"of {threshold:g}/s: one Region keeps up, so the table is left as is.",
                                f"A peak write rate of {threshold:g}/s or more (thresholds.write_hot_qps).")
         assert rate is not None
-        hot = (f"Peak write rate {load:,.0f}/s in window {rate.window!r} is above the write-hot threshold of "
-               f"{threshold:g}/s; a new table is one Region on one TiKV node, which seed 000 saw top out near 25,000 inserts/s.")
+        where = f" in window {rate.window!r}" if rate.window else ""
+        hot = (f"Peak write rate {load:,.0f}/s{where} is above the write-hot threshold of {threshold:g}/s; a new table "
+               f"is one Region on one TiKV node, which seed 000 saw top out near 25,000 inserts/s.")
         if self.options.tikv_nodes < 2:
-            return self._leave(table, facts, hot + " With one TiKV node there is nothing to spread the writes over.",
-                               "More than one TiKV node (--tikv-nodes).")
+            return self._single_node(table, facts, hot)
         if pk is None or not clustered:
             why = "has no primary key" if pk is None else "has a NONCLUSTERED primary key"
             return self._pre_split(table, facts, hot + f" The table {why}, so rows get TiDB's increasing _tidb_rowid.", None)
@@ -233,6 +233,28 @@ class DistributionPlanner:
                             alternatives=self._alternatives(table, "none"), would_change_if=would_change_if)
         return TableDesign(dist, clustered=bool(pk and pk.clustered) if pk else False)
 
+    def _subject(self, facts: dict[str, object]) -> str:
+        """What a DI01/DI02/DI06 finding opens with: why the table is being spread, with its rate if known."""
+        if "write_qps" in facts:
+            window = facts.get("window")
+            rate = f"{float(facts['write_qps'] or 0):,.0f} writes/s" + (f" in window {window!r}" if window else "")
+        else:
+            rate = "no captured writes to it" if self.rates_known else "no captured write rates"
+        if facts.get("configured") and not facts.get("refused"):
+            return f"configured in {self.config.source} ({rate})"
+        return f"write-hot table ({rate})"
+
+    def _single_node(self, table: Table, facts: dict[str, object], hot: str) -> TableDesign:
+        design = self._leave(table, facts, hot + " With one TiKV node there is nothing to spread the writes over: "
+                             "every design still writes to that node.", "More than one TiKV node (--tikv-nodes).")
+        finding = Finding(
+            rule="DI06", severity=Severity.HIGH, object=table.qualified_name,
+            message=f"{self._subject(facts)} on a single TiKV node (--tikv-nodes {self.options.tikv_nodes}): no table "
+                    f"design can spread its writes, and seed 000 saw one TiKV node top out near 25,000 inserts/s; size "
+                    f"the cluster for this rate and plan again with its --tikv-nodes",
+            file=table.source.file, line=table.source.line, details={"evidence": facts})
+        return replace(design, findings=(finding,))
+
     def _key_partition(self, table: Table, facts: dict[str, object], hot: str,
                        override: TableOverride | None) -> TableDesign:
         assert table.primary_key is not None
@@ -241,7 +263,9 @@ class DistributionPlanner:
         pk_cols = {c.casefold() for c in cols}
         global_unique = frozenset(n.casefold() for n, c in unique_keys(table) if not pk_cols <= {x.casefold() for x in c})
         bits = shard_bits_for(self.options.tikv_nodes)
-        rationale = (f"{hot} PARTITION BY KEY({', '.join(cols)}) PARTITIONS {partitions} (one per TiKV node) starts the "
+        nodes = self.options.tikv_nodes
+        per_node = "one per TiKV node" if partitions == nodes else f"as configured, on {nodes} TiKV node(s)"
+        rationale = (f"{hot} PARTITION BY KEY({', '.join(cols)}) PARTITIONS {partitions} ({per_node}) starts the "
                      f"table as {partitions} Regions and spreads inserts by a hash of the primary key, as seed 000 did "
                      f"(25,000 -> 60,000 inserts/s on 12 TiKV nodes). The alternative is a pre-split table: PRIMARY KEY "
                      f"... NONCLUSTERED with SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={bits}, merge_option=deny and "
@@ -252,8 +276,7 @@ class DistributionPlanner:
                             alternatives=self._alternatives(table, "key_partition"))
         findings = [Finding(
             rule="DI01", severity=Severity.HIGH, object=table.qualified_name,
-            message=f"write-hot table ({float(facts.get('write_qps') or 0):,.0f} writes/s in window {facts.get('window')!r}): "
-                    f"PARTITION BY KEY({', '.join(cols)}) PARTITIONS {partitions}; alternative: pre-split with "
+            message=f"{self._subject(facts)}: PARTITION BY KEY({', '.join(cols)}) PARTITIONS {partitions}; alternative: pre-split with "
                     f"SHARD_ROW_ID_BITS={bits}",
             file=table.source.file, line=table.source.line, details={"evidence": facts},
         )]
@@ -286,8 +309,7 @@ class DistributionPlanner:
                           f"index on the increasing {mono}, so that index stays one hot Region.")
         dist = Distribution("pre_split", shard_row_id_bits=bits, pre_split_regions=split, rationale=rationale,
                             evidence=facts, alternatives=self._alternatives(table, "pre_split"))
-        message = f"write-hot table ({float(facts.get('write_qps') or 0):,.0f} writes/s in window {facts.get('window')!r}): " \
-                  f"{key}SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={split}"
+        message = f"{self._subject(facts)}: {key}SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={split}"
         if blocked:
             message += f" (KEY partitioning ruled out: {'; '.join(blocked)})"
         finding = Finding(rule="DI02", severity=Severity.HIGH, object=table.qualified_name, message=message,
@@ -319,10 +341,11 @@ class DistributionPlanner:
         dist = Distribution("none", rationale=rationale, evidence=facts,
                             alternatives=self._alternatives(table, "none"),
                             would_change_if=f"Configure {' or '.join(choices)} for this table.")
+        window = f" (window {rate.window!r})" if rate.window else ""
         finding = Finding(
             rule="ID04", severity=Severity.HIGH, object=table.qualified_name,
-            message=f"{rate.insert_rate:,.0f} inserts/s (window {rate.window!r}) on the increasing clustered key "
-                    f"{column}: one hot Region. Recommend {advice}; applied only when configured",
+            message=f"{rate.insert_rate:,.0f} inserts/s{window} on the increasing clustered key {column}: one hot "
+                    f"Region. Recommend {advice}; applied only when configured",
             file=table.source.file, line=table.source.line, details={"evidence": facts},
         )
         return TableDesign(dist, clustered=True, findings=(finding,))

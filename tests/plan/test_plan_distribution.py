@@ -135,8 +135,52 @@ def test_increasing_clustered_key_is_only_a_recommendation():
     assert "SHARD_ROW_ID_BITS=4" in finding.message and finding.details["evidence"]["primary_key_monotonic"]
 
 
-def test_one_tikv_node_has_nothing_to_spread_over():
-    assert plan(keywords(), workload=HOT, nodes=1).table("dbo", "keywords").distribution.strategy == "none"
+def test_one_tikv_node_has_nothing_to_spread_over_and_says_so_in_a_finding():
+    p = plan(keywords(), workload=HOT, nodes=1)
+    d = p.table("dbo", "keywords").distribution
+    assert d.strategy == "none" and "PARTITION" not in p.table("dbo", "keywords").ddl
+    assert d.would_change_if == "More than one TiKV node (--tikv-nodes)."
+    [finding] = codes(p, "DI06")
+    assert (finding.object, finding.severity.value, finding.line) == ("dbo.keywords", "high", 68)
+    assert finding.message == (
+        "write-hot table (50,000 writes/s in window 'nightly') on a single TiKV node (--tikv-nodes 1): no table design "
+        "can spread its writes, and seed 000 saw one TiKV node top out near 25,000 inserts/s; size the cluster for this "
+        "rate and plan again with its --tikv-nodes")
+    assert not codes(p, "DI01") and not codes(p, "DI02")
+
+
+def test_one_tikv_node_below_the_threshold_is_no_finding():
+    assert not codes(plan(keywords(), workload=insert_workload("dbo.keywords", 300), nodes=1), "DI06")
+
+
+def test_configured_partition_count_is_not_called_one_per_node():
+    p = plan(keywords(), workload=HOT, config={"tables": {"dbo.keywords": {"distribution": "key_partition", "partitions": 7}}})
+    d = p.table("dbo", "keywords").distribution
+    assert "PARTITION BY KEY(e_type, e_id, s_type, r_id) PARTITIONS 7 (as configured, on 12 TiKV node(s)) starts the " \
+           "table as 7 Regions" in d.rationale
+    assert "one per TiKV node" not in d.rationale
+    assert codes(p, "DI01")[0].message.startswith(
+        "configured in overrides.yaml (50,000 writes/s in window 'nightly'): PARTITION BY KEY(e_type, e_id, s_type, r_id) "
+        "PARTITIONS 7;")
+    # The planner's own count is still one per node.
+    assert "PARTITIONS 12 (one per TiKV node)" in plan(keywords(), workload=HOT).table("dbo", "keywords").distribution.rationale
+
+
+def test_configured_designs_without_a_workload_do_not_invent_a_rate():
+    p = plan(keywords(), config={"tables": {"dbo.keywords": {"distribution": "key_partition", "partitions": 6}}})
+    assert codes(p, "DI01")[0].message == (
+        "configured in overrides.yaml (no captured write rates): PARTITION BY KEY(e_type, e_id, s_type, r_id) "
+        "PARTITIONS 6; alternative: pre-split with SHARD_ROW_ID_BITS=4")
+    p = plan(keywords(), config={"tables": {"dbo.keywords": {"distribution": "pre_split", "shard_row_id_bits": 5,
+                                                             "pre_split_regions": 3}}})
+    assert codes(p, "DI02")[0].message == (
+        "configured in overrides.yaml (no captured write rates): PRIMARY KEY (e_type, e_id, s_type, r_id) NONCLUSTERED "
+        "+ SHARD_ROW_ID_BITS=5 PRE_SPLIT_REGIONS=3")
+    # A workload that never writes the table: known rates, none for it.
+    p = plan(keywords(), entities(), workload=insert_workload("dbo.entities", 10),
+             config={"tables": {"dbo.keywords": {"distribution": "pre_split"}}})
+    assert codes(p, "DI02")[0].message.startswith("configured in overrides.yaml (no captured writes to it): ")
+    assert all("None" not in f.message for f in p.findings if f.rule.startswith("DI"))
 
 
 def test_config_changes_a_tables_distribution():
