@@ -124,6 +124,7 @@ def _read_file(path: Path, collected: _Collected, walked: bool = False) -> None:
     if is_binary(data):
         raise _NotASource(f"{path}: binary file, not SQL text or a capture file")
     text_file = decode(data, path)
+    collected.findings.extend(text_file.findings)  # a cut-off character, invalid bytes, an assumed code page
     kind = detect_kind(text_file)
     if kind == "capture":
         capture = load_capture(path)

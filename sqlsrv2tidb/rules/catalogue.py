@@ -47,6 +47,8 @@ class Examples:
     filename: str | None = None
     """For `file` examples: the name the example is written under (`events.xml`), detected by content."""
     options: dict[str, Any] = field(default_factory=dict)
+    encoding: str | None = None
+    """The codec `fires`/`passes` are saved in (default UTF-8), for rules about how a file's bytes are read."""
     tested_by: str | None = None
     """For `replay` examples, which need a live target: the test that proves them (`tests/x.py::test_y`)."""
 
@@ -235,7 +237,7 @@ def _examples(data: Any, path: Path) -> Examples | None:
     options = data.get("options") or {}
     if not isinstance(options, dict):
         raise InputError(f"{path}: examples.options must be a mapping of Options fields")
-    known = {"kind", "fires", "passes", "schema", "workload", "filename", "options", "tested_by"}
+    known = {"kind", "fires", "passes", "schema", "workload", "filename", "options", "encoding", "tested_by"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise InputError(f"{path}: unknown examples field(s) {', '.join(unknown)}")
@@ -252,6 +254,7 @@ def _examples(data: Any, path: Path) -> Examples | None:
         workload=text("workload"),
         filename=text("filename"),
         options=dict(options),
+        encoding=text("encoding"),
         tested_by=text("tested_by"),
     )
 

@@ -57,7 +57,7 @@ def write_example(examples: Examples, which: str, folder: Path) -> list[Path]:
     elif examples.kind == "file":
         if examples.schema:
             written.append(_write(folder / "schema.sql", examples.schema))
-        written.append(_write(folder / (examples.filename or "source.sql"), text))
+        written.append(_write(folder / (examples.filename or "source.sql"), text, examples.encoding or "utf-8"))
     else:
         raise ValueError(f"examples of kind {examples.kind!r} are not run through the pipeline")
     if examples.workload:
@@ -65,8 +65,8 @@ def write_example(examples: Examples, which: str, folder: Path) -> list[Path]:
     return [folder] if examples.kind == "file" else written
 
 
-def _write(path: Path, text: str) -> Path:
-    path.write_text(text, encoding="utf-8")
+def _write(path: Path, text: str, encoding: str = "utf-8") -> Path:
+    path.write_bytes(text.encode(encoding))
     return path
 
 

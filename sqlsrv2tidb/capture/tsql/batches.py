@@ -172,6 +172,8 @@ class BatchSplitter:
         except InputError as exc:
             self.findings.add("IN05", Severity.HIGH, tok.source.path, f":r {name}: {exc}", tok, statement=tok)
             return
+        for finding in text_file.findings:  # how the included file's bytes were read
+            self.findings.add_finding(finding)
         self.state.including.append(target.resolve())
         try:
             yield from self._read(Source(str(target), text_file.text), target)

@@ -64,8 +64,12 @@ class Findings:
             details["statement"] = snippet(statement.source, statement.start)
             if file is None:
                 file, line = statement.source.path, statement.line
-        key = (rule, file, line, message)
+        self.add_finding(Finding(rule, severity, obj, message, file, line, details))
+
+    def add_finding(self, finding: Finding) -> None:
+        """Keep a finding made elsewhere (e.g. by the text decoder), unless it is already here."""
+        key = (finding.rule, finding.file, finding.line, finding.message)
         if key in self._seen:
             return
         self._seen.add(key)
-        self.items.append(Finding(rule, severity, obj, message, file, line, details))
+        self.items.append(finding)
