@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import InputError, UsageError
-from ..model import Capture, Database, Finding, ServerInfo, Severity, Workload, load_capture
+from ..model import Capture, Database, Finding, ServerInfo, Severity, Workload
+from ..model.capture import is_cut_off, parse_capture
 from ..model.workload import parse_time
 from ..progress import NullProgress, Progress
 from .textfile import TextFile, decode, is_binary
@@ -127,7 +129,7 @@ def _read_file(path: Path, collected: _Collected, walked: bool = False) -> None:
     collected.findings.extend(text_file.findings)  # a cut-off character, invalid bytes, an assumed code page
     kind = detect_kind(text_file)
     if kind == "capture":
-        capture = load_capture(path)
+        capture = parse_capture(text_file.text, path)
         collected.set_schema(str(path), capture.database)
         collected.workloads.append(capture.workload)
         collected.findings.extend(capture.findings)
@@ -208,9 +210,9 @@ def detect_kind(text_file: TextFile) -> str:
     if looks_like_catalog(head):  # also a capture-script output saved with headers or messages around it
         return "catalog"
     if head.startswith("{") or head.startswith("["):
-        fmt = _json_format(text)
-        if fmt is not None and fmt.startswith("sqlsrv2tidb.capture/"):
-            return "capture"
+        fmt, cut_at = _json_format(text)
+        if (fmt is not None and fmt.startswith("sqlsrv2tidb.capture/")) or (cut_at and _CAPTURE_START.match(head)):
+            return "capture"  # a cut-off capture too: parse_capture says where it ends
         if fmt is not None and fmt.startswith("sqlsrv2tidb.catalog/"):
             return "catalog"
         if fmt is not None and fmt.startswith("sqlsrv2tidb."):
@@ -219,6 +221,8 @@ def detect_kind(text_file: TextFile) -> str:
 
         if looks_like_query_store_export(text_file):
             return "query_store"
+        if cut_at:
+            return f"JSON cut off at line {cut_at}: the file ends before the document does"
         return "JSON that is neither a capture nor a Query Store export"
     if head.startswith("<"):
         from .xevents import looks_like_xevents
@@ -242,14 +246,19 @@ def detect_kind(text_file: TextFile) -> str:
     return "sql_workload"
 
 
-def _json_format(text: str) -> str | None:
+# `save_capture` writes the database first and `format` last, so a cut-off capture starts like this.
+_CAPTURE_START = re.compile(r'\{\s*"database"\s*:\s*\{')
+
+
+def _json_format(text: str) -> tuple[str | None, int | None]:
+    """(the document's `format` field, None), or (None, the last line) when the JSON is cut off."""
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
-        return None
+    except json.JSONDecodeError as exc:
+        return None, (text.rstrip().count("\n") + 1 if is_cut_off(text, exc) else None)
     if isinstance(data, dict) and isinstance(data.get("format"), str):
-        return data["format"]
-    return None
+        return data["format"], None
+    return None, None
 
 
 def _merge(workloads: list[Workload]) -> Workload:

@@ -11,6 +11,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ..errors import InputError
 from .finding import Finding
 from .schema import Database
 from .serde import from_dict, to_dict
@@ -42,11 +43,47 @@ class Capture:
 
 
 def save_capture(capture: Capture, path: Path) -> None:
-    path.write_text(json.dumps(to_dict(capture), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    """Write `capture.json` through a temporary file, so a failed write never leaves half a capture."""
+    from ..outdir import write_text
+
+    write_text(path, json.dumps(to_dict(capture), indent=1, ensure_ascii=False) + "\n")
 
 
 def load_capture(path: Path) -> Capture:
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if data.get("format") != CAPTURE_FORMAT:
-        raise ValueError(f"{path}: not a {CAPTURE_FORMAT} file (format {data.get('format')!r})")
-    return from_dict(Capture, data)
+    """Read a capture written by `save_capture`; a damaged or foreign file is an InputError naming the field."""
+    try:
+        text = Path(path).read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path}: cannot read ({getattr(exc, 'strerror', None) or exc})") from None
+    return parse_capture(text, path)
+
+
+def parse_capture(text: str, path: Path | str) -> Capture:
+    """The Capture in the text of a `capture.json`; `path` only names the file in errors."""
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        if is_cut_off(text, exc):
+            raise InputError(
+                f"{path}: capture JSON is cut off: the file ends at line {text.rstrip().count(chr(10)) + 1} inside "
+                "the document (its last field, format, is missing); copy or write it again") from None
+        raise InputError(f"{path}: capture JSON is not valid JSON ({exc.msg} at line {exc.lineno}, column "
+                         f"{exc.colno})") from None
+    if not isinstance(data, dict):
+        raise InputError(f"{path}: capture JSON holds a {type(data).__name__}, not an object")
+    fmt = data.get("format")
+    if fmt != CAPTURE_FORMAT:
+        raise InputError(f"{path}: field format is {fmt!r}, and this version of sqlsrv2tidb reads "
+                         f"{CAPTURE_FORMAT}; write the capture again with this version (schema SOURCES --json FILE)")
+    try:
+        return from_dict(Capture, data)
+    except ValueError as exc:
+        where = str(exc).removeprefix("Capture.").removeprefix("Capture")
+        raise InputError(f"{path}: damaged capture: field {where.lstrip(': ')}") from None
+
+
+def is_cut_off(text: str, exc: json.JSONDecodeError) -> bool:
+    """True if JSON failed only because the text stops before the document does (a truncated copy)."""
+    return exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")

@@ -94,12 +94,20 @@ def _convert(tp: Any, value: Any, where: str) -> Any:
             raise TypeError(f"{where}: expected an object for {tp.__name__}, got {type(value).__name__}")
         hints = _hints(tp)
         kwargs = {}
+        missing = []
         for f in dataclasses.fields(tp):
             if f.name in value:
                 kwargs[f.name] = _convert(hints[f.name], value[f.name], f"{where}.{f.name}")
+            elif f.init and f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+                missing.append(f.name)
+        if missing:
+            raise TypeError(f"{where}: missing {', '.join(missing)}")
         return tp(**kwargs)
     if isinstance(tp, type) and issubclass(tp, enum.Enum):
-        return tp(value)
+        try:
+            return tp(value)
+        except ValueError:
+            raise ValueError(f"{where}: {value!r} is not one of {', '.join(repr(m.value) for m in tp)}") from None
     if tp is float and isinstance(value, int) and not isinstance(value, bool):
         return float(value)
     if tp in (int, float, str, bool):
