@@ -2,17 +2,20 @@
 
 Run on purpose, never from the test suite:
 
-    python3 benchmarks/replay/bench.py [--seconds 8] [--json results.json]
+    python3 benchmarks/replay/bench.py [--seconds 8] [--rounds 3] [--json results.json]
 
 It starts a private MariaDB (the same class the tests use), creates seed 000's `keywords` table,
 and for the single-row INSERT and a point SELECT, at 1 and 16 connections, measures:
-- sysbench 1.0 with `keywords.lua` (closed loop, as fast as it can);
+- sysbench 1.0 with `keywords.lua`, flat out (closed loop, as fast as it can);
 - a bare driver loop (threads calling `cursor.execute` as fast as they can) per installed driver;
-- the replay engine per driver: once asked for far more than it can send (its own ceiling, the
-  closed-loop equivalent) and once at 70 % of that ceiling (below saturation: schedule accuracy).
+- the replay engine per driver, asked for far more than it can send (its own ceiling, the
+  closed-loop equivalent);
+- then every engine and sysbench (`--rate`) paced at one common rate, 70 % of the slowest engine's
+  ceiling: below saturation, so the schedule's accuracy shows, and costs compare at the same rate.
 Client CPU is user + system time of the client processes (getrusage of the benchmark and its
-reaped children; the server runs on as a child and is not counted until it stops).
-"""
+reaped children; the server runs on as a child and is not counted until it stops). Ratios divide
+by sysbench's CPU per statement in the same round and mode (flat out by flat out, paced by paced).
+""""""
 
 from __future__ import annotations
 
@@ -49,17 +52,19 @@ def client_cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def sysbench(server: MariaDB, db: str, statement: str, threads: int, seconds: float) -> dict:
+def sysbench(server: MariaDB, db: str, statement: str, threads: int, seconds: float, rate: float = 0) -> dict:
+    """sysbench flat out (`rate` 0), or paced at `rate` statements per second (its `--rate`)."""
     cpu0 = client_cpu()
     out = subprocess.run(
         ["sysbench", str(HERE / "keywords.lua"), f"--statement={statement}", f"--threads={threads}",
          f"--time={int(seconds)}", "--mysql-host=127.0.0.1", f"--mysql-port={server.port}", "--mysql-user=root",
-         f"--mysql-db={db}", "--db-ps-mode=disable", "--rand-type=uniform", "run"],
+         f"--mysql-db={db}", "--db-ps-mode=disable", "--rand-type=uniform", f"--rate={int(rate)}", "run"],
         check=True, capture_output=True, text=True, cwd=HERE,
     ).stdout
     cpu = client_cpu() - cpu0
     queries = int(re.search(r"queries:\s+(\d+)", out)[1])
-    return {"statements": queries, "qps": queries / seconds, "cpu_s": cpu}
+    row = {"statements": queries, "qps": queries / seconds, "cpu_s": cpu}
+    return {**row, "target_qps": int(rate)} if rate else row
 
 
 def _bare_worker(url: str, driver: str, sql: str, threads: int, seconds: float, out: multiprocessing.Queue) -> None:
@@ -72,13 +77,15 @@ def _bare_worker(url: str, driver: str, sql: str, threads: int, seconds: float, 
     is_insert = sql.startswith("INSERT")
 
     def loop(i: int) -> None:
-        rng, run, n = random.Random(), conns[i].run, 0  # fresh keys every run
+        rng, run, n = random.Random(), conns[i].cursor.execute, 0  # the driver as an application uses it; fresh keys
+        fetchall = conns[i].cursor.fetchall
         while time.perf_counter() < deadline:
             if is_insert:
                 run(sql, (rng.randint(1, 8), rng.randint(1, 2_100_000_000), rng.randint(1, 3),
                           rng.randint(1, 2_100_000_000)))
             else:
                 run(sql, (rng.randint(1, 8), rng.randint(1, 2_100_000_000)))
+                fetchall()
             n += 1
         counts[i] = n
 
@@ -119,7 +126,8 @@ def engine(server: MariaDB, db: str, driver: str, statement: str, conns: int, se
         doc = run_replay(capture, translation, parse_target(server.url(db)), config, out=Path(out)).result
         cpu = client_cpu() - cpu0
     return {"statements": doc["statements"], "qps": doc["achieved_qps"], "cpu_s": cpu, "target_qps": qps,
-            "errors": doc["errors"], "p99_ms": doc["latency_ms"]["p99"], "service_p99_ms": doc["service_ms"]["p99"]}
+            "errors": doc["errors"], "p99_ms": doc["latency_ms"]["p99"], "service_p99_ms": doc["service_ms"]["p99"],
+            "send_cpu_us_per_statement": doc["client_cpu"]["us_per_statement"]}
 
 
 def per_statement_us(row: dict) -> float:
@@ -129,6 +137,7 @@ def per_statement_us(row: dict) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=8.0)
+    parser.add_argument("--rounds", type=int, default=1, help="repeat the whole matrix; the summary takes medians")
     parser.add_argument("--json", type=Path)
     parser.add_argument("--connections", default="1,16")
     args = parser.parse_args()
@@ -142,43 +151,73 @@ def main() -> None:
         db = server.create_database("bench")
         with server.connect(db) as conn, conn.cursor() as cur:
             cur.execute(KEYWORDS_DDL)
-        for statement in ("insert", "select"):
-            for conns in (int(c) for c in args.connections.split(",")):
-                def add(tool: str, driver: str, result: dict, mode: str = "max", statement: str = statement,
-                        conns: int = conns) -> dict:
-                    row = {"statement": statement, "connections": conns, "tool": tool, "driver": driver,
-                           "mode": mode, **result, "cpu_us_per_statement": per_statement_us(result)}
-                    rows.append(row)
-                    print(json.dumps(row), flush=True)
-                    return row
+        for round_ in range(1, args.rounds + 1):
+            for statement in ("insert", "select"):
+                for conns in (int(c) for c in args.connections.split(",")):
+                    def add(tool: str, driver: str, result: dict, mode: str = "max", statement: str = statement,
+                            conns: int = conns, round_: int = round_) -> dict:
+                        row = {"round": round_, "statement": statement, "connections": conns, "tool": tool,
+                               "driver": driver, "mode": mode, **result,
+                               "cpu_us_per_statement": per_statement_us(result)}
+                        rows.append(row)
+                        print(json.dumps(row), flush=True)
+                        return row
 
-                ref = add("sysbench", "libmariadb", sysbench(server, db, statement, conns, args.seconds))
-                for d in names:
-                    if d != "asyncmy":
-                        add("bare-loop", d, bare(server, db, d, statement, conns, args.seconds))
-                for d in names:
-                    top = add("engine", d, engine(server, db, d, statement, conns, args.seconds, ref["qps"] * 4))
-                    add("engine", d, engine(server, db, d, statement, conns, args.seconds, round(top["qps"] * 0.7)),
-                        mode="70%")
+                    ref = add("sysbench", "libmariadb", sysbench(server, db, statement, conns, args.seconds))
+                    for d in names:
+                        if d != "asyncmy":
+                            add("bare-loop", d, bare(server, db, d, statement, conns, args.seconds))
+                    ceilings = [add("engine", d, engine(server, db, d, statement, conns, args.seconds,
+                                                        ref["qps"] * 4))["qps"] for d in names]
+                    # One paced rate for every tool of the cell: 70 % of the slowest engine's ceiling, so
+                    # each is below saturation and per-statement costs compare at the same rate.
+                    paced = round(min(ceilings) * 0.7)
+                    for d in names:
+                        add("engine", d, engine(server, db, d, statement, conns, args.seconds, paced), mode="paced")
+                    add("sysbench", "libmariadb", sysbench(server, db, statement, conns, args.seconds, paced),
+                        mode="paced")
     finally:
         server.stop()
     if args.json:
         args.json.write_text(json.dumps(rows, indent=1) + "\n")
     print_table(rows)
+    print_summary(rows)
+
+
+def _reference(rows: list[dict], r: dict) -> dict:
+    """The sysbench row of the same round, statement, connections and mode (paced against paced)."""
+    return next(x for x in rows if x["tool"] == "sysbench" and x["round"] == r["round"] and x["mode"] == r["mode"]
+                and x["statement"] == r["statement"] and x["connections"] == r["connections"])
 
 
 def print_table(rows: list[dict]) -> None:
-    print("\n| statement | conns | tool | driver | mode | target q/s | achieved q/s | achieved/target | "
+    print("\n| round | statement | conns | tool | driver | mode | target q/s | achieved q/s | achieved/target | "
           "client CPU µs/stmt | × sysbench CPU/stmt |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("|---:|---|---:|---|---|---|---:|---:|---:|---:|---:|")
     for r in rows:
-        ref = next(x for x in rows if x["tool"] == "sysbench" and x["statement"] == r["statement"]
-                   and x["connections"] == r["connections"])
+        ref = _reference(rows, r)
         target = r.get("target_qps")
         ratio = f"{r['qps'] / target:.4f}" if target and r["mode"] != "max" else ""
-        print(f"| {r['statement']} | {r['connections']} | {r['tool']} | {r['driver']} | {r['mode']} | "
+        print(f"| {r['round']} | {r['statement']} | {r['connections']} | {r['tool']} | {r['driver']} | {r['mode']} | "
               f"{target or '':} | {r['qps']:.0f} | {ratio} | {r['cpu_us_per_statement']:.1f} | "
               f"{r['cpu_us_per_statement'] / ref['cpu_us_per_statement']:.2f} |")
+
+
+def print_summary(rows: list[dict]) -> None:
+    """Median over rounds of each cell's ratio to sysbench (same round, same mode) and of its accuracy."""
+    from statistics import median
+
+    cells: dict[tuple, list[dict]] = {}
+    for r in rows:
+        if r["tool"] != "sysbench":
+            cells.setdefault((r["statement"], r["connections"], r["tool"], r["driver"], r["mode"]), []).append(r)
+    print("\n| statement | conns | tool | driver | mode | rounds | median × sysbench CPU/stmt | "
+          "median achieved/target |")
+    print("|---|---:|---|---|---|---:|---:|---:|")
+    for (statement, conns, tool, driver, mode), group in cells.items():
+        ratio = median(r["cpu_us_per_statement"] / _reference(rows, r)["cpu_us_per_statement"] for r in group)
+        accuracy = (f"{median(r['qps'] / r['target_qps'] for r in group):.4f}" if mode == "paced" else "")
+        print(f"| {statement} | {conns} | {tool} | {driver} | {mode} | {len(group)} | {ratio:.2f} | {accuracy} |")
 
 
 if __name__ == "__main__":

@@ -55,11 +55,15 @@ def resolve(name: str) -> DriverInfo:
 
 
 class Connection:
-    """A blocking connection: `run(sql, params)` executes one statement and reads its whole result."""
+    """A blocking connection: `run(sql, params)` executes one statement and reads its whole result.
 
-    def __init__(self, raw: Any, cursor: Any) -> None:
+    `run` is the driver's cursor.execute unless a leaner sender is given (mysqlclient: see
+    `_mysqlclient_sender`); `fetch` always goes through the cursor.
+    """
+
+    def __init__(self, raw: Any, cursor: Any, run: Callable[[str, tuple[Any, ...]], Any] | None = None) -> None:
         self.raw = raw
-        self.run: Callable[[str, tuple[Any, ...]], Any] = cursor.execute
+        self.run: Callable[[str, tuple[Any, ...]], Any] = run or cursor.execute
         self.cursor = cursor
 
     def fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
@@ -82,6 +86,7 @@ def connect(target: Target, driver: str, *, timeout: float = 5.0) -> Connection:
         import MySQLdb
 
         raw = MySQLdb.connect(passwd=password, db=target.database, **common)
+        return Connection(raw, raw.cursor(), _mysqlclient_sender(raw))
     elif driver == "pymysql":
         import pymysql
 
@@ -89,6 +94,37 @@ def connect(target: Target, driver: str, *, timeout: float = 5.0) -> Connection:
     else:
         raise UsageError(f"driver {driver!r} has no blocking connection")
     return Connection(raw, raw.cursor())
+
+
+def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:
+    """What mysqlclient's cursor.execute does for a replayed statement, without the cursor's bookkeeping.
+
+    The cursor's Python layer (discarding the last result, mogrifying, rowcount, lastrowid,
+    description, the rows kept for fetchall) costs about as much CPU per statement as the round
+    trip itself (benchmarks/replay/RESULTS.md). Replay needs none of it: this formats the values
+    with the connection's own `literal` (the same escaping the cursor uses), sends the text, and
+    reads every result set to the end so the connection is ready for the next statement. Errors
+    are the driver's own exceptions, exactly as from the cursor.
+    """
+    literal, query, store, next_result = raw.literal, raw.query, raw.store_result, raw.next_result
+    encoding = raw.encoding
+    encoded: dict[str, bytes] = {}
+
+    def run(sql: str, params: tuple[Any, ...]) -> None:
+        text = encoded.get(sql)
+        if text is None:
+            text = encoded[sql] = sql.encode(encoding)
+        # Always formatted, as the cursor does when given values: `%%` in the text becomes `%`.
+        query(text % tuple([literal(v) for v in params]))
+        result = store()
+        if result is not None:
+            result.fetch_row(0)
+        while next_result() == 0:
+            result = store()
+            if result is not None:
+                result.fetch_row(0)
+
+    return run
 
 
 class AsyncConnection:
