@@ -40,8 +40,15 @@ from .table_rates import TableRate
 
 KEY_PARTITION_SINCE = Version(7, 0)
 GLOBAL_INDEX_SINCE = Version(8, 3)
+GLOBAL_INDEX_GA_SINCE = Version(8, 4)
+"""Global indexes are experimental in v8.3 and need `tidb_enable_global_index = ON`; v8.4 made them GA
+and the switch always on (https://docs.pingcap.com/tidb/stable/global-indexes)."""
 SCATTER_ENUM_SINCE = Version(8, 4)
 """`tidb_scatter_region` became SESSION|GLOBAL with values ''/TABLE/GLOBAL in v8.4 (pingcap/docs#18901)."""
+TABLE_ATTRIBUTES_SINCE = Version(5, 3)
+"""`ALTER TABLE ... ATTRIBUTES 'merge_option=deny'` arrived in v5.3.0 (https://docs.pingcap.com/tidb/stable/table-attributes)."""
+_NO_ATTRIBUTES = ("TiDB {version} has no table attributes (v5.3+); pause Region merge for the load with pd-ctl "
+                  "`config set merge-schedule-limit 0` and restore it afterwards")
 MAX_SHARD_BITS = 15
 AUTO_RANDOM_TYPES = ("int", "bigint", "smallint", "tinyint", "decimal", "numeric")
 """SQL Server types of a key column AUTO_RANDOM may take over (widened to BIGINT; IDENTITY allows no others)."""
@@ -215,8 +222,9 @@ class DistributionPlanner:
         mono = monotonic_column(table)
         if chosen != "pre_split":
             key = f"PRIMARY KEY ({pk}) NONCLUSTERED + " if pk else ""
+            deny = "ATTRIBUTES 'merge_option=deny' and " if self.version >= TABLE_ATTRIBUTES_SINCE else ""
             out.append(f"pre_split: {key}SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={bits} (2^{bits} Regions) with "
-                       "ATTRIBUTES 'merge_option=deny' and tidb_scatter_region; key lookups then read the row through "
+                       f"{deny}tidb_scatter_region; key lookups then read the row through "
                        "the primary-key index" + (f", and that index on the increasing {mono} stays one hot Region" if mono else ""))
         if chosen != "auto_random" and mono and not auto_random_blockers(table):
             out.append("auto_random: AUTO_RANDOM on a BIGINT first key column scatters new ids; ids stop being "
@@ -280,11 +288,14 @@ class DistributionPlanner:
                     f"SHARD_ROW_ID_BITS={bits}",
             file=table.source.file, line=table.source.line, details={"evidence": facts},
         )]
+        experimental = ("; global indexes are experimental in TiDB 8.3 and need tidb_enable_global_index = ON, which "
+                        "04-indexes.sql sets for its session" if self.version < GLOBAL_INDEX_GA_SINCE else "")
         for name in sorted(global_unique):
             findings.append(Finding(
                 rule="DI03", severity=Severity.INFO, object=f"{table.qualified_name}.{name}",
                 message=f"unique key {name} does not contain the partition columns ({', '.join(cols)}); it becomes a "
-                        f"GLOBAL index (TiDB {self.version} >= 8.3), which costs a cross-partition write on every insert",
+                        f"GLOBAL index (TiDB {self.version} >= 8.3), which costs a cross-partition write on every insert"
+                        + experimental,
                 file=table.source.file, line=table.source.line,
             ))
         # Each partition starts as an empty Region; keep PD from merging them back before the load.
@@ -299,10 +310,12 @@ class DistributionPlanner:
         pk = table.primary_key
         key = f"PRIMARY KEY ({', '.join(pk.column_names)}) NONCLUSTERED + " if pk else ""
         why = f" KEY partitioning is ruled out: {'; '.join(blocked)}." if blocked else ""
+        merge_deny = self.version >= TABLE_ATTRIBUTES_SINCE
+        keep = ("merge_option=deny keeps PD from merging them back while empty" if merge_deny else
+                f"nothing keeps PD from merging them back while empty ({_NO_ATTRIBUTES.format(version=self.version)})")
         rationale = (f"{hot}{why} {key}SHARD_ROW_ID_BITS={bits} scatters row ids over 2^{bits} shards, "
-                     f"PRE_SPLIT_REGIONS={split} starts the table as 2^{split} Regions, merge_option=deny keeps PD from "
-                     f"merging them back while empty, and tidb_scatter_region makes CREATE TABLE wait until they are "
-                     f"spread (seed 000: ~60,000 inserts/s on 12 TiKV nodes).")
+                     f"PRE_SPLIT_REGIONS={split} starts the table as 2^{split} Regions, {keep}, and tidb_scatter_region "
+                     f"makes CREATE TABLE wait until they are spread (seed 000: ~60,000 inserts/s on 12 TiKV nodes).")
         mono = monotonic_column(table)
         if mono is not None:
             rationale += (f" This spreads the rows only: every insert still adds its entry at the end of the primary-key "
@@ -312,9 +325,11 @@ class DistributionPlanner:
         message = f"{self._subject(facts)}: {key}SHARD_ROW_ID_BITS={bits} PRE_SPLIT_REGIONS={split}"
         if blocked:
             message += f" (KEY partitioning ruled out: {'; '.join(blocked)})"
+        if not merge_deny:
+            message += f"; no merge_option=deny: {_NO_ATTRIBUTES.format(version=self.version)}"
         finding = Finding(rule="DI02", severity=Severity.HIGH, object=table.qualified_name, message=message,
                           file=table.source.file, line=table.source.line, details={"evidence": facts})
-        return TableDesign(dist, clustered=False, merge_deny=True, findings=(finding,))
+        return TableDesign(dist, clustered=False, merge_deny=merge_deny, findings=(finding,))
 
     def _recommend_for_increasing_key(self, table: Table, facts: dict[str, object], hot: str, column: str,
                                       rate: TableRate) -> TableDesign:

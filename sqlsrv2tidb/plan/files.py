@@ -25,7 +25,13 @@ from ..model.plan import DdlFile
 from ..options import Options, Version
 from ..translate.ddl import DdlRenderer, FileDdl, SequenceDdl, SourceBlock, is_comment_only, split_statements
 from .config import PlanConfig
-from .distribution import SCATTER_ENUM_SINCE, TableDesign
+from .distribution import (
+    GLOBAL_INDEX_GA_SINCE,
+    GLOBAL_INDEX_SINCE,
+    SCATTER_ENUM_SINCE,
+    TABLE_ATTRIBUTES_SINCE,
+    TableDesign,
+)
 from .identity import SequencePlan
 from .views import ViewOutcome
 
@@ -98,8 +104,16 @@ def assemble_files(
                        table_statements, renderer))
 
     placement = []
+    placement_header = [*common, "TiDB ONLY: these statements have no MySQL form; do not run this file on MySQL or MariaDB.",
+                        "Run it right after 02-tables.sql, before the data load."]
+    attributes = options.tidb_version >= TABLE_ATTRIBUTES_SINCE
+    if spread and not attributes:
+        placement_header.append(
+            f"TiDB {options.tidb_version} has no table attributes (v5.3+), so no merge_option=deny for "
+            f"{', '.join(t.target for t in spread)}: pause Region merge for the load with pd-ctl "
+            "`config set merge-schedule-limit 0`, and restore it afterwards (finding DI02).")
     for t in tables:
-        if t.design.merge_deny:
+        if t.design.merge_deny and attributes:
             placement.append(renderer.tidb_statement(
                 f"ALTER TABLE {t.target} ATTRIBUTES 'merge_option=deny'",
                 (f"{t.table.qualified_name}: keep PD from merging its empty pre-split Regions (or partitions) back "
@@ -113,11 +127,15 @@ def assemble_files(
     if scatter_global:
         placement.append(renderer.tidb_statement("SET GLOBAL tidb_scatter_region = OFF",
                                                  ("Undo the setting made at the top of 02-tables.sql.",)))
-    files.append(_file("03-tidb-placement.sql", "TiDB-only placement statements",
-                       [*common, "TiDB ONLY: these statements have no MySQL form; do not run this file on MySQL or MariaDB.",
-                        "Run it right after 02-tables.sql, before the data load."], placement, renderer))
+    files.append(_file("03-tidb-placement.sql", "TiDB-only placement statements", placement_header, placement, renderer))
 
     settings = []
+    global_tables = [t.target for t in tables if t.design.global_unique]
+    if global_tables and GLOBAL_INDEX_SINCE <= options.tidb_version < GLOBAL_INDEX_GA_SINCE:
+        settings.append(renderer.tidb_statement(
+            "/*T! SET SESSION tidb_enable_global_index = ON */",
+            (f"Global indexes ({', '.join(global_tables)}) are experimental in TiDB 8.3 and refused unless this switch "
+             "is on; from v8.4 they are GA and it is always on (https://docs.pingcap.com/tidb/stable/global-indexes).",)))
     if options.tidb_version >= FAST_REORG_SINCE:
         settings.append(renderer.tidb_statement("/*T! SET GLOBAL tidb_ddl_enable_fast_reorg = ON */",
                                                 ("Build indexes in ingest mode (seed 004).",)))

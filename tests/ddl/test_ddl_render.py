@@ -123,6 +123,30 @@ def test_every_feature_parses_as_tidb_and_runs_on_mariadb(version, tidb_parser, 
     assert heap.distribution.strategy == "pre_split" and "SHARD_ROW_ID_BITS=2 PRE_SPLIT_REGIONS=2" in heap.ddl
 
 
+@pytest.mark.mariadb
+@pytest.mark.tidb_parser
+@pytest.mark.parametrize(("version", "unique", "setting"), [
+    ("5.2", False, None),  # pre-split without table attributes
+    ("8.3", True, "/*T! SET SESSION tidb_enable_global_index = ON */"),  # experimental global index
+    ("8.4", True, None),
+])
+def test_version_gated_designs_parse_as_tidb_and_run_on_mariadb(version, unique, setting, tidb_parser, mariadb, database):
+    from sqlsrv2tidb.options import Version
+
+    plan = build_plan(capture(keywords(unique=unique), workload=insert_workload("dbo.keywords", 50_000)),
+                      Options(tidb_version=Version.parse(version), tikv_nodes=12))
+    assert parse_errors(tidb_parser, plan) == []
+    with mariadb.connect(database) as conn:
+        assert apply(conn, plan) == []
+        with conn.cursor() as cur:
+            cur.execute("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = %s "
+                        "AND index_name = 'UQ_keywords_d_order'", (database,))
+            assert cur.fetchone() == ((1,) if unique else (0,))
+    sql = [s for _, s in statements(plan)]
+    assert any(setting in s for s in sql) if setting else not any("tidb_enable_global_index" in s for s in sql)
+    assert any("ATTRIBUTES 'merge_option=deny'" in s for s in sql) == (version != "5.2")
+
+
 def test_statements_are_counted_and_files_ordered():
     plan = build_plan(kitchen_sink(), Options())
     assert [f.name for f in plan.files] == sorted(f.name for f in plan.files)

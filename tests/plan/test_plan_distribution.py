@@ -84,6 +84,24 @@ def test_before_7_0_there_is_no_key_partitioning(version):
     assert "SET GLOBAL tidb_scatter_region = OFF;" in next(f for f in p.files if f.name.startswith("03")).content
 
 
+def test_before_5_3_there_are_no_table_attributes():
+    p = plan(keywords(), workload=HOT, version="5.2")
+    t = p.table("dbo", "keywords")
+    assert t.distribution.strategy == "pre_split" and "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */" in t.ddl
+    placement = next(f for f in p.files if f.name == "03-tidb-placement.sql").content
+    assert "ATTRIBUTES" not in placement
+    assert ("-- TiDB 5.2.0 has no table attributes (v5.3+), so no merge_option=deny for keywords: pause Region merge "
+            "for the load with pd-ctl `config set merge-schedule-limit 0`, and restore it afterwards (finding DI02).") in placement
+    [finding] = codes(p, "DI02")
+    assert finding.message.endswith("; no merge_option=deny: TiDB 5.2.0 has no table attributes (v5.3+); pause Region "
+                                    "merge for the load with pd-ctl `config set merge-schedule-limit 0` and restore it "
+                                    "afterwards")
+    assert "merge_option=deny keeps PD" not in t.distribution.rationale
+    # From v5.3 the attribute is written.
+    assert "ALTER TABLE keywords ATTRIBUTES 'merge_option=deny';" in next(
+        f.content for f in plan(keywords(), workload=HOT, version="5.3").files if f.name == "03-tidb-placement.sql")
+
+
 @pytest.mark.parametrize("version", ["7.0", "7.5.0", "8.1"])
 def test_from_7_0_key_partitioning(version):
     assert plan(keywords(), workload=HOT, version=version).table("dbo", "keywords").distribution.strategy == "key_partition"
@@ -101,6 +119,29 @@ def test_unique_key_without_partition_columns_is_global_from_8_3():
     assert t.distribution.strategy == "key_partition"
     assert "CREATE UNIQUE INDEX UQ_keywords_d_order ON keywords (d_order) /*T![global_index] GLOBAL */;" in "\n".join(t.post_data_ddl)
     assert codes(p, "DI03")[0].object == "dbo.keywords.uq_keywords_d_order"
+
+
+def test_global_indexes_in_8_3_switch_on_tidb_enable_global_index():
+    p = plan(keywords(unique=True), workload=HOT, version="8.3")
+    indexes = next(f for f in p.files if f.name == "04-indexes.sql").content
+    assert "/*T! SET SESSION tidb_enable_global_index = ON */;" in indexes
+    assert indexes.index("tidb_enable_global_index") < indexes.index("CREATE UNIQUE INDEX UQ_keywords_d_order")
+    assert "-- Global indexes (keywords) are experimental in TiDB 8.3 and refused unless this switch is on" in indexes
+    assert codes(p, "DI03")[0].message.endswith(
+        "; global indexes are experimental in TiDB 8.3 and need tidb_enable_global_index = ON, which 04-indexes.sql sets "
+        "for its session")
+
+
+@pytest.mark.parametrize("version", ["8.4", "8.5"])
+def test_global_indexes_from_8_4_need_no_switch(version):
+    p = plan(keywords(unique=True), workload=HOT, version=version)
+    assert "tidb_enable_global_index" not in next(f for f in p.files if f.name == "04-indexes.sql").content
+    assert "experimental" not in codes(p, "DI03")[0].message
+
+
+def test_no_global_index_no_switch():
+    assert "tidb_enable_global_index" not in next(
+        f for f in plan(keywords(), workload=HOT, version="8.3").files if f.name == "04-indexes.sql").content
 
 
 @pytest.mark.parametrize("direction", ["on", "to"])
