@@ -12,7 +12,7 @@ from sqlglot import exp
 from .transforms import Context
 from .transforms_pivot import source_columns
 from .typing import _sources as sources
-from .typing import table_key
+from .typing import dml_target, table_key
 
 
 def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
@@ -27,6 +27,8 @@ def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
         return output_clause(tree, ctx)
     if isinstance(tree, exp.Update) and tree.args.get("from_") is not None:
         return [update_from(tree, ctx)]
+    if isinstance(tree, exp.Delete) and tree.args.get("tables"):
+        return [delete_from(tree, ctx)]
     return [tree]
 
 
@@ -44,14 +46,7 @@ def update_from(update: exp.Update, ctx: Context) -> exp.Expr:
     if update.args.get("limit") is not None or update.args.get("order") is not None:
         ctx.note("QY05", "unsupported", "UPDATE TOP (n) ... FROM has no TiDB form: a multi-table UPDATE takes no LIMIT.")
         return update
-    target_name = target.alias_or_name.lower()
-    found = None
-    for candidate in [source, *[j.this for j in source.args.get("joins") or []]]:
-        if isinstance(candidate, exp.Table) and target_name in (candidate.alias_or_name.lower(), candidate.name.lower()):
-            if not target.alias and candidate.alias and target_name != candidate.alias.lower() and target.db:
-                continue
-            found = candidate
-            break
+    found = dml_target(update, target)
     new = update.copy()
     new.set("from_", None)
     if found is not None:
@@ -70,6 +65,37 @@ def update_from(update: exp.Update, ctx: Context) -> exp.Expr:
         if isinstance(column, exp.Column) and not column.table:
             column.set("table", exp.to_identifier(qualifier))
     ctx.note("QY05", "rewritten", "UPDATE ... FROM ... JOIN becomes MySQL's multi-table UPDATE (joins before SET).")
+    return new
+
+
+def delete_from(delete: exp.Delete, ctx: Context) -> exp.Expr:
+    """`DELETE FROM dbo.orders FROM dbo.orders o JOIN ...` -> `DELETE o FROM orders AS o JOIN ...`.
+
+    T-SQL binds a DELETE target that names a FROM table to that reference, aliased or not; MySQL's
+    multi-table DELETE must name it by its alias (error 1109, unknown table, otherwise). A target
+    absent from FROM is joined to the FROM sources, as SQL Server does.
+    https://learn.microsoft.com/sql/t-sql/statements/delete-transact-sql#from-table_source
+    https://docs.pingcap.com/tidb/stable/sql-statement-delete
+    """
+    new = delete.copy()
+    targets = []
+    for target in new.args["tables"]:
+        bound = dml_target(new, target)
+        if bound is None and isinstance(new.this, exp.Table):
+            joined = target.copy()
+            joined.set("joins", [exp.Join(this=new.this.copy())])
+            joined.args["joins"][0].this.set("joins", None)
+            joined.args["joins"].extend(j.copy() for j in new.this.args.get("joins") or [])
+            new.set("this", joined)
+            ctx.note("QY05", "rewritten", "DELETE ... FROM without its target in FROM joins the target to the FROM sources.")
+            targets.append(target)
+        elif bound is not None and bound.alias and bound.alias.lower() != target.name.lower():
+            ctx.note("QY05", "rewritten", "DELETE ... FROM ... JOIN names its target by its FROM alias, as MySQL's "
+                     "multi-table DELETE requires.")
+            targets.append(exp.to_table(bound.args["alias"].this.copy()))
+        else:
+            targets.append(target)
+    new.set("tables", targets)
     return new
 
 

@@ -350,11 +350,51 @@ def parameter_name(node: exp.Parameter) -> str:
     return inner.name if inner is not None else ""
 
 
+def from_tables(statement: exp.Expr) -> list[exp.Table]:
+    """The tables of an UPDATE's FROM clause, or of a DELETE's (its first source and the joins on it)."""
+    first = statement.this if isinstance(statement, exp.Delete) else None
+    from_ = statement.args.get("from_")
+    if from_ is not None:
+        first = from_.this
+    if first is None:
+        return []
+    items = [first, *[j.this for j in first.args.get("joins") or []], *[j.this for j in statement.args.get("joins") or []]]
+    return [t for t in items if isinstance(t, exp.Table)]
+
+
+def dml_target(statement: exp.Update | exp.Delete, target: exp.Table) -> exp.Table | None:
+    """The FROM source a T-SQL UPDATE or DELETE target binds to, or None when it names none.
+
+    `UPDATE o ... FROM dbo.orders o` names an alias. `UPDATE dbo.orders ... FROM dbo.orders o JOIN ...`
+    names a table that appears once in FROM, aliased or not, and binds to that reference; when the
+    table appears several times, the one reference without an alias is the target. Only a target
+    absent from FROM is joined to the FROM sources as an extra table.
+    https://learn.microsoft.com/sql/t-sql/queries/update-transact-sql#from-table_source
+    """
+    candidates = from_tables(statement)
+    name = target.name.lower()
+    if not target.db:
+        by_alias = [t for t in candidates if t.alias and t.alias.lower() == name]
+        if len(by_alias) == 1:
+            return by_alias[0]
+    same = [
+        t for t in candidates
+        if isinstance(t.this, exp.Identifier) and t.name.lower() == name
+        and (not target.db or not t.db or t.db.lower() == target.db.lower())
+    ]
+    if len(same) > 1:
+        same = [t for t in same if not t.alias]
+    return same[0] if len(same) == 1 else None
+
+
 def _sources(scope: exp.Expr) -> Iterator[tuple[str, exp.Expr]]:
-    """(alias, source) for every FROM/JOIN/USING source of a query or DML statement, alias lower case."""
+    """(alias, source) for every FROM/JOIN/USING source of a query or DML statement, alias lower case.
+
+    An UPDATE target that names one of its FROM sources is that source, not a table of its own."""
     items: list[exp.Expr] = []
     if isinstance(scope, (exp.Update, exp.Delete, exp.Merge)) and isinstance(scope.this, exp.Table):
-        items.append(scope.this)
+        if not (isinstance(scope, exp.Update) and scope.args.get("from_") is not None and dml_target(scope, scope.this)):
+            items.append(scope.this)
     if isinstance(scope, exp.Merge) and scope.args.get("using") is not None:
         items.append(scope.args["using"])
     from_ = scope.args.get("from_")

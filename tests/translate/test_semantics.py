@@ -13,7 +13,7 @@ import decimal
 
 import pytest
 
-from sqlsrv2tidb.model import Column, Database, DataType, Table
+from sqlsrv2tidb.model import Column, Database, DataType, IndexColumn, Key, Table
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.translate.emit import split_target_sql
 from sqlsrv2tidb.translate.naming import NameMap
@@ -24,6 +24,12 @@ pytestmark = pytest.mark.mariadb
 DATABASE = Database(tables=(
     Table("dbo", "n", (Column("i", DataType("int")), Column("s", DataType("nvarchar", length=20)),
                        Column("d", DataType("datetime")), Column("g", DataType("varchar", length=5)))),
+    # Two small tables for UPDATE/DELETE: each test starts from ORDERS and CUSTOMERS (the `tables` fixture).
+    Table("dbo", "o", (Column("id", DataType("int")), Column("cust", DataType("int")),
+                       Column("status", DataType("varchar", length=10)), Column("amount", DataType("decimal", precision=10, scale=2))),
+          primary_key=Key("PK_o", (IndexColumn("id"),))),
+    Table("dbo", "c", (Column("id", DataType("int")), Column("name", DataType("nvarchar", length=20))),
+          primary_key=Key("PK_c", (IndexColumn("id"),))),
 ))
 ROWS = [
     (1, "apple", "2024-01-06 10:00:00", "a"),
@@ -40,6 +46,22 @@ def db(mariadb):
         cur.execute("CREATE TABLE n (i INT, s VARCHAR(20) COLLATE utf8mb4_general_ci, d DATETIME(3), g VARCHAR(5))")
         cur.executemany("INSERT INTO n VALUES (%s, %s, %s, %s)", ROWS)
     return name
+
+
+ORDERS = [(1, 1, "new", 10), (2, 2, "new", 20), (3, 3, "new", 30), (4, 1, "new", 40)]
+CUSTOMERS = [(1, "Ann"), (2, "Bob"), (3, "Cid")]
+
+
+@pytest.fixture
+def tables(mariadb, db):
+    """`o` and `c` as ORDERS and CUSTOMERS hold them, whatever the previous test changed."""
+    with mariadb.connect(db) as conn, conn.cursor() as cur:
+        cur.execute("DROP TABLE IF EXISTS o, c")
+        cur.execute("CREATE TABLE o (id INT PRIMARY KEY, cust INT, status VARCHAR(10), amount DECIMAL(10, 2))")
+        cur.execute("CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci)")
+        cur.executemany("INSERT INTO o VALUES (%s, %s, %s, %s)", ORDERS)
+        cur.executemany("INSERT INTO c VALUES (%s, %s)", CUSTOMERS)
+    return db
 
 
 def run(mariadb, db, tsql: str) -> list[tuple]:
@@ -179,3 +201,29 @@ def test_pivot_and_unpivot(mariadb, db):
 def test_select_assignment_keeps_the_last_row(mariadb, db):
     assert run(mariadb, db, "DECLARE @x int; SELECT @x = i FROM dbo.n ORDER BY i; SELECT @x")[0][0] == 4
     assert run(mariadb, db, "DECLARE @x int; SELECT @x = i FROM dbo.n ORDER BY i DESC; SELECT @x")[0][0] == -3
+
+
+def statuses(mariadb, db) -> list[tuple]:
+    with mariadb.connect(db) as conn, conn.cursor() as cur:
+        cur.execute("SELECT id, status FROM o ORDER BY id")
+        return list(cur.fetchall())
+
+
+def test_update_from_binds_the_target_to_its_from_reference(mariadb, tables):
+    # The target names a table that appears once in FROM (aliased): it is that reference, so only the
+    # joined rows change, not every row of a cross join.
+    # https://learn.microsoft.com/sql/t-sql/queries/update-transact-sql#from-table_source
+    run(mariadb, tables, "UPDATE dbo.o SET status = 'x' FROM dbo.o AS a JOIN dbo.c AS k ON k.id = a.cust "
+                         "WHERE k.name = N'Bob'")
+    assert statuses(mariadb, tables) == [(1, "new"), (2, "x"), (3, "new"), (4, "new")]
+
+
+def test_delete_from_binds_the_target_to_its_from_reference(mariadb, tables):
+    # https://learn.microsoft.com/sql/t-sql/statements/delete-transact-sql#from-table_source
+    run(mariadb, tables, "DELETE FROM dbo.o FROM dbo.o AS a JOIN dbo.c AS k ON k.id = a.cust WHERE k.name = N'Ann'")
+    assert statuses(mariadb, tables) == [(2, "new"), (3, "new")]
+
+
+def test_delete_whose_target_is_not_in_from_is_correlated(mariadb, tables):
+    run(mariadb, tables, "DELETE dbo.o FROM dbo.c AS k WHERE k.id = o.cust AND k.name = N'Cid'")
+    assert statuses(mariadb, tables) == [(1, "new"), (2, "new"), (4, "new")]

@@ -1369,3 +1369,35 @@ SELECT id FROM customers WHERE first_name NOT LIKE '%\\_%';
 SELECT id FROM dbo.products WHERE name NOT LIKE '[^A-Z]%' AND category NOT LIKE 'v[e]g'
 -- =>
 SELECT id FROM products WHERE NOT name REGEXP '^[^A-Z](.|\n)*$' AND category NOT LIKE 'veg';
+
+-- ==================== UPDATE and DELETE targets bind to their FROM reference
+
+-- 251 [rewritten QY05] UPDATE target named by table, aliased once in FROM
+UPDATE dbo.orders SET status = 'x' FROM dbo.orders o JOIN dbo.customers c ON c.id = o.customer_id WHERE c.first_name = N'Ann' AND o.qty = 3
+-- =>
+UPDATE orders AS o JOIN customers AS c ON c.id = o.customer_id SET o.status = 'x' WHERE c.first_name = N'Ann' AND o.qty = 3;
+
+-- 252 [rewritten QY05] UPDATE target named without schema, aliased in FROM
+UPDATE orders SET qty = qty + 1 FROM dbo.orders AS o WHERE o.id = 2
+-- =>
+UPDATE orders AS o SET o.qty = qty + 1 WHERE o.id = 2;
+
+-- 253 [rewritten QY05] UPDATE target that appears twice: the reference without an alias
+UPDATE dbo.orders SET qty = o2.qty FROM dbo.orders JOIN dbo.orders o2 ON o2.id = orders.id + 1
+-- =>
+UPDATE orders JOIN orders AS o2 ON o2.id = orders.id + 1 SET orders.qty = o2.qty;
+
+-- 254 [rewritten QY05] Aliased UPDATE ... FROM columns keep their types
+UPDATE o SET qty = o.qty + 1 FROM dbo.orders o JOIN dbo.customers c ON c.id = o.customer_id WHERE c.active = 1
+-- =>
+UPDATE orders AS o JOIN customers AS c ON c.id = o.customer_id SET o.qty = o.qty + 1 WHERE c.active = 1;
+
+-- 255 [rewritten QY05] DELETE FROM target aliased in FROM is named by its alias
+DELETE FROM dbo.orders FROM dbo.orders o JOIN dbo.customers c ON c.id = o.customer_id WHERE c.first_name = N'Ann'
+-- =>
+DELETE o FROM orders AS o JOIN customers AS c ON c.id = o.customer_id WHERE c.first_name = N'Ann';
+
+-- 256 [rewritten QY05] DELETE target absent from FROM joins the FROM sources
+DELETE dbo.order_lines FROM dbo.orders o WHERE o.id = order_lines.order_id AND o.status = 'void'
+-- =>
+DELETE order_lines FROM order_lines, orders AS o WHERE o.id = order_lines.order_id AND o.status = 'void';
