@@ -7,12 +7,14 @@ sqlglot, matplotlib or a database driver.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from .assessment import Parts, build_assessment
+from .errors import UsageError
 from .model import Capture, Finding
 from .model.plan import MigrationPlan
 from .model.translation import Translation
@@ -26,6 +28,34 @@ def read(sources: Sequence[Path | str], progress: Progress | None = None) -> Cap
     from .capture.sources import read_sources
 
     return read_sources(sources, progress=progress)
+
+
+def run_schema(sources: Sequence[Path | str], json_file: Path | None = None,
+               progress: Progress | None = None) -> Capture:
+    """Read SOURCES and, with `json_file`, write the model there; the file's place is checked before reading."""
+    if json_file is not None:
+        _check_json_file(Path(json_file), sources)
+    capture = read(sources, progress)
+    if json_file is not None:
+        from .model import save_capture
+
+        try:
+            save_capture(capture, Path(json_file))
+        except OSError as exc:
+            raise UsageError(f"--json {json_file}: cannot write ({exc.strerror or exc})") from None
+    return capture
+
+
+def _check_json_file(path: Path, sources: Sequence[Path | str]) -> None:
+    if path.is_dir():
+        raise UsageError(f"--json {path} is a folder; give a file name, e.g. {path / 'capture.json'}")
+    if path.resolve() in {Path(s).resolve() for s in sources}:
+        raise UsageError(f"--json {path} would overwrite a source")
+    folder = path.parent
+    if not folder.is_dir():
+        raise UsageError(f"--json {path}: folder {folder} does not exist")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise UsageError(f"--json {path}: folder {folder} is not writable")
 
 
 def translate(capture: Capture, options: Options, progress: Progress | None = None) -> Translation:

@@ -140,15 +140,11 @@ def schema_cmd(
 ) -> None:
     """Read SOURCES and print what they hold: objects by kind, per schema."""
     from . import api
-    from .model import save_capture
     from .summary import format_summary, summarize
 
-    capture = api.read(sources, _progress(quiet))
+    capture = api.run_schema(sources, json_file, _progress(quiet))
     typer.echo(format_summary(summarize(capture)))
     if json_file is not None:
-        if json_file.resolve() in {Path(s).resolve() for s in sources}:
-            raise UsageError(f"--json {json_file} would overwrite a source")
-        save_capture(capture, json_file)
         typer.echo(f"Wrote {json_file}", err=True)
 
 
@@ -296,7 +292,10 @@ def experiment_cmd(
 @command
 def report_cmd(
     out: Annotated[Path, typer.Argument(help="A folder written by assess, ddl, translate or replay.")],
-    anonymize: Annotated[bool, typer.Option("--anonymize", help="Replace object names and literals.")] = False,
+    anonymize: Annotated[bool, typer.Option("--anonymize", help=(
+        "Write OUT/anonymized/, the folder to share: report.html with assessment.json, ddl/, replay.json and "
+        "topology.yaml beside it, the user's object names, literals, window names and descriptions replaced by the "
+        "same pseudonyms in every file. OUT itself is left as it is."))] = False,
     templates: TemplatesDir = None, rules: RulesDir = None, quiet: Quiet = False,
 ) -> None:
     """Re-render report.html from the files in OUT."""
