@@ -18,9 +18,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ..model import Database, Finding, Sequence, Severity, Table
+from ..model import Column, Database, Finding, Sequence, Severity, Table
 from ..options import DEFAULT_TIDB_VERSION, Version
 from ..translate.naming import NameMap
+from ..translate.types import TypeMapper
 from .config import AUTO_RANDOM_BITS, PlanConfig
 from .identifiers import object_name
 from .table_rates import WorkloadRates
@@ -39,6 +40,32 @@ _TYPE_RANGE = {
     "int": (-2147483648, 2147483647),
     "bigint": (-9223372036854775807, 9223372036854775806),
 }
+
+# The value range of TiDB's integer column types (https://docs.pingcap.com/tidb/stable/data-type-numeric).
+_TIDB_INT_RANGE = {
+    "TINYINT": (-128, 127), "SMALLINT": (-32768, 32767), "MEDIUMINT": (-8388608, 8388607),
+    "INT": (-2147483648, 2147483647), "INTEGER": (-2147483648, 2147483647),
+    "BIGINT": (-9223372036854775808, 9223372036854775807),
+}
+_TIDB_INT = re.compile(r"^\s*(TINYINT|SMALLINT|MEDIUMINT|INTEGER|INT|BIGINT)\b(?:\s*\(\s*\d+\s*\))?(\s+UNSIGNED)?", re.I)
+
+
+def column_range(tidb_type: str) -> tuple[int, int]:
+    """The values a TiDB integer column holds, within a sequence's BIGINT range; BIGINT's for other types.
+
+        >>> column_range("TINYINT UNSIGNED")
+        (0, 255)
+        >>> column_range("INT")
+        (-2147483648, 2147483647)
+    """
+    low, high = _TYPE_RANGE["bigint"]
+    m = _TIDB_INT.match(tidb_type)
+    if m is None:
+        return low, high
+    t_low, t_high = _TIDB_INT_RANGE[m[1].upper()]
+    if m[2]:
+        t_low, t_high = 0, 2 * t_high + 1
+    return max(low, t_low), min(high, t_high)
 
 
 def sequence_reference(default: str | None) -> tuple[str | None, str] | None:
@@ -90,12 +117,13 @@ class IdentityPlan:
 
 class IdentityPlanner:
     def __init__(self, database: Database, names: NameMap, config: PlanConfig, rates: WorkloadRates,
-                 version: Version = DEFAULT_TIDB_VERSION) -> None:
+                 version: Version = DEFAULT_TIDB_VERSION, mapper: TypeMapper | None = None) -> None:
         self.database = database
         self.centralized = version >= AUTO_ID_CACHE_1_SINCE
         self.names = names
         self.config = config
         self.rates = rates
+        self.mapper = mapper or TypeMapper.builtin()
 
     # Sequences ------------------------------------------------------------------------------
 
@@ -182,7 +210,7 @@ class IdentityPlanner:
         if auto_random and pk_first == column.name.casefold():
             return self._auto_random(table, column.name, column.type.name)
         if override is not None and override.identity == "sequence":
-            return self._identity_sequence(table, column.name, ident.seed, ident.increment)
+            return self._identity_sequence(table, column, ident.seed, ident.increment)
         if ident.increment != 1 or ident.seed < 1:
             why = ("TiDB has no per-table increment (only the session/global auto_increment_increment), so new ids "
                    "step by 1" if ident.increment != 1 else "AUTO_INCREMENT starts at 1 or more, so new ids start at 1")
@@ -219,18 +247,25 @@ class IdentityPlanner:
         )]
         return IdentityPlan(column, "auto_random", widen_to_bigint=widen, findings=tuple(findings))
 
-    def _identity_sequence(self, table: Table, column: str, seed: int, increment: int) -> IdentityPlan:
-        name = f"{table.name}_{column}_seq"
+    def _identity_sequence(self, table: Table, column: Column, seed: int, increment: int) -> IdentityPlan:
+        name = f"{table.name}_{column.name}_seq"
         target = object_name(self.names, table.schema, name)
         rate = self._insert_rate([table])
         cache, why = self._cache_choice(rate, None)
-        seq = SequencePlan(table.schema, name, target, seed, increment, 1 if increment > 0 else -9223372036854775807,
-                           9223372036854775806 if increment > 0 else -1, False, cache,
-                           (table.qualified_name,), rate, why, generated_for=f"{table.qualified_name}.{column}")
+        # The sequence stops where the column's TiDB type does (INT: 2147483647), not at BIGINT's end,
+        # so an exhausted sequence fails with its own error (4135) rather than an out-of-range insert.
+        key = f"{table.schema}.{table.name}.{column.name}"
+        tidb_type = ("BIGINT" if column.type.name.casefold() in ("decimal", "numeric")
+                     else self.mapper.map_type(column.type, column_key=key).target)
+        low, high = column_range(tidb_type)
+        # MINVALUE <= START WITH <= MAXVALUE, or TiDB refuses the sequence: a seed below 1 lowers the bound.
+        minimum, maximum = (min(1, seed), high) if increment > 0 else (low, max(-1, seed))
+        seq = SequencePlan(table.schema, name, target, seed, increment, max(low, minimum), min(high, maximum), False,
+                           cache, (table.qualified_name,), rate, why, generated_for=f"{table.qualified_name}.{column.name}")
         finding = Finding(
-            rule="ID03", severity=Severity.INFO, object=f"{table.qualified_name}.{column}",
+            rule="ID03", severity=Severity.INFO, object=f"{table.qualified_name}.{column.name}",
             message=f"configured identity: sequence: IDENTITY({seed},{increment}) becomes DEFAULT NEXT VALUE FOR {target} "
                     f"with {why}",
             file=table.source.file, line=table.source.line,
         )
-        return IdentityPlan(column, "sequence", sequence=seq, findings=(finding,))
+        return IdentityPlan(column.name, "sequence", sequence=seq, findings=(finding,))

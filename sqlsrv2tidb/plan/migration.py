@@ -62,7 +62,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
     rates = table_write_rates(capture.workload, db)
     findings: list[Finding] = []
 
-    identity = IdentityPlanner(db, names, config, rates, options.tidb_version)
+    identity = IdentityPlanner(db, names, config, rates, options.tidb_version, mapper)
     sequences, seq_findings = identity.plan_sequences()
     findings += seq_findings
     db_collation = mapper.map_collation(db.collation)

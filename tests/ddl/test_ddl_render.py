@@ -147,6 +147,24 @@ def test_version_gated_designs_parse_as_tidb_and_run_on_mariadb(version, unique,
     assert any("ATTRIBUTES 'merge_option=deny'" in s for s in sql) == (version != "5.2")
 
 
+@pytest.mark.mariadb
+@pytest.mark.tidb_parser
+@pytest.mark.parametrize(("type_name", "seed", "increment"), [("int", 1, 1), ("smallint", 5, 10), ("tinyint", 0, 1),
+                                                               ("int", -1, -1)])
+def test_identity_sequences_parse_as_tidb_and_fill_the_column_on_mariadb(type_name, seed, increment, tidb_parser,
+                                                                        mariadb, database):
+    table = Table("dbo", "orders", (Column("id", DataType(type_name), False, identity=Identity(seed, increment)),
+                                    col("ref", "nvarchar", length=20)), primary_key=pk("id"))
+    plan = build_plan(capture(table), Options(config={"tables": {"dbo.orders": {"identity": "sequence"}}}))
+    assert parse_errors(tidb_parser, plan) == []
+    with mariadb.connect(database) as conn:
+        assert apply(conn, plan) == []
+        with conn.cursor() as cur:
+            cur.execute("INSERT INTO orders (ref) VALUES ('a'), ('b')")
+            cur.execute("SELECT id FROM orders ORDER BY ref")
+            assert [r[0] for r in cur.fetchall()] == [seed, seed + increment]
+
+
 def test_statements_are_counted_and_files_ordered():
     plan = build_plan(kitchen_sink(), Options())
     assert [f.name for f in plan.files] == sorted(f.name for f in plan.files)

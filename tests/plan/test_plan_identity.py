@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from plan_models import capture, col, insert_workload, pk
 
 from sqlsrv2tidb.model import Column, DataType, Identity, Sequence, SourceRef, Table
@@ -54,6 +55,41 @@ def test_identity_sequence_from_config_keeps_the_step():
     assert "CREATE SEQUENCE orders_id_seq START WITH 5 INCREMENT BY 10" in seq and "CACHE 1000" in seq
     assert "id INT NOT NULL DEFAULT NEXT VALUE FOR orders_id_seq" in p.table("dbo", "orders").ddl
     assert p.table("dbo", "orders").columns[0].identity == "sequence"
+
+
+SEQUENCE_CONFIG = {"tables": {"dbo.orders": {"identity": "sequence"}}}
+
+
+def _sequence_sql(p) -> str:
+    return next(line for line in next(f for f in p.files if f.name == "01-sequences.sql").content.splitlines()
+                if line.startswith("CREATE SEQUENCE"))
+
+
+@pytest.mark.parametrize(("type_name", "tidb_type", "maximum"), [
+    ("int", "INT", 2147483647),
+    ("smallint", "SMALLINT", 32767),
+    ("tinyint", "TINYINT UNSIGNED", 255),
+    ("bigint", "BIGINT", 9223372036854775806),
+    ("numeric", "BIGINT", 9223372036854775806),
+])
+def test_identity_sequence_stops_at_the_columns_maximum(type_name, tidb_type, maximum):
+    p = plan(orders(type_name=type_name), config=SEQUENCE_CONFIG)
+    assert _sequence_sql(p) == (f"CREATE SEQUENCE orders_id_seq START WITH 1 INCREMENT BY 1 MINVALUE 1 MAXVALUE {maximum} "
+                                "CACHE 1000 NOCYCLE;")
+    assert f"id {tidb_type} NOT NULL DEFAULT NEXT VALUE FOR orders_id_seq," in p.table("dbo", "orders").ddl
+
+
+def test_identity_sequence_follows_a_configured_column_type():
+    p = plan(orders(), config={**SEQUENCE_CONFIG, "columns": {"dbo.orders.id": "BIGINT"}})
+    assert "MAXVALUE 9223372036854775806" in _sequence_sql(p)
+
+
+def test_identity_sequence_bounds_hold_its_seed():
+    # TiDB refuses a sequence whose START WITH lies outside MINVALUE..MAXVALUE.
+    assert _sequence_sql(plan(orders(seed=0), config=SEQUENCE_CONFIG)) == (
+        "CREATE SEQUENCE orders_id_seq START WITH 0 INCREMENT BY 1 MINVALUE 0 MAXVALUE 2147483647 CACHE 1000 NOCYCLE;")
+    assert _sequence_sql(plan(orders(seed=-1, increment=-1), config=SEQUENCE_CONFIG)) == (
+        "CREATE SEQUENCE orders_id_seq START WITH -1 INCREMENT BY -1 MINVALUE -2147483648 MAXVALUE -1 CACHE 1000 NOCYCLE;")
 
 
 def test_identity_not_leading_a_key_gets_an_index():
