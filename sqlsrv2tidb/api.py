@@ -174,21 +174,22 @@ def run_assess(
         result = run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress)
         findings.extend(_with_rule_settings(result.findings, options))
         files.append(out / "replay.json")
-    report = render_report(out, anonymize=anonymize, progress=progress, templates=options.templates_dir,
-                           rules=options.rules_dir)
-    if anonymize:  # the page used pseudonymised copies; now every file written above gets the same pseudonyms
-        from .report.anonymize import anonymize_outputs
-
-        anonymize_outputs(out)
+    # Anonymized, every file written above is rewritten in place with the page's pseudonyms.
+    report = render_report(out, anonymize=anonymize, into=out if anonymize else None, progress=progress,
+                           templates=options.templates_dir, rules=options.rules_dir)
     files.append(report)
     return Outcome(out, files, findings, doc)
 
 
 def render_report(
-    out: Path, *, anonymize: bool = False, progress: Progress | None = None,
+    out: Path, *, anonymize: bool = False, into: Path | None = None, progress: Progress | None = None,
     templates: Path | None = None, rules: Path | None = None,
 ) -> Path:
-    """(Re-)render `report.html` from the files in OUT; `templates`/`rules` folders override single files."""
+    """(Re-)render `report.html` from the files in OUT; `templates`/`rules` folders override single files.
+
+    With `anonymize`, a pseudonymised copy of every file goes into `into` (default `OUT/anonymized`) with its page.
+    """
     from .report.render import render_report as _render
 
-    return _render(Path(out), anonymize=anonymize, progress=progress or NullProgress(), templates=templates, rules=rules)
+    return _render(Path(out), anonymize=anonymize, into=into, progress=progress or NullProgress(), templates=templates,
+                   rules=rules)

@@ -1,15 +1,27 @@
 """`--anonymize`: a report that can leave the company, with every object name and literal replaced.
 
-Names become stable pseudonyms (`table_001`, `col_004`, `schema_001`, `idx_002`, `obj_007`), string
-literals `'str_001'`, numbers of two or more digits `1001`, `1002`, ..., file paths `file_001.sql`,
-query ids `q0001`. The same original always gets the same pseudonym within one run, and pseudonyms
-are handed out in a fixed order (tables and columns first, sorted), so the same inputs give the same
-report. SQL keeps its structure: statements are re-assembled token by token (sqlglot's tokenizer),
-keywords, functions, type sizes and TiDB options stay; comments are treated as text.
+Only what came from the user is replaced: the names and literals of their schema and workload,
+their window names and their descriptions. The tool's own words stay, so the shared report still
+says the same thing: TiDB settings in the DDL (`tidb_ddl_reorg_worker_cnt = 16`,
+`ATTRIBUTES 'merge_option=deny'`), its own file names (`02-tables.sql`, `topology.yaml`), its
+prose and figures ("22,000 QPS per 16 cores") and its advice (`time_zone = '+00:00'`).
+
+Names become stable pseudonyms (`table_001`, `col_004`, `schema_001`, `idx_002`, `obj_007`), user
+windows `window_001`, string literals `'str_001'`, numbers of two or more digits `1001`, `1002`,
+..., file paths `file_001.sql`, query ids `q0001`; descriptions written by the user (workload-spec
+windows and queries) are withheld, and query names fall back to their (pseudonymised) SQL. The same
+original always gets the same pseudonym within one run, and pseudonyms are handed out in a fixed
+order (tables and columns first, sorted), so the same inputs give the same report. SQL keeps its
+structure: statements are re-assembled token by token (sqlglot's tokenizer), keywords, functions,
+type sizes and TiDB options stay; comments are treated as text.
 
 Two passes: the first reads every SQL text, finding object and query-only names, and collects the
 literals; the second rewrites SQL and free text (messages, rationales, evidence) with everything
-learnt, so a name first met in a query is also replaced in a finding's message.
+learnt, so a name first met in a query is also replaced in a finding's message. Free text is read
+in one of two ways. The tool's prose (messages, rationales, notes, DDL comments) loses known names,
+paths, and the literals the user's SQL holds, but keeps other quoted text and the small numbers
+that are its own figures. Text from the user or a server (T-SQL comments, replay error messages)
+loses every quoted string as well.
 """
 
 from __future__ import annotations
@@ -29,15 +41,19 @@ from sqlglot.tokens import TokenType
 from ..outdir import write_json, write_text
 from .inputs import ReportInputs, load_inputs
 from .rulesinfo import RuleInfo
-from .sqlwords import AFTER_KEEP, KEEP_WORDS, OPTION_WORDS, SIZED_AFTER
+from .sqlwords import AFTER_KEEP, KEEP_WORDS, OPTION_WORDS, SIZED_AFTER, is_setting
 
 _TOKENIZERS = {"tsql": TSQL().tokenizer_class(), "mysql": MySQL().tokenizer_class()}
 _NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
 _STRINGS = {TokenType.STRING, TokenType.NATIONAL_STRING, TokenType.BYTE_STRING, TokenType.BIT_STRING,
             TokenType.RAW_STRING, TokenType.HEREDOC_STRING}
 _WORD = re.compile(r"[A-Za-z_#][A-Za-z0-9_$#]*")
-_QUOTED = re.compile(r"N?'(?:[^']|'')*'")
+_QUOTED = re.compile(r"(?<![\w'])(N?)'((?:[^']|'')*)'(?!\w)")
+"""A quoted literal in free text; an apostrophe inside a word (`window's`, `TiDB's`) opens nothing."""
 _NUMBER = re.compile(r"(?<![\w.])\d{2,}(?:\.\d+)?(?![\w.])")
+PROSE_MIN_DIGITS = 4
+"""In the tool's prose a learnt number is replaced only from this many digits: shorter ones are far more often
+its own figures (16 cores, 120 MiB, 3 partitions) than a value copied from the user's SQL, and identify nobody."""
 _PATHLIKE = re.compile(
     r"[A-Za-z]:\\[^\s'\"<>]+"  # C:\\...
     r"|(?<![\w/:])/(?:[\w.\-]+/)+[\w.\-]+"  # /two/or/more/segments, not the // of a URL
@@ -47,6 +63,8 @@ _URL = re.compile(r"https?://[^\s'\"<>]+")
 _OBJECT = re.compile(r"[\w#@$ \[\]-]+(?:\.[\w#@$ \[\]-]+){0,3}")
 _COMMENT = re.compile(r"/\*T!(\[[^\]]*\])?(.*?)\*/|/\*.*?\*/|--[^\n]*|#[^\n]*", re.S)
 _QUERY_ID = re.compile(r"q[0-9a-f]{6,}")
+_COLLATION = re.compile(r"\w+_C[IS]_A[IS](?:_\w+)?", re.I)
+"""SQL Server's collation names (`SQL_Latin1_General_CP1_CI_AS`): the product's words, like a type name."""
 _CODE_LINE = re.compile(
     r"\s{2,}\S|\s*(?:CREATE|ALTER|SELECT|INSERT|UPDATE|DELETE|MERGE|DECLARE|SET|IF|ELSE|BEGIN|END|EXEC|EXECUTE|RETURN|"
     r"WHILE|FROM|WHERE|JOIN|WITH|GO|OPEN|FETCH|CLOSE|DEALLOCATE|PRINT|RAISERROR|THROW|COMMIT|ROLLBACK)\b|.*[@;]\s*$",
@@ -56,9 +74,20 @@ _CODE_LINE = re.compile(
 _MODULE_TITLE = re.compile(r"^--\s*(?:PROCEDURE|FUNCTION|TRIGGER|DDL TRIGGER|SYNONYM|VIEW)\s+([^\s(]+)", re.M)
 _SQL_FIELDS = {"source_sql": "tsql", "fingerprint": "tsql", "target_sql": "mysql", "ddl": "mysql",
                "post_data_ddl": "mysql", "default": "mysql", "sql": "mysql", "statement": "mysql", "content": "mysql"}
+_TOOL_FIELDS = {"topology_yaml", "method"}
+"""Written by the tool alone from its own figures (sizing's method, the TiUP topology): kept whole."""
+_WINDOW_FIELDS = {"window", "peak_window"}
+_DATA_FIELDS = {"error_codes", "errors_by_message", "error", "hot_regions_error"}
+"""Server messages (`Duplicate entry '77-123456'`): every quoted string in them is the user's data."""
+USER_WINDOW_KINDS = {"spec", "user"}
+"""Windows the user named and described; the readers' own (`busiest_hour`, `batch`) carry the tool's words."""
+OWN_FILES = {"topology.yaml", "report.html", "assessment.json", "replay.json", "experiment.json", "queries.sql",
+             "capture.json", "catalog.json"}
+"""File names the tool gives its outputs; a path that is one of these (or a ddl/ file) is not the user's."""
+WITHHELD = "(withheld)"
 _KEEP_FIELDS = {"format", "tool_version", "status", "kind", "severity", "rule", "code", "strategy", "origin",
                 "topology_yaml", "tidb_version", "source_type", "target_type", "identity", "layout", "category",
-                "start", "end", "timestamp", "qps", "executions"}
+                "start", "end", "timestamp", "qps", "executions", "source_collation", "table_collation"}
 _PATH_FIELDS = {"file", "sources", "path", "config_file"}
 _MAP_FIELDS = {"evidence", "details", "before", "after", "leaders_by_store", "written_bytes_by_store", "qps_by_window",
                "per_query", "errors_by_message"}
@@ -72,6 +101,10 @@ class Anonymizer:
     def __init__(self) -> None:
         self.names: dict[str, str] = {}
         self.schema_names: set[str] = set()
+        self._windows: dict[str, str] = {}
+        self._tool_windows: set[str] = set()
+        self._tool_descriptions: set[str] = set()
+        self._own_files: set[str] = set(OWN_FILES)
         self._strings: dict[str, str] = {}
         self._numbers: dict[str, str] = {}
         self._files: dict[str, str] = {}
@@ -79,6 +112,7 @@ class Anonymizer:
         self._counters: dict[str, int] = {}
         self._sql_cache: dict[tuple[str, str], str] = {}
         self._multi: tuple[int, re.Pattern[str] | None] | None = None
+        self._window_words: tuple[int, re.Pattern[str] | None] | None = None
 
     # -- pseudonyms -------------------------------------------------------------------------------
 
@@ -100,6 +134,15 @@ class Anonymizer:
             self._queries[key] = self._next("q", 4)
         return self._queries[key]
 
+    def window(self, original: str) -> str:
+        """A window the user named gets `window_001`; one the readers found (`peak`, `batch-1`) keeps its name."""
+        key = original.casefold()
+        if key in self._tool_windows:
+            return original
+        if key not in self._windows:
+            self._windows[key] = self._next("window_")
+        return self._windows[key]
+
     def string(self, value: str) -> str:
         if value not in self._strings:
             self._strings[value] = self._next("str_")
@@ -110,7 +153,13 @@ class Anonymizer:
             self._numbers[text] = str(1000 + len(self._numbers) + 1)
         return self._numbers[text]
 
+    def own_files(self, names: list[str]) -> None:
+        """File names the tool wrote (the ddl/ files): prose that names them is not naming the user's files."""
+        self._own_files.update(names)
+
     def path(self, original: str) -> str:
+        if original in self._own_files:
+            return original
         if original not in self._files:
             pure = PureWindowsPath(original) if "\\" in original else PurePosixPath(original)
             self._files[original] = self._next("file_") + pure.suffix.lower()
@@ -138,7 +187,7 @@ class Anonymizer:
         try:
             tokens = _TOKENIZERS[dialect].tokenize(text)
         except TokenError:
-            return self.text(text)  # half a statement: treat it as text rather than leak it
+            return self.text(text, strict=True)  # half a statement: treat it as text rather than leak it
         out: list[str] = []
         pos = 0
         keep_parens: list[bool] = []
@@ -159,7 +208,10 @@ class Anonymizer:
 
     def _token(self, tok: Any, span: str, prev: Any, nxt: Any, tokens: list[Any], i: int, in_sized: bool) -> str:
         tt = tok.token_type
+        setting = self._is_setting_value(prev, tokens, i)
         if tt in _STRINGS:
+            if setting:
+                return span
             quote = span.find("'") if "'" in span else span.find('"')
             prefix = span[:quote] if quote > 0 else ""
             return f"{prefix}'{self.string(tok.text)}'"
@@ -170,7 +222,7 @@ class Anonymizer:
             before = prev.text.upper() if prev else ""
             if prev and prev.token_type == TokenType.EQ and i >= 2:
                 before = tokens[i - 2].text.upper()
-            return tok.text if keep or before in OPTION_WORDS else self.number(tok.text)
+            return tok.text if keep or setting or before in OPTION_WORDS else self.number(tok.text)
         if tt not in _NAME_TOKENS and tt != TokenType.HASH:
             return span
         if tt == TokenType.HASH:
@@ -208,6 +260,17 @@ class Anonymizer:
         closer = {"[": "]", "`": "`", '"': '"'}.get(opener)
         return f"{opener}{pseudo}{closer}" if closer and tt == TokenType.IDENTIFIER else pseudo
 
+    def _is_setting_value(self, prev: Any, tokens: list[Any], i: int) -> bool:
+        """The literal of `tidb_x = 16`, `SET GLOBAL tidb_x = 'TABLE'` or `ATTRIBUTES '...'`: a TiDB setting."""
+        if prev is None:
+            return False
+        word = prev
+        if prev.token_type == TokenType.EQ and i >= 2:
+            word = tokens[i - 2]
+        if word.token_type not in _NAME_TOKENS and word.text.upper() not in OPTION_WORDS:
+            return False
+        return word.text.casefold() not in self.names and is_setting(word.text)
+
     def _gap(self, gap: str, dialect: str) -> str:
         """Whitespace and comments between tokens: TiDB's executable comments stay SQL, others are text."""
         if not gap.strip():
@@ -219,7 +282,7 @@ class Anonymizer:
                 return f"/*T!{m.group(1) or ''}{self.sql(m.group(2), 'mysql')}*/"
             if whole.startswith("--") and _CODE_LINE.match(whole[2:]):
                 return "--" + self.sql(whole[2:], "tsql")  # a module kept as commented source: still code
-            return self.text(whole)
+            return self.text(whole, strict=dialect == "tsql")  # the user's comments, or the DDL writer's
 
         return _COMMENT.sub(comment, gap)
 
@@ -233,16 +296,45 @@ class Anonymizer:
             self._multi = (len(self.schema_names), pattern)
         return self._multi[1]
 
-    def text(self, text: str) -> str:
-        """Messages, rationales, evidence: known names, quoted literals, paths and long numbers go."""
+    def _quoted(self, m: re.Match[str], strict: bool) -> str:
+        prefix, inner = m.group(1), m.group(2)
+        if inner in self._strings:
+            return f"{prefix}'{self._strings[inner]}'"
+        key = inner.casefold()
+        if key in self._windows:  # "in window 'nightly'"
+            return f"{prefix}'{self._windows[key]}'"
+        if key in self.names and key in self.schema_names:
+            return f"{prefix}'{self.names[key]}'"
+        if strict:
+            return f"{prefix}'{self.string(inner)}'"
+        return m.group(0)  # the tool's own ('+00:00', 'merge_option=deny') or a fragment whose names go below
+
+    def _window_word(self) -> re.Pattern[str] | None:
+        """A user's window named beside the word window, unquoted ("the nightly window", "window normal")."""
+        if self._window_words is None or self._window_words[0] != len(self._windows):
+            names = "|".join(re.escape(n) for n in sorted(self._windows, key=len, reverse=True))
+            pattern = re.compile(rf"(?<=\bwindow )(?:{names})\b|\b(?:{names})(?= window\b)", re.I) if names else None
+            self._window_words = (len(self._windows), pattern)
+        return self._window_words[1]
+
+    def text(self, text: str, strict: bool = False) -> str:
+        """Free text: known names, paths, the user's literals and their long numbers go.
+
+        `strict` is for text that is the user's or a server's (T-SQL comments, error messages): every quoted
+        string in it goes too, and every learnt number. Otherwise the text is the tool's prose, whose own
+        quoted advice and small figures stay.
+        """
         if not text:
             return text
         if _URL.search(text):  # links are ours (rules catalogue, TiDB docs): keep them whole
             pieces = _URL.split(text)
             urls = _URL.findall(text)
-            return "".join(self.text(p) + (urls[i] if i < len(urls) else "") for i, p in enumerate(pieces))
+            return "".join(self.text(p, strict) + (urls[i] if i < len(urls) else "") for i, p in enumerate(pieces))
         text = _PATHLIKE.sub(lambda m: self.path(m.group(0)), text)
-        text = _QUOTED.sub(lambda m: f"'{self.string(m.group(0).lstrip('N')[1:-1])}'", text)
+        text = _QUOTED.sub(lambda m: self._quoted(m, strict), text)
+        windows = self._window_word()
+        if windows is not None:
+            text = windows.sub(lambda m: self._windows[m.group(0).casefold()], text)
         pattern = self._multi_word()
         if pattern is not None:
             text = pattern.sub(lambda m: self.names[m.group(0).casefold()], text)
@@ -259,28 +351,47 @@ class Anonymizer:
             return w
 
         text = _WORD.sub(lambda m: word(m.group(0)), text)
-        return _NUMBER.sub(lambda m: self._numbers.get(m.group(0), m.group(0)), text)
+
+        def number(m: re.Match[str]) -> str:
+            digits = m.group(0).split(".")[0]
+            if not strict and len(digits) < PROSE_MIN_DIGITS:
+                return m.group(0)
+            return self._numbers.get(m.group(0), m.group(0))
+
+        return _NUMBER.sub(number, text)
 
     # -- documents --------------------------------------------------------------------------------
 
-    def _walk(self, value: Any, key: str, visit: Callable[[str, str], str]) -> Any:
+    def _walk(self, value: Any, key: str, visit: Callable[[str, str, str, bool], Any], parent: str = "",
+              strict: bool = False) -> Any:
+        strict = strict or key in _DATA_FIELDS
         if isinstance(value, dict):
             if key in _MAP_FIELDS:  # keyed by table, store, window or query: the keys are data too
-                return {self._key(str(k)): self._walk(v, str(k), visit) for k, v in value.items()}
-            return {k: self._walk(v, str(k), visit) for k, v in value.items()}
+                return {self._key(str(k), key, strict): self._walk(v, str(k), visit, key, strict) for k, v in value.items()}
+            return {k: self._walk(v, str(k), visit, key, strict) for k, v in value.items()}
         if isinstance(value, list):  # strings keep the list's key (sources, parameters); records start afresh
-            return [self._walk(v, key if not isinstance(v, dict) else f"{key}[]", visit) for v in value]
+            return [self._walk(v, key if not isinstance(v, dict) else f"{key}[]", visit, parent, strict) for v in value]
         if isinstance(value, str):
-            return visit(key, value)
+            return visit(key, value, parent, strict)
         return value
 
-    def _key(self, key: str) -> str:
+    def _key(self, key: str, field: str, strict: bool) -> str:
+        if field == "qps_by_window":
+            return self.window(key)
         folded = key.casefold()
         if folded in self._queries:
             return self._queries[folded]
-        return self.names.get(folded) or self.text(key)
+        return self.names.get(folded) or self.text(key, strict)
 
-    def _field(self, key: str, value: str) -> str:
+    def _field(self, key: str, value: str, parent: str = "", strict: bool = False) -> str | None:
+        if key in _TOOL_FIELDS:
+            return value
+        if key in _WINDOW_FIELDS or key == "name" and parent in ("windows[]", "window"):
+            return self.window(value)
+        if key == "description":
+            return self.text(value) if value in self._tool_descriptions else WITHHELD
+        if key == "name" and parent == "queries[]":
+            return None  # the user's label for a query: the report shows its (pseudonymised) SQL instead
         if key in _SQL_FIELDS:
             return self.sql(value, _SQL_FIELDS[key])
         if key in _KEEP_FIELDS and _ENUM.fullmatch(value) and value.casefold() not in self.names:
@@ -293,7 +404,7 @@ class Anonymizer:
             return self.url(value)
         if key == "parameters":
             return value if re.fullmatch(r"@P\d+", value, re.I) else "@" + self.name(value.lstrip("@"), "p", False)
-        return self.text(value)
+        return self.text(value, strict)
 
     def _learn(self, inputs: ReportInputs) -> None:
         doc = inputs.assessment
@@ -316,9 +427,21 @@ class Anonymizer:
         for q in doc.get("queries") or ():
             if isinstance(q, dict) and q.get("id"):
                 self.query_id(str(q["id"]))
+        workload = doc.get("workload") if isinstance(doc.get("workload"), dict) else {}
+        for w in workload.get("windows") or ():
+            if isinstance(w, dict) and isinstance(w.get("name"), str):
+                if w.get("kind") in USER_WINDOW_KINDS or not w.get("kind"):
+                    self.window(w["name"])
+                else:
+                    self._tool_windows.add(w["name"].casefold())
+                    if isinstance(w.get("description"), str):
+                        self._tool_descriptions.add(w["description"])
+        self.own_files([name for name, _ in inputs.ddl])
+        self.own_files([str(f["name"]) for f in doc.get("ddl_files") or () if isinstance(f, dict) and f.get("name")])
         for f in doc.get("findings") or ():
             obj = str(f.get("object") or "") if isinstance(f, dict) else ""
-            if obj and not obj.startswith("query ") and _OBJECT.fullmatch(obj) and not _PATHLIKE.fullmatch(obj):
+            if obj and not obj.startswith("query ") and _OBJECT.fullmatch(obj) and not _PATHLIKE.fullmatch(obj) \
+                    and not _COLLATION.fullmatch(obj):
                 for part in obj.split("."):
                     part = part.strip().strip("[]")
                     if part and not part.isdigit() and part.casefold() not in self.names:
@@ -374,20 +497,34 @@ class Anonymizer:
                 for code, r in rules.items()}
 
 
-def anonymize_outputs(out: Path) -> list[Path]:
-    """Rewrite, in place, every file `assess` wrote into OUT (`assess --anonymize`)."""
-    out = Path(out)
-    anonymizer = Anonymizer()
-    done = anonymizer.inputs(load_inputs(out))
-    written = [write_json(out / "assessment.json", done.assessment)]
-    if done.replay is not None:
-        written.append(write_json(out / "replay.json", done.replay))
-    if done.experiment is not None:
-        written.append(write_json(out / "experiment.json", done.experiment))
-    for name, content in done.ddl:
-        written.append(write_text(out / "ddl" / name, content))
-    queries_sql = out / "queries.sql"
-    if queries_sql.is_file():
-        written.append(write_text(queries_sql, anonymizer.sql(queries_sql.read_text(encoding="utf-8"), "mysql")))
-    return written
+def write_anonymized(out: Path, dest: Path, anonymizer: Anonymizer) -> tuple[ReportInputs, list[Path]]:
+    """Pseudonymised copies of every file a run left in OUT, written into DEST (OUT itself for `assess --anonymize`).
 
+    Every file gets the same pseudonyms as the page rendered from the returned inputs, so a report shared with
+    its assessment.json and ddl/ reads as one. A ddl/ file of an earlier copy that this run has no more is removed.
+    """
+    out, dest = Path(out), Path(dest)
+    queries_sql = out / "queries.sql"
+    queries_text = queries_sql.read_text(encoding="utf-8") if queries_sql.is_file() else None
+    done = anonymizer.inputs(load_inputs(out))
+    written = [write_json(dest / "assessment.json", done.assessment)]
+    for name, doc in (("replay.json", done.replay), ("experiment.json", done.experiment)):
+        if doc is not None:
+            written.append(write_json(dest / name, doc))
+        elif dest != out:
+            (dest / name).unlink(missing_ok=True)  # from an earlier copy, of a run that had one
+    names = {name for name, _ in done.ddl}
+    if dest != out and (dest / "ddl").is_dir():
+        for stale in (dest / "ddl").glob("*.sql"):
+            if stale.name not in names:
+                stale.unlink()
+    for name, content in done.ddl:
+        written.append(write_text(dest / "ddl" / name, content))
+    if queries_text is not None:
+        written.append(write_text(dest / "queries.sql", anonymizer.sql(queries_text, "mysql")))
+    return done, written
+
+
+def anonymize_outputs(out: Path) -> list[Path]:
+    """Rewrite, in place, every file `assess` wrote into OUT (the data files of `assess --anonymize`)."""
+    return write_anonymized(out, out, Anonymizer())[1]

@@ -3,7 +3,7 @@
 sqlglot's tokenizers return many keywords, hints, date parts and TiDB options as plain names
 (`NOLOCK`, `PARTITIONS`, `SHARD_ROW_ID_BITS`, `day`); replacing them would break the SQL. Numbers
 right after a type or a size keyword (`VARCHAR(200)`, `TOP 10`, `PARTITIONS 12`) are structure,
-not data, and stay too.
+not data, and stay too, as do the values of TiDB's options and system variables (`is_setting`).
 """
 
 from __future__ import annotations
@@ -36,3 +36,15 @@ ISOLATION LEVEL READ COMMITTED UNCOMMITTED REPEATABLE WORK TRAN TRANSACTION SHAR
 as_captured key_partition pre_split auto_random
 """.split()}
 AFTER_KEEP = {"COLLATE", "CHARSET", "ENGINE", "SET"}  # what follows names a collation, engine or option
+SETTING_WORDS = {"ATTRIBUTES"}
+"""Statements whose quoted argument is an option the DDL writer chose (`ATTRIBUTES 'merge_option=deny'`)."""
+SYSTEM_VARIABLE_PREFIXES = ("tidb_",)
+
+
+def is_setting(word: str) -> bool:
+    """A TiDB option or system variable: the literal after it (`= 16`, `= 'TABLE'`) is a setting, not the user's data.
+
+    The DDL files set TiDB's variables (`SET GLOBAL tidb_ddl_reorg_worker_cnt = 16`) and attributes; those values
+    are the tool's advice, and a pseudonym in their place would make the file wrong.
+    """
+    return word.upper() in SETTING_WORDS or word.casefold().startswith(SYSTEM_VARIABLE_PREFIXES)

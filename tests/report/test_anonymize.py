@@ -1,7 +1,9 @@
-"""`--anonymize`: no original object name or literal left in any output file, and SQL still SQL."""
+"""`--anonymize`: no original object name, literal, window name or description left in any output file, the
+tool's own settings, file names, figures and prose left as they were, and SQL still SQL."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import replace
@@ -46,7 +48,7 @@ def _originals(out: Path) -> set[str]:
     doc = sample.read_json(out / "assessment.json")
     names = {doc["source"]["database"], "loadtest", "tidb.example.internal", "examples/keywords/schema.sql",
              "capture/query_store.json", "IX_reviews_entity", "FK_photos_reviews", "idx_keywords_by_display_order",
-             "77-123456", "new user", SECRET_STRING, SECRET_NUMBER}
+             "77-123456", "new user", SECRET_STRING, SECRET_NUMBER, "nightly", "normal", "keyword rebuild", "office hours"}
     for t in doc["tables"]:
         names |= {t["schema"], t["name"], *(c["name"] for c in t["columns"])}
     names |= {q["id"] for q in doc["queries"]}
@@ -62,8 +64,7 @@ _visible = sample.visible_text
 def anonymized(tmp_path: Path) -> tuple[Path, set[str]]:
     out = _secret_out(tmp_path / "out")
     originals = _originals(out)
-    render_report(out, anonymize=True)  # the order of `assess --anonymize`: the page first, then the files
-    anonymize_outputs(out)
+    render_report(out, anonymize=True, into=out)  # as `assess --anonymize` does: every file of OUT, in place
     return out, originals
 
 
@@ -138,20 +139,95 @@ def test_free_text_replaces_known_names_quoted_literals_and_paths_but_keeps_link
     a = Anonymizer()
     a.name("keywords", "table")
     a.name("Order Details", "table")
-    text = ("Table dbo.keywords and [Order Details] hold 'ACME' (see /home/dba/project/schema.sql and "
+    a.sql("SELECT 1 FROM [Order Details] WHERE who = 'ACME'", "tsql")
+    text = ("Table dbo.keywords and [Order Details] hold 'ACME', not 'TABLE' (see /home/dba/project/schema.sql and "
             "https://docs.pingcap.com/tidb/stable/keywords)")
-    assert a.text(text) == ("Table dbo.table_001 and [table_002] hold 'str_001' (see file_001.sql and "
+    assert a.text(text) == ("Table dbo.table_001 and [table_002] hold 'str_001', not 'TABLE' (see file_001.sql and "
                             "https://docs.pingcap.com/tidb/stable/keywords)")
 
 
-def test_report_anonymize_changes_only_the_page(keywords_dir):
-    before = (keywords_dir / "assessment.json").read_text()
-    result = CliRunner().invoke(app, ["report", str(keywords_dir), "--anonymize", "--quiet"])
+def test_report_anonymize_writes_a_shareable_copy_and_leaves_out_alone(tmp_path):
+    out = _secret_out(tmp_path / "out")
+    render_report(out)
+    originals = _originals(out)
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    result = CliRunner().invoke(app, ["report", str(out), "--anonymize", "--quiet"])
     assert result.exit_code == 0, result.output
-    assert (keywords_dir / "assessment.json").read_text() == before
-    page = _visible((keywords_dir / "report.html").read_text())
-    assert "table_001" in page and not re.search(r"(?<!\w)p_display_order(?!\w)", page)
-    shutil.rmtree(keywords_dir)
+    assert result.output.strip() == f"Wrote {out / 'anonymized' / 'report.html'}"
+    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file() and "anonymized" not in p.parts} == before
+    shared = out / "anonymized"
+    files = {p.relative_to(shared).as_posix() for p in shared.rglob("*") if p.is_file()}
+    assert files == {"report.html", "assessment.json", "replay.json", "experiment.json", "topology.yaml",
+                     "ddl/01-tables.sql", "ddl/02-indexes.sql", "ddl/03-foreign-keys.sql"}
+    for name in sorted(files):
+        text = (shared / name).read_text(encoding="utf-8")
+        assert _leaks(_visible(text) if name.endswith(".html") else text, originals) == [], name
+    doc = sample.read_json(shared / "assessment.json")
+    page = (shared / "report.html").read_text()
+    for t in doc["tables"]:  # the shared page and the shared files use the same pseudonyms
+        assert f'{t["schema"]}.{t["name"]}</button>' in page
+    again = CliRunner().invoke(app, ["report", str(out), "--anonymize", "--quiet"])  # a second run refreshes the copy
+    assert again.exit_code == 0 and (shared / "assessment.json").read_text() == json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
+    shutil.rmtree(shared)
+    shared.mkdir()
+    (shared / "notes.txt").write_text("mine")  # a folder of the user's own is never written into
+    refused = CliRunner().invoke(app, ["report", str(out), "--anonymize", "--quiet"])
+    assert refused.exit_code == 2 and "already holds files this tool did not write" in refused.output
+    shutil.rmtree(out)
+
+
+def test_the_tools_own_settings_file_names_figures_and_prose_survive(anonymized):
+    out, _ = anonymized
+    indexes = (out / "ddl" / "02-indexes.sql").read_text()
+    assert "SET GLOBAL tidb_ddl_enable_fast_reorg = ON;\nSET GLOBAL tidb_ddl_reorg_worker_cnt = 8;" in indexes
+    doc = sample.read_json(out / "assessment.json")
+    original = sample.read_json(_secret_out(out.parent / "plain") / "assessment.json")
+    advice, plain = doc["deployment"], original["deployment"]
+    assert advice["method"] == plain["method"] and "TiDB's published Sysbench run on 16-vCPU machines" in advice["method"]
+    assert advice["topology_yaml"] == plain["topology_yaml"] and "topology.yaml --user root" in advice["topology_yaml"]
+    assert [a["value"] for a in advice["assumptions"]] == [a["value"] for a in plain["assumptions"]]
+    assert "22,000 QPS per 16 cores" in [a["value"] for a in advice["assumptions"]]
+    assert [f["name"] for f in doc["ddl_files"]] == ["01-tables.sql", "02-indexes.sql", "03-foreign-keys.sql"]
+    page = _visible((out / "report.html").read_text())
+    assert "22,000 QPS per 16 cores" in page and "TiDB's published Sysbench run on 16-vCPU machines" in page
+    assert "tidb_ddl_reorg_worker_cnt = 8" in page
+
+
+def test_window_names_and_descriptions_are_the_users_everywhere(anonymized):
+    out, _ = anonymized
+    doc = sample.read_json(out / "assessment.json")
+    windows = doc["workload"]["windows"]
+    assert [(w["name"], w["description"]) for w in windows] == [("window_001", "(withheld)"), ("window_002", "(withheld)")]
+    assert doc["workload"]["peak_window"] == "window_001" and doc["deployment"]["peak"]["window"] == "window_001"
+    assert all(set(q["qps_by_window"]) == {"window_001", "window_002"} for q in doc["queries"])
+    replay = sample.read_json(out / "replay.json")
+    assert replay["window"]["name"] == replay["config"]["window"] == "window_001"
+    page = (out / "report.html").read_text()
+    assert "window_001" in _visible(page) and "(withheld)" in _visible(page)
+
+
+def test_ddl_settings_and_attributes_keep_their_values():
+    a = Anonymizer()
+    a.name("keywords", "table")
+    a.own_files(["02-tables.sql"])
+    a.sql("SELECT * FROM keywords WHERE e_type = 16 AND note = 'TABLE'", "tsql")  # the user has 16 and 'TABLE' too
+    ddl = ("/*T! SET SESSION tidb_scatter_region = 'TABLE' */;\n/*T! SET GLOBAL tidb_ddl_reorg_worker_cnt = 16 */;\n"
+           "SET @@global.tidb_ddl_enable_fast_reorg = 1;\nALTER TABLE `keywords` ATTRIBUTES 'merge_option=deny';\n"
+           "-- Run it right after 02-tables.sql, before the data load; see topology.yaml\n")
+    assert a.sql(ddl, "mysql") == ddl.replace("`keywords`", "`table_001`")
+    a.name("tidb_flag", "col")  # a column of the user's that only looks like a TiDB variable
+    assert a.sql("UPDATE keywords SET tidb_flag = 'TABLE'", "tsql") == "UPDATE table_001 SET col_001 = 'str_001'"
+
+
+def test_prose_apostrophes_numbers_and_advice_are_not_literals():
+    a = Anonymizer()
+    a.sql("SELECT 16, 120, 987654321, 'window' FROM t WHERE x = '+00:00x'", "tsql")  # learnt: the user's literals
+    prose = ("The busiest window's rate is split; TiDB's published Sysbench run on 16-vCPU machines gives 22,000 QPS per "
+             "16 cores, at most 120 MiB; run the connections with time_zone = '+00:00' and ATTRIBUTES 'merge_option=deny'")
+    assert a.text(prose) == prose
+    assert a.text("value 987654321 in 'window'") == "value 1003 in 'str_001'"  # the user's, even in prose
+    server = "Duplicate entry '77-123456' for key 'reviews.PRIMARY' (16)"
+    assert a.text(server, strict=True) == "Duplicate entry 'str_003' for key 'str_004' (1001)"
 
 
 def test_the_leak_search_itself_finds_names_in_text_and_attributes():
