@@ -20,7 +20,39 @@ from . import __version__
 from .errors import ToolError, UsageError, one_line
 from .model import Finding, Severity
 
+# Typer bundles its own Click; its exception classes are reached through the one Typer exports.
+_ClickException = next(c for c in typer.BadParameter.__mro__ if c.__name__ == "ClickException")
+
+
+class _OneLineUsageErrors(typer.core.TyperGroup):
+    """Usage errors (a missing argument, an unknown option or command) as one `Error:` line and exit 2.
+
+    Click would print the usage, a hint and a boxed message on several lines; the contract is one
+    line for every error. Help (`--help`, or no arguments at all) is printed as usual.
+    """
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        try:
+            result = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except _ClickException as exc:
+            if type(exc).__name__ != "NoArgsIsHelpError":  # that one printed the help when it was raised
+                ctx = getattr(exc, "ctx", None)
+                hint = f"; see '{ctx.command_path} --help'" if ctx is not None else ""
+                typer.echo(f"Error: {one_line(exc.format_message()).rstrip('.')}{hint}", err=True)
+            code = 2
+        except typer.Abort:
+            typer.echo("Error: aborted", err=True)
+            code = 2
+        else:
+            code = result if isinstance(result, int) else 0  # Exit(n) comes back as n without standalone mode
+        if not standalone_mode:
+            return code
+        sys.exit(code)
+
+
 app = typer.Typer(
+    cls=_OneLineUsageErrors,
     name="sqlsrv2tidb",
     help="Assess, translate and replay a Microsoft SQL Server database and workload on TiDB.",
     no_args_is_help=True,
