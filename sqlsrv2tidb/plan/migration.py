@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from ..errors import InputError
 from ..model import Capture, Finding, ForeignKey, Severity, Table
 from ..model.plan import MigrationPlan, TablePlan
-from ..options import Options
+from ..options import Options, Version
 from ..progress import NullProgress, Progress
 from ..translate.ddl import DdlRenderer, ForeignKeyDdl, TableDdl
 from ..translate.naming import NameMap
@@ -124,8 +124,8 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
             distribution=item.design.distribution, ddl=pt.create_statement, post_data_ddl=post,
             row_count=item.table.row_count, size_bytes=item.table.size_bytes, source=item.table.source,
         ))
-    findings += _collation_findings(db, work, mapper)
-    findings += _alias_findings(db)
+    findings += _collation_findings(db, work, mapper, options.tidb_version)
+    findings += _alias_findings(db, work, config.source)
     dropped = {w.table.name.casefold(): {c.name for c in w.table.columns} - {b.column.name for b in w.columns}
                for w in work}
     views = plan_views(db, names, options, {k: v for k, v in dropped.items() if v})
@@ -277,7 +277,22 @@ def _compatible(child: BuiltColumn, ref: BuiltColumn, child_coll: str, parent_co
     return child.ddl.type.upper().replace(" ", "") == ref.ddl.type.upper().replace(" ", "")
 
 
-def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper) -> list[Finding]:
+NEW_COLLATIONS_DEFAULT_SINCE = Version(6, 0)
+"""`new_collations_enabled_on_first_bootstrap` defaults to true for clusters first bootstrapped on v6.0+
+(https://docs.pingcap.com/tidb/stable/character-set-and-collation#new-framework-for-collations)."""
+
+
+def _new_framework_note(target: str, version: Version) -> str:
+    """Why a case-insensitive TiDB collation may still compare like utf8mb4_bin on a given cluster."""
+    default = ("on by default for clusters first bootstrapped on v6.0 or later" if version >= NEW_COLLATIONS_DEFAULT_SINCE
+               else f"off by default before v6.0, as for TiDB {version}: set it to true before the cluster's first start")
+    return (f"; {target} compares case-insensitively only under TiDB's new collation framework "
+            f"(new_collations_enabled_on_first_bootstrap, fixed when the cluster is first bootstrapped; {default}), and "
+            f"without it TiDB compares as utf8mb4_bin: check an existing cluster with SELECT VARIABLE_VALUE FROM mysql.tidb "
+            f"WHERE VARIABLE_NAME = 'new_collation_enabled'")
+
+
+def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper, version: Version) -> list[Finding]:
     uses: dict[str, list[str]] = defaultdict(list)
     first: dict[str, tuple[str | None, int | None]] = {}
     for w in work:
@@ -299,7 +314,8 @@ def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper) -> list[
             out.append(Finding(rule="TY12", severity=Severity.LOW, object=m.source,
                                message=f"case-insensitive collation {m.source}{assumed} becomes {m.target} on "
                                        f"{len(columns)} column(s): comparisons stay case-insensitive (TiDB's default, "
-                                       f"utf8mb4_bin, would be case-sensitive); accent and width rules may differ",
+                                       f"utf8mb4_bin, would be case-sensitive); accent and width rules may differ"
+                                       + ("" if m.target.endswith("_bin") else _new_framework_note(m.target, version)),
                                file=file, line=line, details=details))
         else:
             out.append(Finding(rule="TY13", severity=Severity.INFO, object=m.source,
@@ -309,20 +325,35 @@ def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper) -> list[
     return out
 
 
-def _alias_findings(db) -> list[Finding]:
+def _alias_findings(db, work: list[_TableWork], source: str) -> list[Finding]:
     uses: dict[str, int] = defaultdict(int)
     for t in db.tables:
         for c in t.columns:
             if c.type.alias:
                 uses[c.type.alias.casefold()] += 1
+    # The types --config gave the alias's columns instead of its base type, per override section.
+    overridden: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for w in work:
+        for b in w.columns:
+            if b.column.type.alias and b.mapped.override:
+                label = b.mapped.override if b.mapped.override.startswith("types:") else "columns:"
+                overridden[b.column.type.alias.casefold()][label].append(b.ddl.type)
     out = []
     for ut in db.user_types:
         if ut.is_table_type or ut.base is None:
             continue
         n = uses.get(ut.qualified_name.casefold(), 0)
+        over = overridden.get(ut.qualified_name.casefold(), {})
+        if over:
+            parts = [f"{len(types)} get {types[0] if len(set(types)) == 1 else 'their own types'} from `{label}` in {source}"
+                     for label, types in sorted(over.items())]
+            rest = n - sum(len(types) for types in over.values())
+            how = f"of its {n} column(s), {', '.join(parts)}" + (f", and {rest} use the base type directly" if rest > 0 else "")
+        else:
+            how = f"its {n} column(s) use the base type directly"
         out.append(Finding(rule="TY11", severity=Severity.INFO, object=ut.qualified_name,
-                           message=f"alias type {ut.qualified_name} ({ut.base}) does not exist in TiDB; its {n} column(s) "
-                                   f"use the base type directly", file=ut.source.file, line=ut.source.line))
+                           message=f"alias type {ut.qualified_name} ({ut.base}) does not exist in TiDB; {how}",
+                           file=ut.source.file, line=ut.source.line))
     return out
 
 

@@ -15,13 +15,14 @@ from sqlsrv2tidb.model import (
     Key,
     SourceRef,
     Table,
+    UserType,
 )
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.plan.migration import build_plan
 
 
 def plan(*tables, config=None, **db):
-    return build_plan(capture(*tables, **db), Options(config=config or {}))
+    return build_plan(capture(*tables, **db), Options(config=config or {}, config_file="overrides.yaml" if config else None))
 
 
 def codes(p, rule):
@@ -124,6 +125,44 @@ def test_column_collations():
     [ci] = codes(p, "TY12")
     assert ci.object == "SQL_Latin1_General_CP1_CI_AS" and "stay case-insensitive" in ci.message
     assert sorted(f.object for f in codes(p, "TY13")) == ["Latin1_General_BIN2", "Latin1_General_CS_AS"]
+
+
+def test_case_insensitive_collation_names_the_new_collation_framework():
+    p = plan(table(col("name", "nvarchar", length=10)), collation="SQL_Latin1_General_CP1_CI_AS")
+    [ci] = codes(p, "TY12")
+    assert ci.message.endswith(
+        "; utf8mb4_general_ci compares case-insensitively only under TiDB's new collation framework "
+        "(new_collations_enabled_on_first_bootstrap, fixed when the cluster is first bootstrapped; on by default for "
+        "clusters first bootstrapped on v6.0 or later), and without it TiDB compares as utf8mb4_bin: check an existing "
+        "cluster with SELECT VARIABLE_VALUE FROM mysql.tidb WHERE VARIABLE_NAME = 'new_collation_enabled'")
+    from sqlsrv2tidb.options import Version
+
+    old = build_plan(capture(table(col("name", "nvarchar", length=10)), collation="SQL_Latin1_General_CP1_CI_AS"),
+                     Options(tidb_version=Version.parse("5.4")))
+    assert ("off by default before v6.0, as for TiDB 5.4.0: set it to true before the cluster's first start"
+            in codes(old, "TY12")[0].message)
+
+
+def _alias_plan(config=None):
+    name = UserType("dbo", "Name", DataType("nvarchar", length=50), nullable=False, source=SourceRef("types.sql", 3))
+    return plan(table(col("first", "nvarchar", length=50, alias="dbo.Name"), col("last", "nvarchar", length=50, alias="dbo.Name")),
+                user_types=(name,), config=config)
+
+
+def test_alias_type_uses_its_base_type():
+    [alias] = codes(_alias_plan(), "TY11")
+    assert alias.message == "alias type dbo.Name (nvarchar(50)) does not exist in TiDB; its 2 column(s) use the base type directly"
+
+
+def test_alias_type_overridden_by_config_says_what_its_columns_get():
+    p = _alias_plan({"types": {"dbo.Name": "VARCHAR(60)"}})
+    assert "first VARCHAR(60) NOT NULL" in ddl_of(p)
+    [alias] = codes(p, "TY11")
+    assert alias.message == ("alias type dbo.Name (nvarchar(50)) does not exist in TiDB; of its 2 column(s), 2 get "
+                             "VARCHAR(60) from `types: dbo.name` in overrides.yaml")
+    [alias] = codes(_alias_plan({"columns": {"dbo.t.first": "VARCHAR(20)"}}), "TY11")
+    assert alias.message == ("alias type dbo.Name (nvarchar(50)) does not exist in TiDB; of its 2 column(s), 1 get "
+                             "VARCHAR(20) from `columns:` in overrides.yaml, and 1 use the base type directly")
 
 
 def test_column_override_changes_one_column():
