@@ -23,7 +23,8 @@ write rate crosses the write-hot threshold the planner chooses, with its evidenc
   pre-split advice instead.
 
 Tables below the threshold, or with no workload to judge by, are left alone, and the decision says
-which evidence would change it. The per-table `tables:` overrides of --config win over all this.
+which evidence would change it. The per-table `tables:` overrides of --config win over all this,
+unless a guard refuses one (finding DI04): the planner's own decision then applies.
 """
 
 from __future__ import annotations
@@ -148,13 +149,12 @@ class DistributionPlanner:
                                f"A capture with write rates (Query Store, Extended Events or a workload spec) showing "
                                f"at least {threshold:g} writes/s to this table would make it write-hot.")
         load = rate.load if rate else 0.0
+        where = f" in window {rate.window!r}" if rate and rate.window else ""
         if load < threshold:
-            where = f" in window {rate.window!r}" if rate and rate.window else ""
             return self._leave(table, facts, f"Peak write rate {load:,.1f}/s{where} is below the write-hot threshold "
                                f"of {threshold:g}/s: one Region keeps up, so the table is left as is.",
                                f"A peak write rate of {threshold:g}/s or more (thresholds.write_hot_qps).")
         assert rate is not None
-        where = f" in window {rate.window!r}" if rate.window else ""
         hot = (f"Peak write rate {load:,.0f}/s{where} is above the write-hot threshold of {threshold:g}/s; a new table "
                f"is one Region on one TiKV node, which seed 000 saw top out near 25,000 inserts/s.")
         if self.options.tikv_nodes < 2:
