@@ -74,21 +74,26 @@ def bottom_up(tree: exp.Expr, rewrites: Iterable[Rewrite], ctx: Context) -> exp.
     """Apply `rewrites` to every node, children before parents, replacing nodes in place.
 
     Children first, so a parent sees its operands already rewritten (a nested `a + b + c` is one
-    CONCAT), while the nodes above are still the original ones (column references resolve).
+    CONCAT), while the nodes above are still the original ones (column references resolve). Each
+    rewrite's result takes the node's place at once, so the next rewrite of the same node still
+    resolves its operands' columns (CONVERT -> CAST, then the CAST's own rewrite, types its operand).
     """
     rewrites = tuple(rewrites)
     root = tree
     for node in reversed(list(tree.walk(bfs=False))):
         if (node is not root and node.parent is None) or node.meta.get("tidb"):
             continue  # detached by an earlier rewrite, or TiDB SQL a rewrite already produced
-        new = node
+        current = node
         for rewrite in rewrites:
-            new = rewrite(new, ctx)
-        if new is not node:
-            if node is root:
+            parent, key, index = current.parent, current.arg_key, current.index
+            new = rewrite(current, ctx)
+            if new is current:
+                continue
+            if current is root:
                 root = new
-            else:
-                node.replace(new)
+            elif parent is not None:
+                parent.set(key, new, index)
+            current = new
     return root
 
 

@@ -13,6 +13,13 @@ from sqlglot import exp
 from .dialect import DATE_PARTS
 from .templates import call, fill, paren
 from .transforms import Context
+from .transforms_casts import (
+    datetime_number_comparison,
+    days_to_ticks,
+    from_ticks,
+    numeric_conversions,
+    ticks,
+)
 from .typing import NUMERIC, TEMPORAL, category, parameter_name
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
@@ -52,10 +59,15 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`d + 1` / `d - 7` on a datetime -> `DATE_ADD(d, INTERVAL 1 DAY)` / `DATE_SUB(d, INTERVAL 7 DAY)`.
+    """`d + 1` / `d - 7` on a datetime -> `DATE_ADD(d, INTERVAL 1 DAY)` / `DATE_SUB(d, INTERVAL 7 DAY)`;
+    `d1 - d2` -> `DATE_ADD('1900-01-01', INTERVAL TIMESTAMPDIFF(MICROSECOND, d2, d1) MICROSECOND)`;
+    `d + t` -> `DATE_ADD(d, INTERVAL TIMESTAMPDIFF(MICROSECOND, '1900-01-01', t) MICROSECOND)`.
 
-    SQL Server adds days to a datetime with `+`; MySQL turns the datetime into a number first.
+    SQL Server adds days to a datetime with `+`, and treats a datetime operand of `+`/`-` as its days
+    since 1900-01-01, so `d1 - d2` is the difference counted from 1900-01-01 (CONVERT(int, d1 - d2) is
+    a number of days). MySQL turns each datetime into the number YYYYMMDDhhmmss first.
     https://learn.microsoft.com/sql/t-sql/language-elements/add-transact-sql
+    https://learn.microsoft.com/sql/t-sql/language-elements/subtract-transact-sql
     """
     if not isinstance(node, (exp.Add, exp.Sub)):
         return node
@@ -64,8 +76,21 @@ def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
         days, date = node.expression, node.this
     elif isinstance(node, exp.Add) and right in TEMPORAL and left in NUMERIC:
         days, date = node.this, node.expression
-    elif left in TEMPORAL and right in TEMPORAL and isinstance(node, exp.Add):
-        ctx.note("QY38", "review", "Adding two datetimes treats them as days since 1900 in SQL Server; TiDB adds numbers.")
+    elif left in TEMPORAL and right in TEMPORAL:
+        if isinstance(node, exp.Add):
+            ctx.note("QY38", "rewritten", "datetime + datetime adds the second's days since 1900-01-01 to the first, as SQL "
+                     "Server does; it becomes DATE_ADD(... MICROSECOND).")
+            return exp.DateAdd(this=node.this, expression=ticks(node.expression), unit=exp.var("MICROSECOND"))
+        ctx.note("QY38", "rewritten", "datetime - datetime is the difference counted from 1900-01-01 in SQL Server (days "
+                 "when converted to a number); it becomes TIMESTAMPDIFF in microseconds added to 1900-01-01.")
+        return from_ticks(fill("TIMESTAMPDIFF(MICROSECOND, b, a)", a=node.this, b=node.expression))
+    elif isinstance(node, exp.Sub) and left in NUMERIC and right in TEMPORAL:
+        ctx.note("QY38", "rewritten", "number - datetime counts days since 1900-01-01 on both sides, as SQL Server does.")
+        count = exp.Sub(this=days_to_ticks(node.this, left in ("integer", "bit")), expression=ticks(node.expression))
+        return from_ticks(count)
+    elif isinstance(node, exp.Sub) and (left in TEMPORAL) != (right in TEMPORAL) and None in (left, right):
+        ctx.note("QY38", "review", f"The operand types of `{node.sql('sqlserver')[:80]}` are not all known: SQL Server "
+                 "subtracts days or a datetime from a datetime, TiDB subtracts numbers.")
         return node
     else:
         return node
@@ -374,6 +399,8 @@ REWRITES = (
     len_trailing_spaces,
     datalength,
     try_cast,
+    numeric_conversions,
+    datetime_number_comparison,
     cast_types,
     current_time,
     identity_functions,

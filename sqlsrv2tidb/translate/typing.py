@@ -76,7 +76,9 @@ _FLOAT_RESULT = (
     exp.Variance, exp.VariancePop, exp.Atan2, exp.Cos, exp.Sin, exp.Tan, exp.Acos, exp.Asin, exp.Atan,
     exp.Pi, exp.PercentRank, exp.CumeDist, exp.Radians, exp.Degrees,
 )
-_DATETIME_RESULT = (exp.CurrentTimestamp, exp.UtcTimestamp, exp.TimeStrToTime, exp.StrToTime, exp.StrToDate, exp.LastDay)
+_DATETIME_RESULT = (
+    exp.CurrentTimestamp, exp.UtcTimestamp, exp.TimeStrToTime, exp.StrToTime, exp.StrToDate, exp.LastDay, exp.TimestampAdd,
+)
 _SAME_AS_ARGUMENT = (
     exp.Sum, exp.Max, exp.Min, exp.Avg, exp.Abs, exp.Round, exp.Floor, exp.Ceil, exp.FirstValue, exp.LastValue,
     exp.Lag, exp.Lead, exp.NthValue, exp.AnyValue, exp.Paren, exp.Neg, exp.Window, exp.Alias, exp.DateAdd,
@@ -101,7 +103,7 @@ _ANONYMOUS: dict[str, exp.DataType] = {
         INTEGER,
     ),
     "LAST_INSERT_ID": BIGINT,
-    "STR_TO_DATE": DATETIME,
+    **dict.fromkeys(("STR_TO_DATE", "NOW"), DATETIME),  # {fn NOW()}, the ODBC escape, is a datetime
     **dict.fromkeys(("SCOPE_IDENTITY", "@@IDENTITY", "IDENT_CURRENT"), DECIMAL),
     **dict.fromkeys(("EOMONTH", "DATEFROMPARTS", "MAKEDATE"), DATE),
     **dict.fromkeys(("DATETIMEFROMPARTS", "SMALLDATETIMEFROMPARTS", "DATETIME2FROMPARTS", "TODATETIMEOFFSET",

@@ -147,12 +147,40 @@ class TestDates:
         check("SELECT d - 1.5 FROM dbo.t", "SELECT DATE_SUB(d, INTERVAL (ROUND(1.5 * 86400000000)) MICROSECOND) FROM t",
               "rewritten", ("QY38",))
 
-    def test_datetime_plus_datetime_is_flagged(self):
-        check("SELECT d + d FROM dbo.t", "SELECT d + d FROM t", "review", ("QY38",))
+    def test_datetime_plus_datetime_adds_days_since_1900(self):
+        check("SELECT d + d FROM dbo.t",
+              "SELECT DATE_ADD(d, INTERVAL (TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-01' AS DATETIME(3)), d)) MICROSECOND) FROM t",
+              "rewritten", ("QY38",))
+
+    def test_datetime_minus_datetime_converted_to_int_counts_days(self):
+        check("SELECT CONVERT(int, d - d) FROM dbo.t",
+              "SELECT CAST(FLOOR((TIMESTAMPDIFF(MICROSECOND, d, d) + 43200000000) / 86400000000) AS SIGNED) FROM t",
+              "rewritten", ("QY38",))
+
+    def test_datetime_minus_an_unknown_type_is_flagged(self):
+        check("SELECT t.d - x.y FROM dbo.t, other.x x", "SELECT t.d - x.y FROM t, x AS x", "review", ("QY38",))
+
+    def test_datetime2_is_no_day_number(self):
+        # SQL Server refuses to convert datetime2 to a number, so there is nothing to keep.
+        check("SELECT CAST(d2 AS float) FROM dbo.t", "SELECT CAST(d2 AS DOUBLE) FROM t")
 
     def test_datetime2_precision(self):
         check("SELECT CAST(d AS datetime2(7)), CAST(d AS datetime2(3)) FROM dbo.t",
               "SELECT CAST(d AS DATETIME(6)), CAST(d AS DATETIME(3)) FROM t", "rewritten", ("QY40",))
+
+
+class TestConversionsToIntegers:
+    def test_decimal_and_float_are_truncated(self):
+        check("SELECT CAST(m AS int), CONVERT(bigint, m * 2), CAST(1.5E0 AS smallint) FROM dbo.t",
+              "SELECT CAST(TRUNCATE(m, 0) AS SIGNED), CAST(TRUNCATE(m * 2, 0) AS SIGNED), CAST(TRUNCATE(1.5E0, 0) AS SIGNED) FROM t",
+              "rewritten", ("QY51",))
+
+    def test_money_and_integers_are_kept(self):
+        check("SELECT CAST(CAST(m AS money) AS int), CAST(n AS bigint), CAST(a AS int) FROM dbo.t",
+              "SELECT CAST(CAST(m AS DECIMAL(19, 4)) AS SIGNED), CAST(n AS SIGNED), CAST(a AS SIGNED) FROM t")
+
+    def test_unknown_operand_is_flagged(self):
+        check("SELECT CAST(@p AS int)", "SELECT CAST(? AS SIGNED)", "review", ("QY51",))
 
 
 class TestDivisionAndAggregates:

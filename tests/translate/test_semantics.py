@@ -227,3 +227,61 @@ def test_delete_from_binds_the_target_to_its_from_reference(mariadb, tables):
 def test_delete_whose_target_is_not_in_from_is_correlated(mariadb, tables):
     run(mariadb, tables, "DELETE dbo.o FROM dbo.c AS k WHERE k.id = o.cust AND k.name = N'Cid'")
     assert statuses(mariadb, tables) == [(1, "new"), (2, "new"), (4, "new")]
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    # Converted to an integer, decimal and float values are truncated, money and datetime values rounded.
+    # https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql#truncating-and-rounding-results
+    ("CAST(10.6496 AS int)", 10),
+    ("CAST(-10.6496 AS int)", -10),
+    ("CONVERT(bigint, 1.9E0)", 1),
+    ("CAST(-1.9E0 AS smallint)", -1),
+    ("CAST(CAST(4.5 AS money) AS int)", 5),
+    ("CAST(10.6496 AS numeric)", 11),
+])
+def test_conversions_to_integers(mariadb, db, expression, expected):
+    assert value(mariadb, db, expression) == expected
+
+
+def test_conversion_of_a_computed_float_to_an_integer(mariadb, db):
+    # SEDE 72370: cast(100 * AcceptRate as int) with a float rate truncates (0.239 -> 23, not 24).
+    assert run(mariadb, db, "WITH r AS (SELECT CAST(239 AS float) / CAST(1000 AS float) AS rate) "
+                            "SELECT CAST(100 * rate AS int) FROM r")[0][0] == 23
+
+
+_DAY_ZERO = datetime.datetime(1900, 1, 1)
+
+
+def _days(moment: datetime.datetime) -> float:
+    """A datetime as SQL Server reads it as a number: days since 1900-01-01, the time as a fraction."""
+    return (moment - _DAY_ZERO) / datetime.timedelta(days=1)
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    # datetime - datetime is a datetime counted from 1900-01-01; as an int it is a day count, rounded.
+    # https://learn.microsoft.com/sql/t-sql/language-elements/subtract-transact-sql
+    ("CONVERT(int, CAST('2024-01-03 18:00' AS datetime) - CAST('2024-01-01' AS datetime))", 3),
+    ("CONVERT(int, CAST('2024-01-03 11:00' AS datetime) - CAST('2024-01-01' AS datetime))", 2),
+    ("CAST(CAST('2024-01-31' AS datetime) - CAST('2024-01-01' AS datetime) AS float)", 30.0),
+    ("CAST(CAST('2024-01-06 12:00' AS datetime) AS float)", _days(datetime.datetime(2024, 1, 6, 12))),
+    ("CAST(CAST('2024-01-06 12:00' AS datetime) AS int)", 45296),  # day 45295, and noon rounds up
+    ("CAST(CAST('2024-01-06 11:59' AS datetime) AS int)", 45295),
+    ("CASE WHEN CAST('2024-01-31' AS datetime) - CAST('2024-01-01' AS datetime) < 31 THEN 1 ELSE 0 END", 1),
+    ("CASE WHEN CAST('2024-01-31' AS datetime) - CAST('2024-01-01' AS datetime) > 29.5 THEN 1 ELSE 0 END", 1),
+])
+def test_datetimes_as_day_numbers(mariadb, db, expression, expected):
+    got = value(mariadb, db, expression)
+    assert got == pytest.approx(expected) if isinstance(expected, float) else got == expected
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    # A number converted to a datetime counts days from 1900-01-01 (0 is 1900-01-01).
+    # https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql
+    ("CAST(2 AS datetime)", datetime.datetime(1900, 1, 3)),
+    ("CAST(1.5 AS datetime)", datetime.datetime(1900, 1, 2, 12)),
+    ("CAST(FLOOR(CAST(CAST('2024-01-06 10:00' AS datetime) AS float)) AS datetime)", datetime.datetime(2024, 1, 6)),
+    ("CAST('2024-01-06 10:00' AS datetime) + CAST('1900-01-02 06:30' AS datetime)", datetime.datetime(2024, 1, 7, 16, 30)),
+    ("2 - CAST('1900-01-02' AS datetime)", datetime.datetime(1900, 1, 2)),
+])
+def test_numbers_as_datetimes(mariadb, db, expression, expected):
+    assert value(mariadb, db, expression) == expected

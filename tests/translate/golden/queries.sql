@@ -1401,3 +1401,74 @@ DELETE o FROM orders AS o JOIN customers AS c ON c.id = o.customer_id WHERE c.fi
 DELETE dbo.order_lines FROM dbo.orders o WHERE o.id = order_lines.order_id AND o.status = 'void'
 -- =>
 DELETE order_lines FROM order_lines, orders AS o WHERE o.id = order_lines.order_id AND o.status = 'void';
+
+-- ==================== Conversions to integers truncate decimals and floats
+
+-- 257 [rewritten QY51] CAST of a decimal to int truncates
+SELECT id, CAST(amount AS int), CONVERT(int, amount * 1.5) FROM dbo.orders
+-- =>
+SELECT id, CAST(TRUNCATE(amount, 0) AS SIGNED), CAST(TRUNCATE(amount * 1.5, 0) AS SIGNED) FROM orders;
+
+-- 258 [rewritten QY51] CAST of a float to bigint truncates
+SELECT CAST(weight * 10 AS bigint), CAST(1.9 AS int) FROM dbo.products
+-- =>
+SELECT CAST(TRUNCATE(weight * 10, 0) AS SIGNED), CAST(TRUNCATE(1.9, 0) AS SIGNED) FROM products;
+
+-- 259 [translated] CAST of money to int rounds, as CAST does
+SELECT CAST(price AS int), CAST(balance AS smallint) FROM dbo.products, dbo.customers
+-- =>
+SELECT CAST(price AS SIGNED), CAST(balance AS SIGNED) FROM products, customers;
+
+-- 260 [translated] CAST of an integer is kept
+SELECT CAST(qty AS bigint), CONVERT(smallint, id) FROM dbo.orders
+-- =>
+SELECT CAST(qty AS SIGNED), CAST(id AS SIGNED) FROM orders;
+
+-- 261 [review QY26 QY51] CAST of an operand of unknown type to int is flagged
+(@P1 int)SELECT CAST(@rate * 100 AS int) FROM dbo.orders WHERE id = @P1
+-- =>
+-- parameters: @rate, @P1
+SELECT CAST(? * 100 AS SIGNED) FROM orders WHERE id = ?;
+
+-- 262 [rewritten QY51] A computed float from a CTE truncates (SEDE 72370)
+WITH r AS (SELECT customer_id, CAST(COUNT(shipped_at) AS float) / CAST(COUNT(*) AS float) AS rate FROM dbo.orders GROUP BY customer_id) SELECT CAST(100 * rate AS int) AS pct, COUNT(*) AS n FROM r GROUP BY CAST(100 * rate AS int)
+-- =>
+WITH r AS (SELECT customer_id, CAST(COUNT(shipped_at) AS DOUBLE) / CAST(COUNT(*) AS DOUBLE) AS rate FROM orders GROUP BY customer_id) SELECT CAST(TRUNCATE(100 * rate, 0) AS SIGNED) AS pct, COUNT(*) AS n FROM r GROUP BY CAST(TRUNCATE(100 * rate, 0) AS SIGNED);
+
+-- ==================== Datetimes read as numbers count days since 1900-01-01
+
+-- 263 [rewritten QY38] datetime - datetime converted to int is a day count (SEDE 120018)
+SELECT CONVERT(int, shipped_at - ordered_at) AS days FROM dbo.orders WHERE CONVERT(int, shipped_at - ordered_at) > 0
+-- =>
+SELECT CAST(FLOOR((TIMESTAMPDIFF(MICROSECOND, ordered_at, shipped_at) + 43200000000) / 86400000000) AS SIGNED) AS days FROM orders WHERE CAST(FLOOR((TIMESTAMPDIFF(MICROSECOND, ordered_at, shipped_at) + 43200000000) / 86400000000) AS SIGNED) > 0;
+
+-- 264 [rewritten QY38] datetime - datetime compared with a number of days
+SELECT id FROM dbo.orders WHERE shipped_at - ordered_at < 2
+-- =>
+SELECT id FROM orders WHERE TIMESTAMPDIFF(MICROSECOND, ordered_at, shipped_at) < 2 * 86400000000;
+
+-- 265 [rewritten QY38] datetime - datetime as a value is a datetime after 1900-01-01
+SELECT shipped_at - ordered_at FROM dbo.orders
+-- =>
+SELECT DATE_ADD(CAST('1900-01-01' AS DATETIME(3)), INTERVAL (TIMESTAMPDIFF(MICROSECOND, ordered_at, shipped_at)) MICROSECOND) FROM orders;
+
+-- 266 [rewritten QY38] datetime truncated to its day through float
+SELECT CAST(FLOOR(CAST(ordered_at AS float)) AS datetime) FROM dbo.orders
+-- =>
+SELECT CAST(DATE_ADD(CAST('1900-01-01' AS DATETIME(3)), INTERVAL (ROUND(FLOOR(CAST(TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-01' AS DATETIME(3)), ordered_at) AS DOUBLE) / 86400000000) * 86400000000)) MICROSECOND) AS DATETIME(3)) FROM orders;
+
+-- 267 [rewritten QY38] datetime + datetime adds the second's days
+SELECT ordered_at + CAST('1900-01-01 06:00' AS datetime) FROM dbo.orders
+-- =>
+SELECT DATE_ADD(ordered_at, INTERVAL (TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-01' AS DATETIME(3)), CAST('1900-01-01 06:00' AS DATETIME(3)))) MICROSECOND) FROM orders;
+
+-- 268 [rewritten QY38] A number converted to datetime counts days from 1900-01-01
+SELECT CAST(45000 AS datetime), CONVERT(datetime, 1.25)
+-- =>
+SELECT CAST(DATE_ADD(CAST('1900-01-01' AS DATETIME(3)), INTERVAL (45000 * 86400000000) MICROSECOND) AS DATETIME(3)), CAST(DATE_ADD(CAST('1900-01-01' AS DATETIME(3)), INTERVAL (ROUND(1.25 * 86400000000)) MICROSECOND) AS DATETIME(3));
+
+-- 269 [review QY26 QY38] datetime minus a parameter of unknown type is flagged
+SELECT id FROM dbo.orders WHERE ordered_at > GETDATE() - @days
+-- =>
+-- parameters: @days
+SELECT id FROM orders WHERE ordered_at > CURRENT_TIMESTAMP(3) - ?;
