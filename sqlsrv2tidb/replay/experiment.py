@@ -25,7 +25,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..errors import Refused, UsageError
+from ..errors import InputError, Refused, UsageError
 from ..model import Capture, Finding, Severity, Table
 from ..model.translation import Translation
 from ..options import Options
@@ -131,7 +131,12 @@ def _variant_ddl(capture: Capture, options: Options, table: Table, strategy: str
 
     tables = dict(options.config.get("tables") or {})
     tables[table.qualified_name] = {**(tables.get(table.qualified_name) or {}), "distribution": strategy}
-    plan = api.plan(capture, replace(options, config={**options.config, "tables": tables}))
+    try:
+        plan = api.plan(capture, replace(options, config={**options.config, "tables": tables}))
+    except InputError as exc:
+        # The user's own settings for the table may not fit this design (pre_split_regions beyond
+        # AUTO_RANDOM's shard bits, say): skip the design, keep the others.
+        return None, f"the configuration does not allow it ({exc})"
     planned = plan.table(table.schema, table.name)
     if planned is None or not planned.ddl:
         return None, "the planner produced no CREATE TABLE for it"

@@ -12,7 +12,7 @@ from sqlsrv2tidb.errors import Refused, UsageError
 from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.replay.config import ReplayConfig
-from sqlsrv2tidb.replay.experiment import run_experiment
+from sqlsrv2tidb.replay.experiment import _variant_ddl, run_experiment
 from sqlsrv2tidb.target import parse_target
 
 pytestmark = pytest.mark.mariadb
@@ -71,3 +71,15 @@ def test_experiment_needs_the_database_confirmed_and_a_known_table(mariadb, data
         run_experiment(capture, translation, target, "dbo.nope", confirmed, Options(), out=tmp_path)
     with pytest.raises(UsageError, match="no translated INSERT into dbo.users"):
         run_experiment(capture, translation, target, "dbo.users", confirmed, Options(), out=tmp_path)
+
+
+def test_a_design_the_users_table_settings_rule_out_is_skipped_not_fatal():
+    capture, _ = _case()
+    photos = capture.database.table("dbo", "photos")
+    settings = {"tables": {"dbo.photos": {"distribution": "pre_split", "shard_row_id_bits": 8, "pre_split_regions": 8}}}
+    options = Options(tikv_nodes=3, config=settings)
+    ddl, why = _variant_ddl(capture, options, photos, "pre_split")
+    assert "PRE_SPLIT_REGIONS=8" in ddl and why == ""
+    ddl, why = _variant_ddl(capture, options, photos, "auto_random")
+    assert ddl is None
+    assert why.startswith("the configuration does not allow it") and "AUTO_RANDOM shard bits (5)" in why
