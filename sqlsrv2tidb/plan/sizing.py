@@ -10,6 +10,11 @@ For three machines or fewer, TiDB, TiKV and PD share every machine, with the thr
 background jobs and rate limits of TiDB's three-node hybrid deployment guide scaled to the cores and
 memory given.
 
+The DDL is planned before the sizing, for `--tikv-nodes` TiKV nodes (one KEY partition per node on
+write-hot tables). When the sizing suggests another TiKV count, the advice says so under `replan`,
+with the option that plans the DDL for the suggested cluster, and the report puts that beside the
+verdict: the DDL and the suggested cluster must describe the same cluster before either is used.
+
 The machine shape comes from the `deployment:` section of `--config` (`machines`, `cores`,
 `memory_gb`); without it, machines are assumed to have 16 cores and 32 GB, like the guide's.
 """
@@ -99,7 +104,18 @@ def _peak(capture: Capture) -> dict[str, Any]:
     }
 
 
-def _hot_tables(capture: Capture, plan: MigrationPlan | None, tikv: int) -> list[dict[str, Any]]:
+def _hot_advice(needs: bool, strategy: str, partitions: int | None, planned: int, tikv: int) -> str:
+    if not needs:
+        return "watch it: within one Region's ceiling at its peak"
+    if strategy in ("none", "unknown"):
+        return f"spread it: PARTITION BY KEY into {tikv} partitions (one per TiKV node, as in seed 000) or pre-split"
+    if strategy == "key_partition" and partitions and partitions != tikv:
+        return (f"spread by the plan into {partitions} partitions, one per TiKV node of the {planned} the DDL was planned "
+                f"for; re-plan with --tikv-nodes {tikv} for one per node of the suggested cluster")
+    return "spread by the plan"
+
+
+def _hot_tables(capture: Capture, plan: MigrationPlan | None, tikv: int, planned: int) -> list[dict[str, Any]]:
     """Tables written near a Region's ceiling in their own busiest window (the planner's table rates)."""
     threshold = float((plan.settings if plan else {}).get("write_hot_qps", REGION_INSERTS * 0.2))
     out = []
@@ -109,6 +125,7 @@ def _hot_tables(capture: Capture, plan: MigrationPlan | None, tikv: int) -> list
         tp = plan.table(rate.schema, rate.name) if plan else None
         strategy = tp.distribution.strategy if tp else "unknown"
         needs = rate.insert_rate > REGION_INSERTS * UTILISATION
+        partitions = tp.distribution.partitions if tp else None
         out.append({
             "table": f"{rate.schema}.{rate.name}",
             "window": rate.window,
@@ -116,13 +133,9 @@ def _hot_tables(capture: Capture, plan: MigrationPlan | None, tikv: int) -> list
             "write_qps": round(rate.write_qps, 1),
             "share_of_one_region": round(rate.insert_rate / REGION_INSERTS, 2),
             "strategy": strategy,
-            "partitions": tp.distribution.partitions if tp else None,
+            "partitions": partitions,
             "recommended_partitions": tikv if needs else None,
-            "advice": (
-                f"spread it: PARTITION BY KEY into {tikv} partitions (one per TiKV node, as in seed 000) or pre-split"
-                if needs and strategy in ("none", "unknown") else
-                "spread by the plan" if needs else "watch it: within one Region's ceiling at its peak"
-            ),
+            "advice": _hot_advice(needs, strategy, partitions, planned, tikv),
         })
     out.sort(key=lambda h: (-h["insert_qps"], -h["write_qps"], h["table"]))
     return out
@@ -242,12 +255,13 @@ def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> di
                          "losing one machine loses the cluster. Use this for tests only.")
     else:
         tuning, per_machine = [], 0
-    if options.tikv_nodes < tikv:
-        notes.append(f"The plan's partition counts assumed {options.tikv_nodes} TiKV nodes; rerun with "
-                     f"--tikv-nodes {tikv} so write-hot tables get one partition per TiKV node.")
+    replan = None
+    if options.tikv_nodes != tikv:
+        # Not a note: the report shows it beside the verdict, with the command that re-plans.
+        replan = {"planned_tikv_nodes": options.tikv_nodes, "suggested_tikv_nodes": tikv, "option": f"--tikv-nodes {tikv}"}
     if not total:
         notes.append("No workload rate was captured: the cluster is the minimum that keeps three replicas.")
-    hot = _hot_tables(capture, plan, tikv)
+    hot = _hot_tables(capture, plan, tikv, options.tikv_nodes)
     version = str(options.tidb_version)
     return {
         "method": __doc__.split("\n\n")[1].replace("\n", " ").removeprefix("Method. "),
@@ -258,6 +272,7 @@ def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> di
                   "tikv_load_nodes": round(tikv_load, 2)},
         "layout": layout,
         "machines": machines,
+        "replan": replan,
         "assumptions": [
             {"name": "TiDB node, mixed statements", "value": f"{TIDB_NODE_QPS:,} QPS per {REFERENCE_CORES} cores", "source": SYSBENCH_DOC},
             {"name": "TiKV node, writes", "value": f"{TIKV_NODE_WRITES:,} QPS per {REFERENCE_CORES} cores", "source": SYSBENCH_DOC},

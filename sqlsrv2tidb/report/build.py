@@ -8,6 +8,7 @@ the helpers they share (anchors, links). Everything is sorted here, never in a t
 from __future__ import annotations
 
 import re
+import shlex
 from collections import Counter
 from pathlib import PurePosixPath, PureWindowsPath
 from typing import Any
@@ -16,7 +17,7 @@ from . import formatting as fmt
 from .inputs import ReportInputs
 from .rulesinfo import RuleInfo, unknown_rule
 from .shape import obj, objs, seq
-from .verdict import SEVERITIES, decide, estimate
+from .verdict import NOT_READY, SEVERITIES, decide, estimate
 from .viewmodel import (
     Count,
     DdlFileView,
@@ -25,6 +26,7 @@ from .viewmodel import (
     FindingRow,
     Link,
     PlanSection,
+    Replan,
     Report,
     Summary,
 )
@@ -151,7 +153,30 @@ def severity_counts(findings: list[dict[str, Any]]) -> tuple[Count, ...]:
     return tuple(Count(s, found.get(s, 0), css=f"sev-{s}") for s in SEVERITIES)
 
 
-def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anchors, comparison: dict[str, int] | None) -> Summary:
+def build_replan(doc: dict[str, Any], out_dir: str, anonymized: bool, replayed: bool = False) -> Replan | None:
+    """The DDL's TiKV count against the sizing's, and the `assess` command that plans for the suggested cluster."""
+    advice = obj(doc.get("deployment"))
+    nodes, replan = obj(advice.get("nodes")), obj(advice.get("replan"))
+    planned = replan.get("planned_tikv_nodes", nodes.get("tikv_option"))
+    suggested = replan.get("suggested_tikv_nodes", nodes.get("tikv"))
+    if not all(isinstance(n, int) and not isinstance(n, bool) for n in (planned, suggested)) or planned == suggested:
+        return None
+    options = obj(doc.get("options"))
+    sources = ["SOURCES"] if anonymized else [str(s) for s in seq(obj(doc.get("source")).get("sources"))] or ["SOURCES"]
+    words = ["sqlsrv2tidb", "assess", *sources, "-o", "OUT" if anonymized else out_dir]
+    for key, option in (("tidb_version", "--tidb-version"), ("tidb_nodes", "--tidb-nodes"), ("config_file", "--config")):
+        if options.get(key) and not (anonymized and key == "config_file"):
+            words += [option, str(options[key])]
+    words += ["--tikv-nodes", str(suggested)]
+    text = (f"The DDL in ddl/ was planned for {planned} TiKV nodes: write-hot tables get one KEY partition per node, "
+            f"{planned} in all. The suggested cluster below has {suggested} TiKV nodes. Plan the DDL for the cluster "
+            "you will deploy before applying it" + (" (add the replay's --target options to measure again)" if replayed else "")
+            + ":")
+    return Replan(planned, suggested, text, " ".join(shlex.quote(w) for w in words))
+
+
+def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anchors, comparison: dict[str, int] | None,
+                  replan: Replan | None = None) -> Summary:
     doc = inputs.assessment
     findings = list(seq(doc.get("findings")))
     queries = list(seq(doc.get("queries")))
@@ -181,9 +206,11 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
     deployment = obj(doc.get("deployment"))
     nodes = obj(deployment.get("nodes"))
     if nodes:
-        facts.append(Fact("Suggested cluster", f"{nodes.get('tidb', '?')} TiDB, {nodes.get('tikv', '?')} TiKV, {nodes.get('pd', '?')} PD"))
+        cluster = f"{nodes.get('tidb', '?')} TiDB, {nodes.get('tikv', '?')} TiKV, {nodes.get('pd', '?')} PD"
+        facts.append(Fact("Suggested cluster", cluster + (f" (the DDL was planned for {replan.planned} TiKV)" if replan else "")))
     facts.append(Fact("Target TiDB version", str(obj(doc.get("options")).get("tidb_version") or "—")))
-    return Summary(verdict, blockers, severity_counts(findings), estimate(findings, queries, rules), tuple(facts))
+    blocking = tuple(r.text for r in verdict.reasons if r.level == NOT_READY and not r.findings)
+    return Summary(verdict, blockers, blocking, severity_counts(findings), estimate(findings, queries, rules), tuple(facts))
 
 
 def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
@@ -206,11 +233,14 @@ def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
     fast = tuple(Fact(f"{var} = {value}", f"set by {name}") for name, var, value in applied)
     if not fast:
         fast = tuple(Fact(k, v) for k, v in FAST_DDL_DEFAULTS.items())
-    other = tuple(Fact(str(k), fmt.scalar(v)) for k, v in sorted(settings.items()))
-    return PlanSection(tuple(files), fast, FAST_DDL_DOCS, other)
+    from .build_replay import record_facts
+
+    return PlanSection(tuple(files), fast, FAST_DDL_DOCS, record_facts(dict(sorted(settings.items()))))
 
 
-def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized: bool, generated: str) -> Report:
+def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized: bool, generated: str,
+                 out_dir: str = "OUT") -> Report:
+    """The page's view-model; `out_dir` is the folder the re-plan command writes to (as the user named it)."""
     from .build_deployment import build_deployment
     from .build_replay import build_replay
     from .build_schema import build_schema
@@ -226,7 +256,8 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
     workload = build_workload(doc, rules, anchors)
     replay = build_replay(inputs, anchors)
     comparison = {c.name: c.count for c in replay.categories} if replay else None
-    summary = build_summary(inputs, rules, anchors, comparison)
+    replan = build_replan(doc, out_dir, anonymized, inputs.replay is not None)
+    summary = build_summary(inputs, rules, anchors, comparison, replan)
     deployment = build_deployment(doc.get("deployment"))
     plan = build_plan(inputs, anchors)
     nav = [Link("Summary", "#summary"), Link("Schema", "#schema")]
@@ -254,4 +285,5 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
         replay=replay,
         deployment=deployment,
         plan=plan,
+        replan=replan,
     )

@@ -38,8 +38,8 @@ def build_deployment(advice: Any) -> DeploymentSection | None:
                 f"sized for {fmt.qps(peak.get('qps'))} QPS at the peak: {fmt.scalar(nodes.get('tidb_sized'))} node(s)"),
         NodeRow("TiKV", fmt.scalar(nodes.get("tikv")), "shared" if shared else spec,
                 f"{fmt.qps(peak.get('writes_qps'))} writes and {fmt.qps(peak.get('reads_qps'))} reads per second need "
-                f"{fmt.scalar(nodes.get('tikv_load_nodes'))} node(s) of work; sized {fmt.scalar(nodes.get('tikv_sized'))}, "
-                f"the plan assumed {fmt.scalar(nodes.get('tikv_option'))}"),
+                f"{fmt.scalar(nodes.get('tikv_load_nodes'))} node(s) of work; sized {fmt.scalar(nodes.get('tikv_sized'))}; "
+                f"the DDL was planned for {fmt.scalar(nodes.get('tikv_option'))}"),
         NodeRow("PD", fmt.scalar(nodes.get("pd")), "shared" if shared else "small (4 cores, 8 GB)", "three for a Raft quorum"),
     )
     facts = [

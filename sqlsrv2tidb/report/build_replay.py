@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from . import charts, compare
+from . import charts, compare, labels
 from . import formatting as fmt
 from .build import Anchors
 from .shape import obj, seq
@@ -29,7 +29,7 @@ def _flatten(record: dict[str, Any]) -> dict[str, Any]:
     for key, value in record.items():
         if str(key).casefold() in _HIDDEN_KEYS:
             continue
-        if isinstance(value, dict):
+        if isinstance(value, dict) and not labels.FIELDS.get(str(key), labels.Field("")).kind:
             for sub, inner in value.items():
                 if str(sub).casefold() not in _HIDDEN_KEYS:
                     out[f"{key} {sub}"] = inner
@@ -39,25 +39,34 @@ def _flatten(record: dict[str, Any]) -> dict[str, Any]:
 
 
 def records_table(table_id: str, records: list[Any], first: tuple[str, ...] = ()) -> GenericTable | None:
+    """Records as a table: columns labelled (`labels`), `first` ones first, columns with no value in any row left out."""
     rows = [_flatten(r) for r in records if isinstance(r, dict)]
     if not rows:
         return None
     columns = [c for c in first if any(c in r for r in rows)]
     for r in rows:
         columns.extend(k for k in r if k not in columns)
+    columns = [c for c in columns if not all(labels.is_empty(r.get(c)) for r in rows)]
     numeric = tuple(all(_num(r.get(c)) is not None or r.get(c) is None for r in rows) for c in columns)
     cells = tuple(
-        tuple(Cell(fmt.scalar(r.get(c)), fmt.sort_key(r.get(c)), num) for c, num in zip(columns, numeric, strict=True))
+        tuple(Cell(labels.value(c, r.get(c)), _sort(c, r.get(c)), num) for c, num in zip(columns, numeric, strict=True))
         for r in rows
     )
-    return GenericTable(table_id, tuple(c.replace("_", " ") for c in columns), numeric, cells)
+    return GenericTable(table_id, tuple(labels.label(c) for c in columns), numeric, cells)
 
 
-def _facts(data: dict[str, Any], skip: set[str] = frozenset()) -> tuple[Fact, ...]:
+def _sort(key: str, value: Any) -> str:
+    return labels.value(key, value) if isinstance(value, (dict, list)) else fmt.sort_key(value)
+
+
+def record_facts(data: dict[str, Any], skip: set[str] | frozenset[str] = frozenset()) -> tuple[Fact, ...]:
+    """A record as labelled facts; empty values, secrets and lists of records (shown as tables) left out."""
     return tuple(
-        Fact(str(k).replace("_", " "), fmt.scalar(v)) for k, v in data.items()
-        if k not in skip and str(k).casefold() not in _HIDDEN_KEYS and not (isinstance(v, list) and v and isinstance(v[0], dict))
+        Fact(labels.label(str(k)), labels.value(str(k), v)) for k, v in data.items()
+        if k not in skip and str(k).casefold() not in _HIDDEN_KEYS and not labels.is_empty(v)
+        and not (isinstance(v, list) and v and isinstance(v[0], dict))
     )
+
 
 
 def evidence_blocks(title: str, data: Any, table_id: str) -> tuple[Evidence, ...]:
@@ -67,7 +76,7 @@ def evidence_blocks(title: str, data: Any, table_id: str) -> tuple[Evidence, ...
         return (Evidence(title, table=table),) if table else ()
     if not isinstance(data, dict):
         return (Evidence(title, facts=(Fact(title, fmt.scalar(data)),)),) if data is not None else ()
-    blocks = [Evidence(title, facts=_facts(data))] if _facts(data) else []
+    blocks = [Evidence(title, facts=record_facts(data))] if record_facts(data) else []
     for key, value in data.items():
         if isinstance(value, list) and value and isinstance(value[0], dict):
             table = records_table(f"{table_id}-{len(blocks)}", value, ("table", "name", "region_id", "store_id"))
@@ -177,7 +186,7 @@ def _experiment(experiment: dict[str, Any] | None) -> tuple[Evidence | None, str
     designs = [d for d in experiment.get(designs_key) or [] if isinstance(d, dict)] if designs_key else []
     table = records_table("experiment-designs", designs, ("strategy", "name", "design", "achieved_qps", "target_qps",
                                                           "ceiling_qps", "p99_ms", "errors", "sustained"))
-    facts = list(_facts(experiment, {"format", designs_key or "", "skipped"}))
+    facts = list(record_facts(experiment, {"format", designs_key or "", "skipped"}))
     for s in seq(experiment.get("skipped")):
         if isinstance(s, dict):
             facts.append(Fact(f"not tried: {s.get('strategy', '?')}", str(s.get("reason") or "")))

@@ -7,22 +7,16 @@ from typing import Any
 
 from . import formatting as fmt
 from .build import Anchors, finding_groups, location
+from .labels import STRATEGY_LABELS
 from .rulesinfo import RuleInfo
 from .shape import obj, seq
 from .viewmodel import Cell, ColumnRow, Count, Fact, LossRow, SchemaSection, TableView
 
-STRATEGY_LABELS = {
-    "none": "left as is",
-    "key_partition": "PARTITION BY KEY",
-    "pre_split": "pre-split Regions",
-    "auto_random": "AUTO_RANDOM key",
-}
-
 
 def _facts(data: Any) -> tuple[Fact, ...]:
-    if not isinstance(data, dict):
-        return ()
-    return tuple(Fact(str(k).replace("_", " "), fmt.scalar(v)) for k, v in data.items())
+    from .build_replay import record_facts
+
+    return record_facts(data) if isinstance(data, dict) else ()
 
 
 def _strategy_label(dist: dict[str, Any]) -> str:

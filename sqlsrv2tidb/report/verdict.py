@@ -57,6 +57,8 @@ EFFORT_METHOD = (
 class Reason:
     level: str
     text: str
+    findings: bool = False
+    """The reason is a count of findings (listed as such elsewhere), not a measurement."""
 
 
 @dataclass(frozen=True)
@@ -135,7 +137,8 @@ def decide(
         by_sev[str(f.get("severity", "info"))].append(f)
     if by_sev["blocker"]:
         n = len(by_sev["blocker"])
-        reasons.append(Reason(NOT_READY, f"{n} blocker finding{'s' if n != 1 else ''} ({_rules_named(by_sev['blocker'])})"))
+        reasons.append(Reason(NOT_READY, f"{n} blocker finding{'s' if n != 1 else ''} ({_rules_named(by_sev['blocker'])})",
+                              findings=True))
     if replay is not None:
         reasons.extend(_load_reasons(replay))
         statements, errors = replay.get("statements") or 0, replay.get("errors") or 0

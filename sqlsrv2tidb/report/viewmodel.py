@@ -79,9 +79,21 @@ class FindingGroup:
 # -- summary ----------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
+class Replan:
+    """The DDL was planned for another TiKV count than the cluster the sizing suggests: say so, with the command."""
+
+    planned: int
+    suggested: int
+    text: str
+    command: str
+
+
+@dataclass(frozen=True)
 class Summary:
     verdict: Verdict
     blockers: tuple[FindingRow, ...]
+    blocking: tuple[str, ...]
+    """What else makes the verdict "not ready" (a replay that did not keep up, failing statements)."""
     severity_counts: tuple[Count, ...]
     effort: Effort
     facts: tuple[Fact, ...]
@@ -311,5 +323,6 @@ class Report:
     replay: ReplaySection | None
     deployment: DeploymentSection | None
     plan: PlanSection
+    replan: Replan | None = None
     page_size: int = 25
     """Rows per page of every long table; the HTML itself hides the rest until the page's script pages them."""

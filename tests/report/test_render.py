@@ -15,8 +15,10 @@ from sqlsrv2tidb.errors import InputError
 from sqlsrv2tidb.model import Capture, Database, Finding, Severity
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.report.build import build_report
+from sqlsrv2tidb.report.build_replay import record_facts
 from sqlsrv2tidb.report.inputs import load_inputs
 from sqlsrv2tidb.report.render import render_html, render_report
+from sqlsrv2tidb.report.viewmodel import Fact
 
 
 def _sections(page: str) -> list[str]:
@@ -196,3 +198,42 @@ def test_odd_values_inside_valid_files_render_instead_of_crashing(keywords_dir):
     (keywords_dir / "assessment.json").write_text(json.dumps(doc))
     with pytest.raises(InputError, match=r"assessment\.json: tables must be a list, got dict"):
         render_report(keywords_dir)
+
+
+def test_ddl_planned_for_fewer_tikv_nodes_than_suggested_says_so_with_the_command(tmp_path):
+    capture, translation, plan, findings, _ = sample.keywords_parts()
+    out = sample.write_out(tmp_path / "o", capture, translation, plan, findings, Options(tikv_nodes=3))
+    page = render_report(out).read_text()
+    command = f"sqlsrv2tidb assess examples/keywords/schema.sql capture/query_store.json -o {out} --tidb-version 8.5.0 --tikv-nodes 8"
+    for section in ("summary", "deployment", "plan"):
+        body = page.split(f'<section id="{section}"', 1)[1].split("</section>", 1)[0]
+        assert "Re-plan the DDL for 8 TiKV nodes." in body and f"<code>{command}</code>" in body, section
+    assert "4 TiDB, 8 TiKV, 3 PD (the DDL was planned for 3 TiKV)" in page
+    assert "re-plan with --tikv-nodes 8 for one per node of the suggested cluster" in page  # the hot-table row agrees
+    agreed = sample.write_out(tmp_path / "ok", capture, translation, plan, findings, Options(tikv_nodes=8))
+    assert "Re-plan" not in render_report(agreed).read_text()
+
+
+def test_blockers_list_what_makes_the_verdict_not_ready(keywords_dir, rules):
+    view = build_report(load_inputs(keywords_dir), rules, anonymized=False, generated="now")
+    assert view.summary.verdict.label == "Not ready" and view.summary.blockers == ()
+    assert [b[:39] for b in view.summary.blocking] == ["the replay did not sustain its target: "]
+    page = render_html(view)
+    blockers = page.split("<h3>Blockers</h3>", 1)[1].split("</section>", 1)[0]
+    assert "the replay did not sustain its target" in blockers and "None." not in blockers
+
+
+def test_generic_tables_and_facts_read_as_words_with_units(keywords_dir):
+    page = render_report(keywords_dir).read_text()
+    headers = re.findall(r"<th[^>]*>([^<]*)</th>", page)
+    assert not [h for h in headers if re.search(r"[a-z]_[a-z]", h)], "snake_case heading"
+    labels = re.findall(r"<dt>([^<]*)</dt>", page)
+    assert not [t for t in labels if re.fullmatch(r"[a-z0-9]+(?:[ _][a-z0-9]+)+", t)], "raw key as a fact label"
+    assert "Share of one Region&#39;s insert ceiling" in page and ">200%</td>" in page
+    assert "Region leaders per TiKV store" in page and "store 4: 2" in page
+    assert "Index build workers (tidb_ddl_reorg_worker_cnt)" in page
+    shown = record_facts({"low_insert_qps": 50.0, "unmatched_write_classes": [], "rates_known": True, "note": None})
+    assert shown == (Fact("Largest insert rate for a NOCACHE sequence (per second)", "50"),
+                     Fact("Write rates known from the workload", "yes"))
+    deployment = page.split('<section id="deployment"', 1)[1].split("</section>", 1)[0]
+    assert ">key_partition<" not in deployment and ">PARTITION BY KEY<" in deployment

@@ -59,10 +59,15 @@ def test_plan_that_assumed_too_few_tikv_nodes_is_told_to_rerun():
     capture, _, plan, _, _ = sample.keywords_parts()
     advice = advise(capture, None, Options(tikv_nodes=3))
     assert advice["nodes"]["tikv"] == 8
-    assert any("--tikv-nodes 8" in n for n in advice["notes"])
+    assert advice["replan"] == {"planned_tikv_nodes": 3, "suggested_tikv_nodes": 8, "option": "--tikv-nodes 8"}
     assert advice["hot_tables"][0]["strategy"] == "unknown"
     assert advice["hot_tables"][0]["recommended_partitions"] == 8
     assert "PARTITION BY KEY into 8 partitions" in advice["hot_tables"][0]["advice"]
+    planned = advise(capture, plan, Options(tikv_nodes=3))  # the sample's plan KEY-partitioned keywords into 12
+    assert planned["hot_tables"][0]["advice"] == ("spread by the plan into 12 partitions, one per TiKV node of the 3 the DDL "
+                                                  "was planned for; re-plan with --tikv-nodes 8 for one per node of the "
+                                                  "suggested cluster")
+    assert advise(capture, plan, Options(tikv_nodes=12))["replan"] is None
 
 
 def test_small_peak_fits_three_shared_machines_with_seed_001_values_at_16_cores():
