@@ -24,10 +24,12 @@ from bisect import bisect_right
 from dataclasses import dataclass
 from datetime import UTC, timedelta
 
+from ..errors import one_line
 from ..model import Finding, IntervalStat, Severity, Window, Workload
 from ..model.workload import format_time, parse_time
 from .executions import Collector, Piece
-from .statements import SplitError, split_batch
+from .literals import tokens
+from .statements import SplitError, incomplete, split_batch
 from .textfile import TextFile
 
 _GO = re.compile(r"^[ \t]*GO(?:[ \t]+(\d+))?[ \t]*(?:--[^\n]*)?$", re.I | re.M)
@@ -43,10 +45,20 @@ class Batch:
 
 
 def split_go(text: str) -> list[Batch]:
-    """Split a script on `GO` lines (SQL Server tools' batch separator, not T-SQL)."""
+    """Split a script on `GO` lines (SQL Server tools' batch separator, not T-SQL).
+
+    A `GO` line inside a block comment or a string does not split, as in the schema script reader:
+    scripts often keep their clean-up steps, GO lines and all, commented out at the end.
+    """
+    quoted = [(t.start, t.start + len(t.text)) for t in tokens(text, keep_space=True)
+              if t.kind in ("comment", "str") and "\n" in t.text]
+    starts = [start for start, _ in quoted]
     batches = []
     pos, line = 0, 1
     for m in _GO.finditer(text):
+        k = bisect_right(starts, m.start()) - 1
+        if k >= 0 and quoted[k][1] > m.start():
+            continue
         body = text[pos:m.start()]
         if body.strip():
             batches.append(Batch(body, line, int(m[1]) if m[1] else 1))
@@ -68,7 +80,12 @@ def read_sql_workload(tf: TextFile) -> tuple[Workload, list[Finding]]:
     findings: list[Finding] = []
     collector = Collector("sql_file", file, keep_events=False)
     placed: list[tuple[int, str]] = []  # (line, query id) of every statement, for `qps=` directives
-    for batch in split_go(tf.text):
+    checked: set[str] = set()
+    batches = split_go(tf.text)
+    if not any(tokens(batch.text) for batch in batches):  # comments are not tokens
+        findings.append(Finding("IN17", Severity.LOW, file, "no statements: the file is empty or holds only comments "
+                                "and GO lines, so nothing was read from it", file))
+    for batch in batches:
         try:
             pieces = split_batch(batch.text)
         except SplitError as exc:
@@ -78,14 +95,45 @@ def read_sql_workload(tf: TextFile) -> tuple[Workload, list[Finding]]:
                 file, line))
             body = batch.text.strip()
             pieces = [Piece(body, body, batch.text[:batch.text.index(body[0])].count("\n") + 1)]
+            checked.add(body)  # reported above
         for piece in pieces:
             line = batch.line + piece.line - 1
-            placed.append((line, collector.add(piece, line=line, count=batch.repeat)))
+            qid = collector.add(piece, line=line, count=batch.repeat)
+            placed.append((line, qid))
+            if qid not in checked and piece.text not in checked:
+                checked.add(qid)
+                _check_readable(piece.text, file, line, findings)
     settings, own_rates = _directives(tf.text, placed, file, findings)
     workload = Workload(queries=collector.classes(), notes=())
     intervals, windows, note = _rates(collector.counts(), settings, own_rates, file, findings)
     notes = (f"{file}: {collector.executions} statement execution(s) in {len(workload.queries)} query class(es); {note}",)
     return Workload(queries=workload.queries, intervals=intervals, windows=windows, notes=notes), findings
+
+
+_SENTINEL = re.compile(r"<Token token_type: TokenType\.SENTINEL[^>]*>")
+_PLACE = re.compile(r"\(line (\d+), column (\d+)\)")
+
+
+def _check_readable(text: str, file: str, line: int, findings: list[Finding]) -> None:
+    """A statement that is neither a definition the schema reader took nor T-SQL the translator's
+    parser reads (incomplete, cut off, not SQL) is kept as a class, and reported here at its line."""
+    reason = incomplete(text)
+    if reason is None:
+        from ..translate.statements import parse_statements
+
+        try:
+            reason = next((s.error for s in parse_statements(text) if s.error), None)
+        except RecursionError:  # nested deeper than the parser goes by default; the translator says so (QY00)
+            return
+    if reason is None:
+        return
+    reason = _SENTINEL.sub("the end of the statement", reason)
+    # The parser counts lines from the statement's start; the user counts them in the file.
+    reason = _PLACE.sub(lambda m: f"(line {line + int(m[1]) - 1}, column {m[2]})", reason)
+    findings.append(Finding(
+        "IN48", Severity.MEDIUM, f"{file}:{line}",
+        f"statement at line {line} is not readable T-SQL ({reason}); it is kept as a query class, but cannot be "
+        "translated or replayed", file, line, {"statement": one_line(text, 80)}))
 
 
 def _directives(text: str, placed: list[tuple[int, str]], file: str,

@@ -165,6 +165,27 @@ def _continues(head: str, w: str, toks: list[Token], j: int, seen: set[str]) -> 
     return False
 
 
+def incomplete(text: str) -> str | None:
+    """Why a statement stops short of being one, or None: `IF cond` with nothing to run, a BEGIN
+    without END, `CREATE TABLE` without a name. (The T-SQL parser accepts some of these shapes.)"""
+    toks = tokens(text)
+    head = _word(toks, 0)
+    if head in ("IF", "WHILE") and _condition(toks, 1) >= len(toks):
+        return f"{head} has no statement after its condition"
+    if head in ("CREATE", "ALTER", "DROP") and len(toks) <= 2:
+        return f"{' '.join(t.upper for t in toks)} names no object"
+    blocks = 0
+    for i in range(len(toks)):
+        word = _word(toks, i)
+        if word in ("BEGIN", "CASE") and not (word == "BEGIN" and _word(toks, i + 1) in _NOT_BLOCKS):
+            blocks += 1
+        elif word == "END" and _word(toks, i + 1) != "CONVERSATION":
+            blocks -= 1
+    if blocks > 0:
+        return "a BEGIN (or CASE) has no END"
+    return None
+
+
 _SPLIT_CACHE: TextCache[list[tuple[int, int]]] = TextCache(5_000_000)
 
 

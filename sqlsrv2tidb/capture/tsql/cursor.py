@@ -131,7 +131,13 @@ class Cursor:
         return tok.name
 
     def qualified_name(self) -> tuple[str, ...]:
-        """`[server].[db].[schema].[object]`, any prefix omitted; `db..object` keeps an empty schema."""
+        """`[server].[db].[schema].[object]`, any prefix omitted; `db..object` keeps an empty schema.
+
+        More than four parts is no name SQL Server accepts, so it is a ParseError rather than a
+        name whose extra prefixes are silently dropped.
+        (https://learn.microsoft.com/sql/t-sql/language-elements/transact-sql-syntax-conventions-transact-sql#multipart-names)
+        """
+        first = self.peek()
         parts: list[str] = []
         if self.at_op("."):
             parts.append("")
@@ -142,6 +148,9 @@ class Cursor:
                 parts.append("")
                 continue
             parts.append(self.identifier())
+        if len(parts) > 4:
+            raise ParseError(f"the name {'.'.join(parts)} has {len(parts)} parts; SQL Server names have at most 4: "
+                             "server.database.schema.object", first)
         return tuple(parts)
 
     def name_list(self) -> list[tuple[str, bool]]:

@@ -53,6 +53,31 @@ def parse_module(cur: Cursor, ctx: Context, start: Token, first_index: int, kind
     return CreateModule(start, module, parent)
 
 
+_NOT_BLOCKS = frozenset({"TRAN", "TRANSACTION", "DISTRIBUTED", "DIALOG", "CONVERSATION"})
+
+
+def unbalanced_block(tokens: list[Token], first: int, end: int) -> tuple[Token, Token | None] | None:
+    """A module's first BEGIN (or CASE) left open, as (it, None), or an END that closes nothing, as (END, END).
+
+    BEGIN TRY/CATCH and BEGIN ATOMIC open blocks; BEGIN TRAN, BEGIN DIALOG and END CONVERSATION are
+    statements. A module runs to the end of its batch, so a block still open there means the text was
+    cut off (https://learn.microsoft.com/sql/t-sql/language-elements/begin-end-transact-sql).
+    """
+    open_blocks: list[Token] = []
+    for i in range(first, end):
+        tok = tokens[i]
+        if tok.kind != WORD:
+            continue
+        nxt = tokens[i + 1] if i + 1 < end and tokens[i + 1].kind == WORD else None
+        if tok.value == "CASE" or (tok.value == "BEGIN" and (nxt is None or nxt.value not in _NOT_BLOCKS)):
+            open_blocks.append(tok)
+        elif tok.value == "END" and not (nxt is not None and nxt.value == "CONVERSATION"):
+            if not open_blocks:
+                return tok, tok
+            open_blocks.pop()
+    return (open_blocks[0], None) if open_blocks else None
+
+
 def parse_aggregate(cur: Cursor, ctx: Context, start: Token, first_index: int) -> Action:
     """After CREATE AGGREGATE: a CLR aggregate function, `name (@p type) RETURNS type EXTERNAL NAME a.b`."""
     name = cur.qualified_name()

@@ -11,12 +11,12 @@ always goes on with the next statement.
 from __future__ import annotations
 
 from ...model import Severity
-from .actions import DatabaseName, InsertRows
+from .actions import CreateModule, DatabaseName, InsertRows
 from .batches import Batch
 from .context import Context, is_temporary
 from .cursor import STATEMENT_STARTS, Cursor, ParseError, continues_statement
 from .indexes import parse_alter_index, parse_create_index, parse_fulltext_index
-from .modules import parse_aggregate, parse_module
+from .modules import parse_aggregate, parse_module, unbalanced_block
 from .objects import (
     parse_create_database,
     parse_create_schema,
@@ -157,7 +157,7 @@ class StatementReader:
         word = tok.value if tok.kind == WORD else ""
         if word in _MODULES:
             cur.next()
-            self.ctx.add(parse_module(cur, self.ctx, start, begin, _MODULES[word], created_with))  # type: ignore[arg-type]
+            self._module(parse_module(cur, self.ctx, start, begin, _MODULES[word], created_with), cur, begin)  # type: ignore[arg-type]
             return
         if created_with != "create":
             raise ParseError(f"CREATE OR ALTER {tok.text} is not a statement SQL Server has", tok)
@@ -220,7 +220,7 @@ class StatementReader:
             self.ctx.add(parse_alter_index(cur, self.ctx, start))
         elif word in _MODULES:
             cur.next()
-            self.ctx.add(parse_module(cur, self.ctx, start, begin, _MODULES[word], "alter"))  # type: ignore[arg-type]
+            self._module(parse_module(cur, self.ctx, start, begin, _MODULES[word], "alter"), cur, begin)  # type: ignore[arg-type]
         elif word == "DATABASE":
             cur.next()
             cur.next()  # the name or CURRENT
@@ -228,6 +228,24 @@ class StatementReader:
             cur.skip_rest()
         else:  # ALTER SCHEMA ... TRANSFER, ALTER ROLE, ALTER AUTHORIZATION, ALTER SEQUENCE ... RESTART, ...
             cur.skip_rest()
+
+    def _module(self, action: CreateModule, cur: Cursor, begin: int) -> None:
+        """Keep the module as written; a BEGIN/END that does not pair up is a finding at its line."""
+        self.ctx.add(action)
+        found = None if self._truncated else unbalanced_block(cur.tokens, begin, cur.end)
+        if found is None:
+            return
+        tok, extra_end = found
+        module = action.module
+        what = f"{module.kind.replace('_', ' ')} {module.qualified_name}"
+        if extra_end is None:
+            self.ctx.findings.add("IN03", Severity.HIGH, module.qualified_name,
+                                  f"{what}: {tok.value} at line {tok.line} has no END before the end of the module, "
+                                  "so its text was probably cut off; it is kept as written", tok, statement=tok)
+        else:
+            self.ctx.findings.add("IN02", Severity.HIGH, module.qualified_name,
+                                  f"{what}: END at line {tok.line} closes no BEGIN or CASE, so SQL Server would "
+                                  "reject the module; it is kept as written", tok, statement=tok)
 
     def _condition(self, cur: Cursor) -> None:
         """Skip the condition of IF/WHILE, up to the statement it controls."""
