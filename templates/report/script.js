@@ -144,6 +144,19 @@
     if (button) { toggle(button); }
   });
   window.addEventListener("hashchange", revealHash);
+  // Printing shows everything (the stylesheet unhides paged and detail rows); closed <details> open for
+  // the print and close again after, so the screen is left as the reader had it.
+  var openedForPrint = [];
+  window.addEventListener("beforeprint", function () {
+    Array.prototype.forEach.call(document.querySelectorAll("details:not([open])"), function (d) {
+      d.open = true;
+      openedForPrint.push(d);
+    });
+  });
+  window.addEventListener("afterprint", function () {
+    openedForPrint.forEach(function (d) { d.open = false; });
+    openedForPrint = [];
+  });
   if (location.hash) { revealHash(); }
   document.documentElement.setAttribute("data-report-ready", "1");
 })();
