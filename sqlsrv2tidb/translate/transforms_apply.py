@@ -141,7 +141,7 @@ def top_window(select: exp.Select, count: exp.Expr | None, percent: bool, ties: 
     if percent:
         what = "TOP ... PERCENT" + (" WITH TIES" if ties else "")
     else:
-        what = "TOP ... WITH TIES" if ties else "TOP/OFFSET with a variable"
+        what = "TOP ... WITH TIES" if ties else "TOP/OFFSET with a variable or an expression"
     select = _expand_star(select, ctx)
     names = [p.alias_or_name for p in select.selects]
     if (

@@ -45,6 +45,7 @@ def rewrite_select(select: exp.Select, ctx: Context) -> exp.Expr:
     """The clause rewrites of one SELECT, in the order they depend on each other."""
     recursive_ctes(select)
     offset_without_fetch(select)
+    group_by_rollup(select, ctx)
     select = transforms_pivot.pivot(select, ctx)
     select = apply_join(select, ctx)
     select = for_xml(select, ctx)
@@ -63,6 +64,42 @@ def recursive_ctes(select: exp.Select) -> exp.Select:
         if any(t.name.lower() == name and not t.db for t in cte.this.find_all(exp.Table)):
             with_.set("recursive", True)
             break
+    return select
+
+
+_ROLLUP_DOCS = "https://docs.pingcap.com/tidb/stable/group-by-modifier"
+
+
+def group_by_rollup(select: exp.Select, ctx: Context) -> exp.Select:
+    """`GROUP BY ROLLUP (a, b)` -> `GROUP BY a, b WITH ROLLUP`; CUBE and GROUPING SETS stay unsupported.
+
+    TiDB reads ROLLUP only as MySQL's WITH ROLLUP modifier (since v7.4, and before v8.3 only in
+    TiFlash MPP mode), which groups the same way: (a, b), (a), (). A ROLLUP next to plain columns
+    (`GROUP BY x, ROLLUP (a, b)`) never rolls x up, which WITH ROLLUP would, so it is not rewritten.
+    https://learn.microsoft.com/sql/t-sql/queries/select-group-by-transact-sql
+    https://docs.pingcap.com/tidb/stable/group-by-modifier
+    """
+    group = select.args.get("group")
+    if group is None:
+        return select
+    items = group.expressions
+    grouping = [e for e in items if isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets))]
+    if not grouping and not group.args.get("rollup") and not group.args.get("cube"):
+        return select
+    if group.args.get("cube") or (grouping and not (len(items) == 1 and isinstance(items[0], exp.Rollup))):
+        ctx.note("QY52", "unsupported", f"GROUP BY with CUBE, GROUPING SETS or ROLLUP beside other columns has no TiDB "
+                 f"form: TiDB has only WITH ROLLUP over the whole GROUP BY list ({_ROLLUP_DOCS}).")
+        return select
+    version = ctx.options.tidb_version
+    if version < "7.4":
+        ctx.note("QY52", "unsupported", f"GROUP BY ... ROLLUP needs TiDB 7.4 or later (the target is {version}).")
+        return select
+    if version < "8.3":
+        ctx.note("QY52", "review", f"GROUP BY ... WITH ROLLUP runs only in TiFlash MPP mode before TiDB 8.3 (the target is "
+                 f"{version}): the table needs a TiFlash replica.")
+    if grouping:
+        group.set("expressions", [e.copy() for e in items[0].expressions])
+        group.set("rollup", [exp.Rollup()])
     return select
 
 
@@ -288,7 +325,7 @@ def top_percent_or_ties(select: exp.Select, ctx: Context) -> exp.Expr:
     count = _limit_count(limit)
     offset = select.args.get("offset")
     offset_value = offset.expression if isinstance(offset, exp.Offset) else None
-    if _is_variable(count, ctx) or _is_variable(offset_value, ctx):
+    if _not_a_limit_value(count, ctx) or _not_a_limit_value(offset_value, ctx):
         if isinstance(count, exp.Literal) and count.name == _ALL_ROWS:
             count = None
         return top_window(select, count, False, False, ctx, offset=offset_value)
@@ -303,10 +340,13 @@ def _limit_count(limit: exp.Expr | None) -> exp.Expr | None:
     return None
 
 
-def _is_variable(node: exp.Expr | None, ctx: Context) -> bool:
-    """A session user variable after translation: LIMIT and OFFSET accept only literals and `?`."""
+def _not_a_limit_value(node: exp.Expr | None, ctx: Context) -> bool:
+    """LIMIT and OFFSET take only a number or a `?` marker: a local variable (a session user variable
+    after translation) or an expression such as `(@page - 1) * @size` needs the window rewrite."""
     while isinstance(node, exp.Paren):
         node = node.this
-    if not isinstance(node, exp.Parameter) or isinstance(node.this, exp.Parameter):
+    if node is None or (isinstance(node, exp.Literal) and node.is_int):
         return False
-    return node.this.name.lower() in ctx.local_variables
+    if isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter):
+        return node.this.name.lower() in ctx.local_variables
+    return True

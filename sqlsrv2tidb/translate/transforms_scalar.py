@@ -278,6 +278,22 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr:
     return exp.Cast(this=node.this, to=node.to)
 
 
+def dateadd_nanoseconds(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`DATEADD(ns, n, d)` -> `DATE_ADD(d, INTERVAL (n) DIV 1000 MICROSECOND)`.
+
+    TiDB has no NANOSECOND unit and keeps microseconds at most; SQL Server's datetime2 keeps
+    100-nanosecond steps, so amounts below a microsecond are lost.
+    https://learn.microsoft.com/sql/t-sql/functions/dateadd-transact-sql
+    https://docs.pingcap.com/tidb/stable/date-and-time-functions
+    """
+    if not isinstance(node, (exp.DateAdd, exp.DateSub)) or _unit(node) != "NANOSECOND":
+        return node
+    ctx.note("QY40", "review", "DATEADD(nanosecond, ...) becomes whole microseconds: TiDB keeps 6 fractional digits, "
+             "SQL Server's datetime2 keeps 100-nanosecond steps.")
+    micros = exp.IntDiv(this=paren(node.expression.copy()), expression=exp.Literal.number(1000))
+    return type(node)(this=node.this, expression=micros, unit=exp.var("MICROSECOND"))
+
+
 def cast_types(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CAST(x AS bit)` -> `(x <> 0)`; `datetime2(7)` -> `DATETIME(6)`; `datetimeoffset` flagged.
 
@@ -395,6 +411,7 @@ REWRITES = (
     integer_division,
     integer_average,
     datediff_boundaries,
+    dateadd_nanoseconds,
     datepart,
     len_trailing_spaces,
     datalength,

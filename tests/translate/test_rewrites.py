@@ -11,8 +11,9 @@ import sqlglot
 from sqlglot.errors import ErrorLevel, UnsupportedError
 
 from sqlsrv2tidb.model import Column, Database, DataType, Identity, IndexColumn, Key, Table
-from sqlsrv2tidb.options import Options
+from sqlsrv2tidb.options import Options, Version
 from sqlsrv2tidb.translate.dialect import SqlServer, TiDB
+from sqlsrv2tidb.translate.emit import grammar_gaps
 from sqlsrv2tidb.translate.naming import NameMap
 from sqlsrv2tidb.translate.queries import translate_sql
 
@@ -340,3 +341,31 @@ class TestQueries:
 
     def test_top_with_ties_without_order_by(self):
         check("SELECT TOP 1 WITH TIES id FROM dbo.t", None, "unsupported", ("QY14",))
+
+
+class TestTiDBGrammar:
+    """What sqlglot's MySQL reader accepts but TiDB's parser rejects is caught in the output check."""
+
+    @pytest.mark.parametrize(("tidb_sql", "gap"), [
+        ("SELECT a FROM t LIMIT ? OFFSET (? - 1) * ?", "OFFSET takes only a number or a `?` marker in TiDB, not `(? - 1) * ?`"),
+        ("SELECT a FROM t LIMIT @x", "LIMIT takes only a number or a `?` marker in TiDB, not `@x`"),
+        ("SELECT a FROM t GROUP BY ROLLUP (a, b)", "GROUP BY takes ROLLUP only as WITH ROLLUP in TiDB (no CUBE, no GROUPING SETS)"),
+        ("SELECT a FROM t GROUP BY a WITH CUBE", "GROUP BY takes ROLLUP only as WITH ROLLUP in TiDB (no CUBE, no GROUPING SETS)"),
+        ("SELECT DATE_ADD(d, INTERVAL 100 NANOSECOND)", "TiDB has no NANOSECOND time unit"),
+        ("SELECT TIMESTAMPDIFF(NANOSECOND, a, b)", "TiDB has no NANOSECOND time unit"),
+    ])
+    def test_gaps_are_named(self, tidb_sql, gap):
+        assert grammar_gaps(sqlglot.parse_one(tidb_sql, read=TiDB)) == [gap]
+
+    @pytest.mark.parametrize("tidb_sql", [
+        "SELECT a FROM t LIMIT ? OFFSET 10", "SELECT a FROM t GROUP BY a, b WITH ROLLUP",
+        "SELECT DATE_ADD(d, INTERVAL 1 DAY_HOUR), EXTRACT(YEAR FROM d)",
+    ])
+    def test_what_tidb_reads_passes(self, tidb_sql):
+        assert grammar_gaps(sqlglot.parse_one(tidb_sql, read=TiDB)) == []
+
+    def test_rollup_before_tidb_8_3_needs_tiflash(self):
+        sql = "SELECT a, COUNT(*) FROM dbo.t GROUP BY ROLLUP (a)"
+        for version, status in ((Version(8, 3), "translated"), (Version(7, 5), "review"), (Version(7, 1), "unsupported")):
+            result = translate_sql(sql, database=DB, names=NameMap.for_database(DB), options=Options(tidb_version=version))
+            assert result.status == status, (version, result.notes)

@@ -285,3 +285,23 @@ def test_datetimes_as_day_numbers(mariadb, db, expression, expected):
 ])
 def test_numbers_as_datetimes(mariadb, db, expression, expected):
     assert value(mariadb, db, expression) == expected
+
+
+def test_offset_fetch_computed_from_variables(mariadb, db):
+    # OFFSET skips (@page - 1) * @size rows of the ordered result, FETCH returns the next @size.
+    # https://learn.microsoft.com/sql/t-sql/queries/select-order-by-clause-transact-sql#using-offset-and-fetch-to-limit-the-rows-returned
+    rows = run(mariadb, db, "DECLARE @page int = 2, @size int = 2; "
+                            "SELECT i FROM dbo.n ORDER BY i OFFSET (@page - 1) * @size ROWS FETCH NEXT @size ROWS ONLY")
+    assert [r[0] for r in rows] == [2, 4]
+
+
+def test_group_by_rollup_adds_the_super_aggregates(mariadb, db):
+    # ROLLUP (g) groups by g and then by nothing: one row per g and a grand total with g NULL.
+    # https://learn.microsoft.com/sql/t-sql/queries/select-group-by-transact-sql#group-by-rollup
+    rows = run(mariadb, db, "SELECT g, SUM(i) FROM dbo.n GROUP BY ROLLUP (g)")
+    assert sorted((g or "", int(total)) for g, total in rows) == [("", 4), ("a", 3), ("b", 1)]
+
+
+def test_dateadd_whole_microseconds_in_nanoseconds(mariadb, db):
+    # https://learn.microsoft.com/sql/t-sql/functions/dateadd-transact-sql
+    assert value(mariadb, db, "DATEADD(ns, 3000, CAST('2024-01-01' AS datetime2))") == datetime.datetime(2024, 1, 1, 0, 0, 0, 3)

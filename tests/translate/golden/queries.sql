@@ -1472,3 +1472,37 @@ SELECT id FROM dbo.orders WHERE ordered_at > GETDATE() - @days
 -- =>
 -- parameters: @days
 SELECT id FROM orders WHERE ordered_at > CURRENT_TIMESTAMP(3) - ?;
+
+-- ==================== Output TiDB's grammar accepts: LIMIT values, ROLLUP, time units
+
+-- 270 [rewritten QY14] OFFSET and FETCH computed from parameters become a window filter
+(@page int,@size int)SELECT id, amount FROM dbo.orders ORDER BY id OFFSET (@page - 1) * @size ROWS FETCH NEXT @size ROWS ONLY
+-- =>
+-- parameters: @page, @size, @page, @size, @size
+SELECT id, amount FROM (SELECT id, amount, id AS __o1, ROW_NUMBER() OVER (ORDER BY id) AS __row FROM orders) AS __top WHERE __row > (? - 1) * ? AND __row <= (? - 1) * ? + ? ORDER BY __o1;
+
+-- 271 [translated] GROUP BY ROLLUP becomes WITH ROLLUP
+SELECT status, customer_id, SUM(amount) AS total FROM dbo.orders GROUP BY ROLLUP (status, customer_id)
+-- =>
+SELECT status, customer_id, SUM(amount) AS total FROM orders GROUP BY status, customer_id WITH ROLLUP;
+
+-- 272 [translated] GROUP BY ... WITH ROLLUP and GROUPING() keep their form
+-- parse-only: MariaDB rejects ORDER BY with WITH ROLLUP (error 1221); TiDB accepts it
+SELECT status, GROUPING(status) AS g, COUNT(*) FROM dbo.orders GROUP BY status WITH ROLLUP ORDER BY status
+-- =>
+SELECT status, GROUPING(status) AS g, COUNT(*) FROM orders GROUP BY status WITH ROLLUP ORDER BY status;
+
+-- 273 [unsupported QY52] GROUP BY CUBE has no TiDB form
+SELECT status, customer_id, SUM(amount) FROM dbo.orders GROUP BY CUBE (status, customer_id)
+-- =>
+-- (no TiDB statement)
+
+-- 274 [unsupported QY52] ROLLUP beside another column has no TiDB form
+SELECT status, customer_id, SUM(amount) FROM dbo.orders GROUP BY status, ROLLUP (customer_id)
+-- =>
+-- (no TiDB statement)
+
+-- 275 [review QY40] DATEADD in nanoseconds becomes whole microseconds
+SELECT DATEADD(ns, 3000, at), DATEADD(nanosecond, 100, at) FROM dbo.events
+-- =>
+SELECT DATE_ADD(at, INTERVAL (3000 DIV 1000) MICROSECOND), DATE_ADD(at, INTERVAL (100 DIV 1000) MICROSECOND) FROM events;
