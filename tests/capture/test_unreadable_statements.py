@@ -121,3 +121,14 @@ def test_name_with_more_than_four_parts(tmp_path: Path):
     assert _findings(capture) == [("IN02", "high", "schema.sql", 1, "could not read this statement (the name a.a.a.a.t "
                                    "has 5 parts; SQL Server names have at most 4: server.database.schema.object at line "
                                    "1); the object is missing or incomplete in the schema model")]
+
+
+def test_module_swallowing_the_next_one_for_want_of_go(tmp_path: Path):
+    text = ("CREATE PROCEDURE dbo.a AS\nBEGIN\n  EXEC ('CREATE VIEW v AS SELECT 1')\nEND\n\n"
+            "CREATE OR ALTER PROCEDURE dbo.b AS SELECT 1\n")
+    _, capture = _read(tmp_path, ("schema.sql", text))
+    assert [m.qualified_name for m in capture.database.modules] == ["dbo.a"]
+    assert "CREATE OR ALTER PROCEDURE dbo.b" in capture.database.modules[0].definition
+    assert _findings(capture) == [("IN02", "high", "schema.sql", 6, "procedure dbo.a: CREATE OR ALTER PROCEDURE at line 6 "
+                                   "is inside its text (a module must be alone in its batch: is a GO missing before "
+                                   "line 6?), so the module it defines is not read; the text is kept as written")]

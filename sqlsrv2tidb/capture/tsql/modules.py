@@ -78,6 +78,28 @@ def unbalanced_block(tokens: list[Token], first: int, end: int) -> tuple[Token, 
     return (open_blocks[0], None) if open_blocks else None
 
 
+_MODULE_WORDS = frozenset({"VIEW", "PROC", "PROCEDURE", "FUNCTION", "TRIGGER"})
+
+
+def nested_modules(tokens: list[Token], first: int, end: int) -> list[tuple[Token, str]]:
+    """The CREATE/ALTER of other views, procedures, functions or triggers inside a module's text.
+
+    A module must be alone in its batch, so SQL Server rejects such a script; it means a GO is
+    missing before the inner CREATE, and the inner module is only text of the outer one.
+    """
+    found: list[tuple[Token, str]] = []
+    for i in range(first + 1, end):
+        tok = tokens[i]
+        if not tok.is_word("CREATE", "ALTER") or tokens[i - 1].is_word("OR"):  # the ALTER of CREATE OR ALTER
+            continue
+        k = i + 1
+        if tok.is_word("CREATE") and k + 1 < end and tokens[k].is_word("OR") and tokens[k + 1].is_word("ALTER"):
+            k += 2
+        if k < end and tokens[k].kind == WORD and tokens[k].value in _MODULE_WORDS:
+            found.append((tok, " ".join(t.value for t in tokens[i : k + 1])))
+    return found
+
+
 def parse_aggregate(cur: Cursor, ctx: Context, start: Token, first_index: int) -> Action:
     """After CREATE AGGREGATE: a CLR aggregate function, `name (@p type) RETURNS type EXTERNAL NAME a.b`."""
     name = cur.qualified_name()

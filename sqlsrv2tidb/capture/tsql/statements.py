@@ -16,7 +16,7 @@ from .batches import Batch
 from .context import Context, is_temporary
 from .cursor import STATEMENT_STARTS, Cursor, ParseError, continues_statement
 from .indexes import parse_alter_index, parse_create_index, parse_fulltext_index
-from .modules import parse_aggregate, parse_module, unbalanced_block
+from .modules import nested_modules, parse_aggregate, parse_module, unbalanced_block
 from .objects import (
     parse_create_database,
     parse_create_schema,
@@ -232,12 +232,17 @@ class StatementReader:
     def _module(self, action: CreateModule, cur: Cursor, begin: int) -> None:
         """Keep the module as written; a BEGIN/END that does not pair up is a finding at its line."""
         self.ctx.add(action)
+        module = action.module
+        what = f"{module.kind.replace('_', ' ')} {module.qualified_name}"
+        for inner, words in nested_modules(cur.tokens, begin, cur.end):
+            self.ctx.findings.add("IN02", Severity.HIGH, module.qualified_name,
+                                  f"{what}: {words} at line {inner.line} is inside its text (a module must be alone "
+                                  f"in its batch: is a GO missing before line {inner.line}?), so the module it defines "
+                                  "is not read; the text is kept as written", inner, statement=inner)
         found = None if self._truncated else unbalanced_block(cur.tokens, begin, cur.end)
         if found is None:
             return
         tok, extra_end = found
-        module = action.module
-        what = f"{module.kind.replace('_', ' ')} {module.qualified_name}"
         if extra_end is None:
             self.ctx.findings.add("IN03", Severity.HIGH, module.qualified_name,
                                   f"{what}: {tok.value} at line {tok.line} has no END before the end of the module, "
