@@ -13,13 +13,12 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
 from typer.testing import CliRunner
 
 from sqlsrv2tidb.cli import app
 from sqlsrv2tidb.model import load_capture
 
-SAMPLES = CORPUS / "wwi-sample-scripts"
+SAMPLES = Path(__file__).resolve().parents[1] / "corpus" / "wwi-sample-scripts"
 POLYBASE = SAMPLES / "sample-scripts" / "load-sample-data-using-polybase" / "load-sample-data-using-polybase.sql"
 
 
