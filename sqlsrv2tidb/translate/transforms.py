@@ -101,6 +101,7 @@ def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
     """Run every pass over one parsed statement; the result may be several TiDB statements."""
     from . import transforms_dml, transforms_functions, transforms_names, transforms_query, transforms_scalar
 
+    used = parameters_of(tree, ctx)
     tree = tree.copy()
     tree = bottom_up(tree, (*transforms_functions.REWRITES, *transforms_scalar.REWRITES), ctx)
     statements = transforms_dml.rewrite_statement(tree, ctx)
@@ -109,4 +110,25 @@ def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
         statement = transforms_query.rewrite_queries(statement, ctx)
         statement = transforms_names.rewrite_names(statement, ctx)
         out.append(statement)
+    kept = {node.meta["parameter"].lstrip("@").lower() for statement in out for node in statement.find_all(exp.Var)
+            if node.meta.get("parameter")}
+    dropped = sorted(used - kept)
+    if dropped and not ctx.unsupported:
+        ctx.note("QY26", "review", f"{', '.join(ctx.parameters.get(name, '@' + name) for name in dropped)} of the T-SQL statement no longer appears "
+                 "in its TiDB form: a rewrite dropped it, so check that the statement still means the same.")
     return out
+
+
+def parameters_of(tree: exp.Expr, ctx: Context) -> set[str]:
+    """Lower-case names (no `@`) of the parameters a statement uses: variables it neither declares
+    nor names a table variable by, and not @@ functions. Each must reach the TiDB text as a `?`."""
+    from .typing import parameter_name
+
+    names = set()
+    for node in tree.find_all(exp.Parameter):
+        if isinstance(node.this, exp.Parameter) or isinstance(node.parent, (exp.Parameter, exp.Table)):
+            continue
+        name = parameter_name(node).lower()
+        if name and name not in ctx.local_variables:
+            names.add(name)
+    return names

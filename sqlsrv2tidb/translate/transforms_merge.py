@@ -59,9 +59,11 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
     source_alias = (source.alias or "").lower()
     row = _single_row(source)
     if delete is not None:
-        return [_join_statement(node, ctx, None)]
+        ctx.note(_NOTE, "rewritten", "MERGE that only deletes matched rows becomes a multi-table DELETE ... JOIN.")
+        return [_join_statement(node, None)]
     if insert is None:
-        return [_join_statement(node, ctx, update)]
+        ctx.note(_NOTE, "rewritten", "MERGE that only updates matched rows becomes a multi-table UPDATE ... JOIN.")
+        return [_join_statement(node, update)]
     columns = _insert_columns(insert, target, ctx)
     if columns is None:
         return _unsupported(node, ctx, "the INSERT branch has no column list and the target's columns are unknown")
@@ -71,13 +73,18 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
     plain_target = target.copy()
     plain_target.set("alias", None)
     if update is None:
-        return [_insert_missing(node, ctx, plain_target, columns, values, row, source_alias)]
-    keys = _key_columns(node.args["on"], target_alias)
-    if keys is None:
+        ctx.note(_NOTE, "rewritten", "MERGE that only inserts missing rows becomes INSERT ... SELECT ... WHERE NOT EXISTS.")
+        return [_insert_missing(node, plain_target, columns, values, row, source_alias)]
+    pairs = _key_pairs(node.args["on"], target_alias)
+    if pairs is None:
         return _unsupported(node, ctx, "ON is not a set of equalities on target columns")
+    keys = [key for key, _ in pairs]
     status = _check_key(target, keys, ctx)
     if status is None:
         return _unsupported(node, ctx, f"ON matches ({', '.join(keys)}), which is not the target's primary or a unique key")
+    written = {column.lower(): value for column, value in zip(columns, values, strict=True)}
+    if any(written.get(key.lower()) != value for key, value in pairs):
+        return _update_then_insert(node, ctx, update, pairs, written, (plain_target, columns, values, row, source_alias))
     inserted = {}
     for column, value in zip(columns, values, strict=True):
         if isinstance(value, exp.Column) and value.table.lower() == source_alias:
@@ -150,7 +157,39 @@ def _insert(target: exp.Table, columns: list[str], row_values: list[exp.Expr] | 
     return exp.Insert(this=schema, expression=query)
 
 
-def _insert_missing(node: exp.Merge, ctx: Context, target: exp.Table, columns: list[str], values: list[exp.Expr],
+def _update_then_insert(node: exp.Merge, ctx: Context, update: exp.Update, pairs: list[tuple[str, exp.Expr]],
+                        written: dict[str, exp.Expr], insert_parts: tuple) -> list[exp.Expr]:
+    """`MERGE t USING s ON t.id = s.id WHEN MATCHED THEN UPDATE ... WHEN NOT MATCHED THEN INSERT (v) ...`, where
+    the INSERT does not write the ON key (an IDENTITY column) -> `UPDATE t JOIN s ON ... SET ...;
+    INSERT INTO t (v) SELECT ... WHERE NOT EXISTS (...)`.
+
+    ON DUPLICATE KEY UPDATE fires only when the inserted row collides with a key, and a row that does
+    not write the ON columns (or writes other values) never collides on them: every call would insert.
+    The update runs first, so the insert's NOT EXISTS still sees only the rows MERGE matched. Two
+    statements are not one atomic MERGE, hence review.
+    https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
+    """
+    table = ctx.database.table(node.this.db or None, node.this.name)
+    identity = {c.name.lower() for c in table.columns if c.identity is not None} if table is not None else set()
+    missing = [key for key, _ in pairs if key.lower() not in written]
+    other = [key for key, value in pairs if key.lower() in written and written[key.lower()] != value]
+    reasons = []
+    if missing:
+        kind = " (an IDENTITY column)" if {k.lower() for k in missing} <= identity else ""
+        reasons.append(f"the INSERT branch does not write ({', '.join(missing)}){kind}")
+    if other:
+        reasons.append(f"the INSERT branch writes ({', '.join(other)}) with other values than ON compares")
+    why = " and ".join(reasons) + (", so INSERT ... ON DUPLICATE KEY UPDATE would not match the rows ON matches "
+                                   "(it would insert where MERGE updates)")
+    assigned = {item.this.name.lower() for item in update.expressions if isinstance(item.this, exp.Column)}
+    if assigned & {key.lower() for key, _ in pairs}:
+        return _unsupported(node, ctx, why + ", and the UPDATE branch changes the ON columns")
+    ctx.note(_NOTE, "review", f"MERGE: {why}. It becomes UPDATE ... JOIN, then INSERT ... WHERE NOT EXISTS: two "
+             "statements, so run them in one transaction.")
+    return [_join_statement(node, update), _insert_missing(node, *insert_parts)]
+
+
+def _insert_missing(node: exp.Merge, target: exp.Table, columns: list[str], values: list[exp.Expr],
                     row: dict[str, exp.Expr] | None, alias: str) -> exp.Expr:
     """`MERGE ... WHEN NOT MATCHED THEN INSERT` -> `INSERT INTO t (...) SELECT ... WHERE NOT EXISTS (...)`."""
     on = _substitute(node.args["on"], row, alias)
@@ -161,18 +200,16 @@ def _insert_missing(node: exp.Merge, ctx: Context, target: exp.Table, columns: l
     else:
         query = exp.select(*[v.copy() for v in values]).from_(_derived(node.args["using"], alias))
     query = query.where(exp.Not(this=exists))
-    ctx.note(_NOTE, "rewritten", "MERGE that only inserts missing rows becomes INSERT ... SELECT ... WHERE NOT EXISTS.")
     return exp.Insert(this=exp.Schema(this=target, expressions=[exp.to_identifier(c) for c in columns]), expression=query)
 
 
-def _join_statement(node: exp.Merge, ctx: Context, update: exp.Update | None) -> exp.Expr:
+def _join_statement(node: exp.Merge, update: exp.Update | None) -> exp.Expr:
     """Update-only or delete-only MERGE -> multi-table UPDATE/DELETE joined on the ON condition."""
     target = node.this.copy()
     source = _derived(node.args["using"], (node.args["using"].alias or "src"))
     target.set("joins", [exp.Join(this=source, on=node.args["on"].copy())])
     alias = node.this.alias_or_name
     if update is None:
-        ctx.note(_NOTE, "rewritten", "MERGE that only deletes matched rows becomes a multi-table DELETE ... JOIN.")
         return exp.Delete(tables=[exp.to_table(alias)], this=target)
     assignments = []
     for item in update.expressions:
@@ -180,7 +217,6 @@ def _join_statement(node: exp.Merge, ctx: Context, update: exp.Update | None) ->
         if isinstance(column, exp.Column) and not column.table:
             column.set("table", exp.to_identifier(alias))
         assignments.append(exp.EQ(this=column, expression=item.expression.copy()))
-    ctx.note(_NOTE, "rewritten", "MERGE that only updates matched rows becomes a multi-table UPDATE ... JOIN.")
     return exp.Update(this=target, expressions=assignments)
 
 
@@ -194,7 +230,8 @@ def _insert_columns(insert: exp.Insert, target: exp.Table, ctx: Context) -> list
     return [c.name for c in table.columns if c.identity is None and c.computed is None]
 
 
-def _key_columns(on: exp.Expr, target_alias: str) -> list[str] | None:
+def _key_pairs(on: exp.Expr, target_alias: str) -> list[tuple[str, exp.Expr]] | None:
+    """(target column, the value ON compares it with) for each equality of ON; None for any other shape."""
     keys = []
     parts = [on]
     while parts:
@@ -210,7 +247,8 @@ def _key_columns(on: exp.Expr, target_alias: str) -> list[str] | None:
         sides = [s for s in (part.this, part.expression) if isinstance(s, exp.Column) and s.table.lower() == target_alias]
         if len(sides) != 1:
             return None
-        keys.append(sides[0].name)
+        other = part.expression if sides[0] is part.this else part.this
+        keys.append((sides[0].name, other))
     return keys
 
 

@@ -316,6 +316,15 @@ class TestDml:
             "INSERT INTO u (id, t_id, v) SELECT 1, 2, 3 FROM DUAL WHERE NOT EXISTS(SELECT 1 FROM u AS x WHERE x.id = 1)"
         )
 
+    def test_a_parameter_a_rewrite_leaves_out_is_reported(self):
+        # The MERGE source's third column is never used; dropping its parameter is noted, never silent.
+        result = tidb("(@P1 int,@P2 nvarchar(20),@P3 int)MERGE dbo.t AS x USING (SELECT @P1 AS id, @P2 AS a, @P3 AS n) AS y "
+                      "ON x.id = y.id WHEN MATCHED THEN UPDATE SET a = y.a WHEN NOT MATCHED THEN INSERT (id, a) VALUES (y.id, y.a);")
+        assert result.target_sql == "INSERT INTO t (id, a) VALUES (?, ?) ON DUPLICATE KEY UPDATE a = VALUES(a)"
+        assert result.parameters == ("@P1", "@P2")
+        dropped = [n for n in result.notes if n.code == "QY26"]
+        assert result.status == "review" and len(dropped) == 1 and dropped[0].message.startswith("@P3 ")
+
 
 class TestQueries:
     def test_apply_keeps_outer_columns_out_of_the_derived_table(self):

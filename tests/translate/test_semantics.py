@@ -13,7 +13,7 @@ import decimal
 
 import pytest
 
-from sqlsrv2tidb.model import Column, Database, DataType, IndexColumn, Key, Table
+from sqlsrv2tidb.model import Column, Database, DataType, Identity, IndexColumn, Key, Table
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.translate.emit import split_target_sql
 from sqlsrv2tidb.translate.naming import NameMap
@@ -30,6 +30,8 @@ DATABASE = Database(tables=(
           primary_key=Key("PK_o", (IndexColumn("id"),))),
     Table("dbo", "c", (Column("id", DataType("int")), Column("name", DataType("nvarchar", length=20))),
           primary_key=Key("PK_c", (IndexColumn("id"),))),
+    Table("dbo", "people", (Column("id", DataType("int"), identity=Identity()), Column("name", DataType("nvarchar", length=20))),
+          primary_key=Key("PK_people", (IndexColumn("id"),))),
 ))
 ROWS = [
     (1, "apple", "2024-01-06 10:00:00", "a"),
@@ -56,11 +58,13 @@ CUSTOMERS = [(1, "Ann"), (2, "Bob"), (3, "Cid")]
 def tables(mariadb, db):
     """`o` and `c` as ORDERS and CUSTOMERS hold them, whatever the previous test changed."""
     with mariadb.connect(db) as conn, conn.cursor() as cur:
-        cur.execute("DROP TABLE IF EXISTS o, c")
+        cur.execute("DROP TABLE IF EXISTS o, c, people")
         cur.execute("CREATE TABLE o (id INT PRIMARY KEY, cust INT, status VARCHAR(10), amount DECIMAL(10, 2))")
         cur.execute("CREATE TABLE c (id INT PRIMARY KEY, name VARCHAR(20) COLLATE utf8mb4_general_ci)")
+        cur.execute("CREATE TABLE people (id INT AUTO_INCREMENT PRIMARY KEY, name VARCHAR(20))")
         cur.executemany("INSERT INTO o VALUES (%s, %s, %s, %s)", ORDERS)
         cur.executemany("INSERT INTO c VALUES (%s, %s)", CUSTOMERS)
+        cur.executemany("INSERT INTO people (name) VALUES (%s)", [(name,) for _, name in CUSTOMERS])
     return db
 
 
@@ -305,3 +309,23 @@ def test_group_by_rollup_adds_the_super_aggregates(mariadb, db):
 def test_dateadd_whole_microseconds_in_nanoseconds(mariadb, db):
     # https://learn.microsoft.com/sql/t-sql/functions/dateadd-transact-sql
     assert value(mariadb, db, "DATEADD(ns, 3000, CAST('2024-01-01' AS datetime2))") == datetime.datetime(2024, 1, 1, 0, 0, 0, 3)
+
+
+_UPSERT = ("DECLARE @id int = {id}, @name nvarchar(20) = N'{name}'; "
+           "MERGE dbo.people AS t USING (SELECT @id AS id, @name AS name) AS s ON t.id = s.id "
+           "WHEN MATCHED THEN UPDATE SET name = s.name WHEN NOT MATCHED THEN INSERT (name) VALUES (s.name);")
+
+
+def people(mariadb, db) -> list[tuple]:
+    with mariadb.connect(db) as conn, conn.cursor() as cur:
+        cur.execute("SELECT id, name FROM people ORDER BY id")
+        return list(cur.fetchall())
+
+
+def test_merge_on_an_identity_key_updates_the_matched_row(mariadb, tables):
+    # A source row that matches ON is updated, one that does not is inserted (the IDENTITY gives its key).
+    # https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
+    run(mariadb, tables, _UPSERT.format(id=2, name="Bobby"))
+    assert people(mariadb, tables) == [(1, "Ann"), (2, "Bobby"), (3, "Cid")]
+    run(mariadb, tables, _UPSERT.format(id=99, name="Dee"))
+    assert people(mariadb, tables) == [(1, "Ann"), (2, "Bobby"), (3, "Cid"), (4, "Dee")]

@@ -1506,3 +1506,24 @@ SELECT status, customer_id, SUM(amount) FROM dbo.orders GROUP BY status, ROLLUP 
 SELECT DATEADD(ns, 3000, at), DATEADD(nanosecond, 100, at) FROM dbo.events
 -- =>
 SELECT DATE_ADD(at, INTERVAL (3000 DIV 1000) MICROSECOND), DATE_ADD(at, INTERVAL (100 DIV 1000) MICROSECOND) FROM events;
+
+-- ==================== MERGE whose INSERT does not write its ON key
+
+-- 276 [review QY12 QY45] MERGE on an IDENTITY key the INSERT omits: UPDATE then INSERT ... WHERE NOT EXISTS, every parameter kept
+(@P1 int,@P2 nvarchar(50))MERGE dbo.customers AS t USING (VALUES (@P1, @P2)) AS s (id, first_name) ON t.id = s.id WHEN MATCHED THEN UPDATE SET first_name = s.first_name WHEN NOT MATCHED THEN INSERT (first_name, active, created_at) VALUES (s.first_name, 1, GETDATE());
+-- =>
+-- parameters: @P1, @P2, @P2, @P1
+UPDATE customers AS t JOIN (SELECT ? AS id, ? AS first_name) AS s ON t.id = s.id SET t.first_name = s.first_name;
+INSERT INTO customers (first_name, active, created_at) SELECT ?, 1, CURRENT_TIMESTAMP(3) FROM DUAL WHERE NOT EXISTS(SELECT 1 FROM customers AS t WHERE t.id = ?);
+
+-- 277 [review QY12] MERGE whose INSERT writes the key with another value
+(@P1 int,@P2 nvarchar(50))MERGE dbo.kv AS t USING (SELECT @P1 AS k, @P2 AS v) AS s ON t.k = s.k WHEN MATCHED THEN UPDATE SET t.v = s.v WHEN NOT MATCHED THEN INSERT (k, v) VALUES (s.k + 100, s.v);
+-- =>
+-- parameters: @P1, @P2, @P1, @P2, @P1
+UPDATE kv AS t JOIN (SELECT ? AS k, ? AS v) AS s ON t.k = s.k SET t.v = s.v;
+INSERT INTO kv (k, v) SELECT ? + 100, ? FROM DUAL WHERE NOT EXISTS(SELECT 1 FROM kv AS t WHERE t.k = ?);
+
+-- 278 [unsupported QY12] MERGE whose UPDATE changes the key the INSERT omits
+MERGE dbo.orders AS t USING dbo.order_lines AS l ON t.id = l.order_id WHEN MATCHED THEN UPDATE SET id = l.order_id + 1 WHEN NOT MATCHED THEN INSERT (customer_id, status, amount, qty, ordered_at) VALUES (1, 'new', l.price, l.qty, GETDATE());
+-- =>
+-- (no TiDB statement)
