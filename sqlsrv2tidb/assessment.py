@@ -124,6 +124,8 @@ def _queries(capture: Capture, translation: Translation) -> list[dict[str, Any]]
         total_us, n = durations.get(q.id, (0.0, 0))
         out.append({
             "id": q.id,
+            "name": cls.name if cls else None,
+            "description": cls.description if cls else None,
             "fingerprint": q.fingerprint,
             "kind": q.kind,
             "source_sql": q.source_sql,

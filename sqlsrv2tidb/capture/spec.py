@@ -266,6 +266,7 @@ def _query(entry: _Map, defaults: dict[str, Any], windows: dict[str, Window],
         application=_text(entry.get("application", defaults["application"])),
         procedure=procedure_name(body) if kind == "exec" else None,
         origin="spec", source=SourceRef(file, sql_line),
+        name=_text(entry.get("name")), description=_text(entry.get("description")),
     )
     return query, _rates(entry, windows)
 

@@ -88,6 +88,10 @@ class QueryClass:
     """The module this statement ran in, when Query Store or XE says so."""
     origin: Origin = "sql_file"
     source: SourceRef = field(default_factory=SourceRef)
+    name: str | None = None
+    """The user's label for the statement (a workload spec's `name: keywords-insert`); None when the source has none."""
+    description: str | None = None
+    """The user's words about it (a workload spec's `description:`)."""
 
 
 @dataclass(frozen=True)

@@ -52,6 +52,8 @@ class Anchors:
         self._used: set[str] = set()
         self.tables: dict[str, str] = {}
         self.queries: dict[str, str] = {}
+        self.labels: dict[str, str] = {}
+        """Query id -> what the page calls the class (`query_label`)."""
 
     def make(self, prefix: str, text: str) -> str:
         slug = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower()[:60] or "x"
@@ -84,6 +86,20 @@ class Anchors:
                 if key in self.tables:
                     return self.tables[key]
         return None
+
+
+LABEL_CHARS = 60
+
+
+def query_label(q: dict[str, Any]) -> str:
+    """The user's name for a query class (a workload spec's `name:`), else the start of its SQL on one line."""
+    name = q.get("name")
+    if isinstance(name, str) and name.strip():
+        return name.strip()
+    sql = " ".join(str(q.get("source_sql") or q.get("fingerprint") or "").split())
+    if not sql:
+        return str(q.get("id", ""))
+    return sql if len(sql) <= LABEL_CHARS else sql[:LABEL_CHARS].rstrip() + "…"
 
 
 def safe_href(url: str) -> str | None:
@@ -252,6 +268,8 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
         anchors.table(str(t.get("schema", "")), str(t.get("name", "")))
     for q in seq(doc.get("queries")):
         anchors.query(str(q.get("id", "")))
+        if isinstance(q, dict):
+            anchors.labels[str(q.get("id", ""))] = query_label(q)
     schema = build_schema(doc, rules, anchors)
     workload = build_workload(doc, rules, anchors)
     replay = build_replay(inputs, anchors)

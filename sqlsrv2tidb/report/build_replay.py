@@ -242,6 +242,7 @@ def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
     rows = tuple(
         CompareRow(
             result=r,
+            label=anchors.labels.get(r.id, ""),
             anchor=anchors.queries.get(r.id),
             target_ms=Cell(fmt.ms(r.target_ms), fmt.sort_key(r.target_ms if r.target_ms is not None else -1.0), True),
             captured_ms=Cell(fmt.ms(r.captured_ms), fmt.sort_key(r.captured_ms if r.captured_ms is not None else -1.0), True),

@@ -85,14 +85,17 @@ def _losses(tables: list[TableView], raw: list[dict[str, Any]], findings: list[d
                 seen.add(f"{view.name}.{col.name}".casefold())
     columns = {f"{view.name}.{col.name}".casefold(): col for view in tables for col in view.columns}
     for f in findings:
-        obj = str(f.get("object") or "")
-        if str(f.get("rule", "")).startswith("TY") and obj.casefold() not in seen:
-            parts = obj.split(".")
-            table = ".".join(parts[:2]) if len(parts) >= 2 else obj
-            column = ".".join(parts[2:]) if len(parts) > 2 else ""
-            known = columns.get(obj.casefold())  # the types beside the finding's words
-            out.append(LossRow(table, anchors.for_object(obj) or "", column,
-                               known.source_type if known else "", known.target_type if known else "",
+        named = str(f.get("object") or "")
+        if str(f.get("rule", "")).startswith("TY") and named.casefold() not in seen:
+            parts = named.split(".")
+            known = columns.get(named.casefold())  # the types beside the finding's words
+            if len(parts) >= 2:
+                table, column = ".".join(parts[:2]), ".".join(parts[2:])
+                source_type, target_type = (known.source_type, known.target_type) if known else ("", "")
+            else:  # a database-wide loss (a collation): what it names is the SQL Server side, its columns the examples
+                examples = [str(e) for e in seq(obj(f.get("details")).get("examples"))]
+                table, column, source_type, target_type = "(several tables)" if examples else "—", ", ".join(examples), named, ""
+            out.append(LossRow(table, anchors.for_object(named) or "", column, source_type, target_type,
                                str(f.get("message") or "")))
     out.sort(key=lambda r: (r.table.casefold(), r.column.casefold(), r.note))
     return tuple(out)

@@ -8,7 +8,7 @@ from typing import Any
 from ..model.workload import parse_time
 from . import charts
 from . import formatting as fmt
-from .build import Anchors, docs_links, location
+from .build import Anchors, docs_links, location, query_label
 from .rulesinfo import RuleInfo, unknown_rule
 from .shape import seq
 from .viewmodel import Cell, Count, Fact, Note, QueryView, WindowRow, WorkloadSection
@@ -30,8 +30,14 @@ def _cut(text: str) -> tuple[str, bool]:
     return text[:MAX_SQL_CHARS] + "\n…", True
 
 
-def _query(q: dict[str, Any], total: float, anchors: Anchors, rules: dict[str, RuleInfo]) -> QueryView:
+def _rate_cell(rate: float | None) -> Cell:
+    return Cell(fmt.qps(rate), fmt.sort_key(rate or 0.0), True)
+
+
+def _query(q: dict[str, Any], total: float, anchors: Anchors, rules: dict[str, RuleInfo],
+           window_names: tuple[str, ...]) -> QueryView:
     qid = str(q.get("id", ""))
+    by_window = q.get("qps_by_window") if isinstance(q.get("qps_by_window"), dict) else {}
     executions = _num(q.get("executions")) or 0.0
     rate = _num(q.get("qps"))
     avg_ms = fmt.us_to_ms(_num(q.get("avg_duration_us")))
@@ -44,14 +50,18 @@ def _query(q: dict[str, Any], total: float, anchors: Anchors, rules: dict[str, R
             code = str(n.get("code", ""))
             links = docs_links(rules.get(code) or unknown_rule(code))
             notes.append(Note(code, str(n.get("message", "")), links[0] if links else None))
+    description = q.get("description")
     return QueryView(
         id=qid,
+        label=anchors.labels.get(qid) or query_label(q),
+        description=description if isinstance(description, str) else "",
         anchor=anchors.query(qid),
         kind=str(q.get("kind") or ""),
         status=str(q.get("status") or ""),
         executions=Cell(fmt.number(executions), fmt.sort_key(executions), True),
         share=fmt.percent(executions, total),
-        qps=Cell(fmt.qps(rate), fmt.sort_key(rate or 0.0), True),
+        qps=_rate_cell(rate),
+        window_qps=tuple(_rate_cell(_num(by_window.get(name))) for name in window_names),
         avg_ms=Cell(fmt.ms(avg_ms), fmt.sort_key(avg_ms if avg_ms is not None else -1.0), True),
         total_s=Cell(fmt.seconds(total_us / 1e6) if total_us is not None else "—",
                      fmt.sort_key(total_us if total_us is not None else -1.0), True),
@@ -90,7 +100,11 @@ def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anc
         return None
     workload = workload or {}
     total = sum(_num(q.get("executions")) or 0.0 for q in raw)
-    views = [_query(q, total, anchors, rules) for q in raw]
+    peak = workload.get("peak_window")
+    window_names = tuple(w.name for w in sorted(_windows(workload), key=lambda w: (not w.peak, w.start, w.name)))
+    if not any(isinstance(q.get("qps_by_window"), dict) and q["qps_by_window"] for q in raw):
+        window_names = ()  # an older file: only the peak's rate
+    views = [_query(q, total, anchors, rules, window_names) for q in raw]
     by_id = {v.id: (v, q) for v, q in zip(views, raw, strict=True)}
     views.sort(key=lambda v: (-float(v.executions.sort or 0), v.id))
     by_time = sorted(
@@ -114,7 +128,6 @@ def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anc
         facts.append(Fact("Captured events", fmt.number(workload["events"])))
     if total:
         facts.append(Fact("Executions", fmt.number(total)))
-    peak = workload.get("peak_window")
     if peak:
         rate = next((w.get("qps") for w in windows if w.get("name") == peak), None)
         facts.append(Fact("Peak window", f"{peak}, {fmt.qps(_num(rate))} queries per second"))
@@ -127,4 +140,6 @@ def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anc
         statuses=status_rows,
         queries=tuple(views),
         notes=tuple(str(n) for n in seq(workload.get("notes"))),
+        window_names=window_names,
+        window_headers=tuple(f"QPS, {name}" + (" (peak)" if name == peak else "") for name in window_names),
     )

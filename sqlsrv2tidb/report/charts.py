@@ -87,6 +87,7 @@ def workload_qps(timeline: Sequence[dict[str, Any]], windows: Sequence[dict[str,
                     color=PEAK if is_peak else "#92400e", va="bottom", clip_on=False)
         ax.set_ylim(0, top * 1.15)
         ax.set_ylabel("queries per second")
+        ax.set_xlabel("time (UTC)")  # capture times are stored and drawn in UTC, whatever the server's zone was
         locator = AutoDateLocator()
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(ConciseDateFormatter(locator))

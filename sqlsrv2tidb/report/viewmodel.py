@@ -166,12 +166,17 @@ class Note:
 @dataclass(frozen=True)
 class QueryView:
     id: str
+    label: str
+    """The user's name for the class (workload spec), else the start of its SQL."""
+    description: str
     anchor: str
     kind: str
     status: str
     executions: Cell
     share: str
     qps: Cell
+    window_qps: tuple[Cell, ...]
+    """Queries per second in each window of `WorkloadSection.window_names`, in that order."""
     avg_ms: Cell
     total_s: Cell
     source_sql: str
@@ -203,6 +208,10 @@ class WorkloadSection:
     statuses: tuple[Count, ...]
     queries: tuple[QueryView, ...]
     notes: tuple[str, ...]
+    window_names: tuple[str, ...] = ()
+    """The windows with a QPS column in the query tables, peak first (none for a file without per-window rates)."""
+    window_headers: tuple[str, ...] = ()
+    """Their column headings (`QPS, nightly (peak)`)."""
 
 
 # -- replay -----------------------------------------------------------------------------------------
@@ -210,6 +219,7 @@ class WorkloadSection:
 @dataclass(frozen=True)
 class CompareRow:
     result: ClassResult
+    label: str
     anchor: str | None
     target_ms: Cell
     captured_ms: Cell

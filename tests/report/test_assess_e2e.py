@@ -56,6 +56,15 @@ def test_readme_first_command_writes_a_report_chromium_shows(in_repo, tmp_path, 
     # A type-mapping loss shows both types beside what changes.
     losses = chromium.evaluate("Array.from(document.querySelectorAll('#losses tbody tr')).map(r => r.innerText)")
     assert any("created_at\tdatetime2(7)\tDATETIME(6)\t" in row and "7th fractional digit" in row for row in losses)
+    # Query classes go by the spec's names, with their ids beside, and their rate in every window.
+    headers = chromium.evaluate("Array.from(document.querySelectorAll('#queries thead th')).map(th => th.textContent)")
+    assert headers[5:7] == ["QPS, nightly (peak)", "QPS, normal"]
+    doc = sample.read_json(out / "assessment.json")
+    by_entity = next(q for q in doc["queries"] if q["name"] == "keywords-by-entity")
+    assert by_entity["description"].startswith("the keyword list of one entity")
+    row = chromium.evaluate(f"Array.from(document.getElementById('q-{by_entity['id']}').querySelector('tr.head').cells)"
+                            ".map(c => c.textContent.trim())")
+    assert row[0] == f"keywords-by-entity {by_entity['id']}" and row[5:7] == ["120", "2,400"], row
 
 
 def test_assess_anonymize_leaves_no_name_or_literal_in_any_file(in_repo, tmp_path):
@@ -63,7 +72,8 @@ def test_assess_anonymize_leaves_no_name_or_literal_in_any_file(in_repo, tmp_pat
     _assess(plain)
     doc = sample.read_json(plain / "assessment.json")
     originals = {doc["source"]["database"], "examples/keywords/schema.sql", "examples/keywords/workload.yaml",
-                 "Search keywords per entity and review"}
+                 "Search keywords per entity and review", "nightly", "normal", "a weekday morning hour",
+                 "review-by-id", "user-by-email", "one keyword row per statement"}
     for t in doc["tables"]:
         originals |= {t["schema"], t["name"], *(c["name"] for c in t["columns"])}
     for f in (plain / "ddl").glob("*.sql"):

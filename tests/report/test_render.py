@@ -37,6 +37,7 @@ def test_full_report_has_every_section_and_writes_topology(keywords_dir):
     assert labels == ["Captured queries per second over the capture period, named windows shaded",
                       "Target and achieved queries per second during the replay", "Achieved rate per table design"]
     assert "Not ready" in page and "the replay did not sustain its target" in page
+    assert "time (UTC)" in page  # the capture chart's axis says which clock
     assert re.search(r"Effort estimate: [\d.]+ person-days", page)
 
 
@@ -162,7 +163,20 @@ def test_rules_catalogue_is_read_for_names_and_buckets(keywords_dir):
     rule = next(iter(catalogue.values()))
     assert rule.known and rule.name and rule.effort in ("simple", "medium", "significant")
     page = render_report(keywords_dir).read_text()
-    assert f"<code>{rule.code}</code>" not in page or rule.name in page
+    shown = set(re.findall(r"<code>([A-Z]{2}\d{2})</code></button>", page)) & set(catalogue)
+    assert shown, "no finding of a catalogued rule on the page"
+    for code in sorted(shown):  # every catalogued code on the page is named from the catalogue
+        assert f"<code>{code}</code></button> {catalogue[code].name}</td>" in page, code
+
+
+def test_a_database_wide_loss_names_its_columns_not_a_table(tmp_path, rules):
+    capture, translation, plan, findings, options = sample.keywords_parts()
+    findings.append(Finding("TY12", Severity.LOW, "SQL_Latin1_General_CP1_CI_AS", "case-insensitive collation ...", None, None,
+                            {"examples": ["dbo.users.email", "dbo.photos.url"]}))
+    out = sample.write_out(tmp_path / "o", capture, translation, plan, findings, options)
+    view = build_report(load_inputs(out), rules, anonymized=False, generated="now")
+    row = next(r for r in view.schema.losses if r.source_type == "SQL_Latin1_General_CP1_CI_AS")
+    assert (row.table, row.column, row.table_anchor) == ("(several tables)", "dbo.users.email, dbo.photos.url", "")
 
 
 def test_odd_values_inside_valid_files_render_instead_of_crashing(keywords_dir):
