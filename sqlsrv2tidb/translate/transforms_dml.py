@@ -1,4 +1,4 @@
-"""Statement-level rewrites: SELECT ... INTO, UPDATE/DELETE ... FROM ... JOIN, and OUTPUT.
+"""Statement-level rewrites: SELECT ... INTO, UPDATE/DELETE ... FROM ... JOIN or through a CTE, and OUTPUT.
 
 These change the statement's shape, sometimes into two statements (TiDB has no CREATE TABLE ...
 AS SELECT, so SELECT INTO becomes CREATE TABLE plus INSERT ... SELECT). MERGE lives in
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..model import Table
 from .transforms import Context
 from .transforms_pivot import source_columns
 from .typing import _sources as sources
@@ -25,6 +26,8 @@ def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
         return merge(tree, ctx)
     if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("returning") is not None:
         return output_clause(tree, ctx)
+    if isinstance(tree, (exp.Update, exp.Delete)) and _cte_target(tree) is not None:
+        return [through_cte(tree, ctx)]
     if isinstance(tree, exp.Update) and tree.args.get("from_") is not None:
         return [update_from(tree, ctx)]
     if isinstance(tree, exp.Delete) and tree.args.get("tables"):
@@ -97,6 +100,118 @@ def delete_from(delete: exp.Delete, ctx: Context) -> exp.Expr:
             targets.append(target)
     new.set("tables", targets)
     return new
+
+
+def _cte_target(statement: exp.Update | exp.Delete) -> exp.CTE | None:
+    """The CTE of the statement's own WITH clause that it updates or deletes from, if any."""
+    with_ = statement.args.get("with_")
+    targets = statement.args.get("tables") or [statement.this] if isinstance(statement, exp.Delete) else [statement.this]
+    if with_ is None:
+        return None
+    names = {t.name.lower() for t in targets if isinstance(t, exp.Table) and not t.db}
+    return next((cte for cte in with_.expressions if cte.alias.lower() in names), None)
+
+
+def through_cte(statement: exp.Update | exp.Delete, ctx: Context) -> exp.Expr:
+    """`WITH x AS (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS rn FROM dbo.t) DELETE FROM x WHERE rn > 10` ->
+    `DELETE t FROM t JOIN (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS rn, t.id AS __k1 FROM t) AS x
+    ON t.id = x.__k1 WHERE x.rn > 10`; `WITH x AS (SELECT TOP 10 ...) UPDATE x SET c = ...` likewise.
+
+    T-SQL updates and deletes the base table's rows through a CTE over one table; TiDB cannot modify a
+    CTE (nor a view). The CTE's query becomes a derived table joined to its base table on the primary
+    key, so exactly the rows the CTE yields change, and the assignments name the base table's columns.
+    https://learn.microsoft.com/sql/t-sql/queries/with-common-table-expression-transact-sql
+    https://docs.pingcap.com/tidb/stable/sql-statement-with
+    """
+    cte = _cte_target(statement)
+    assert cte is not None
+    body, why = cte.this, None
+    base = body.args.get("from_").this if isinstance(body, exp.Select) and body.args.get("from_") else None
+    table = ctx.database.table(base.db or None, base.name) if isinstance(base, exp.Table) else None
+    if not isinstance(body, exp.Select) or table is None or body.args.get("joins") or base.args.get("joins"):
+        why = "its query does not read one table of the captured schema"
+    elif body.args.get("group") or body.args.get("distinct") or body.args.get("having") or any(
+        isinstance(n, exp.AggFunc) and not n.find_ancestor(exp.Window) for p in body.selects for n in p.walk()
+    ):
+        why = "its query aggregates (SQL Server cannot modify it either)"
+    elif table.primary_key is None:
+        why = f"{table.name} has no primary key to join its rows on"
+    elif statement.args.get("limit") is not None or (isinstance(statement, exp.Delete) and statement.args.get("tables")):
+        why = "the statement has TOP or its own FROM clause"
+    elif base.name.lower() == cte.alias.lower():
+        why = "the CTE has its base table's name"
+    outputs = _cte_outputs(cte, body, table) if why is None else None
+    if why is None and outputs is None:
+        why = "its columns cannot be matched to the base table's"
+    assignments = []
+    if why is None and isinstance(statement, exp.Update):
+        for item in statement.expressions:
+            column = item.this
+            source = outputs.get(column.name.lower()) if isinstance(column, exp.Column) else None
+            if source is None:
+                why = f"{item.this.sql('sqlserver')} is not a column of {table.name}"
+                break
+            assignments.append(exp.EQ(this=exp.column(source, base.name), expression=_through(item.expression, cte.alias)))
+    if why is not None:
+        ctx.note("QY05", "unsupported", f"{type(statement).__name__.upper()} through the CTE {cte.alias}: TiDB cannot modify "
+                 f"a CTE, and it cannot be rewritten as a join because {why}.")
+        return statement
+    derived = body.copy()
+    names = cte.args["alias"].columns if cte.args.get("alias") else []
+    for projection, name in zip(list(derived.selects), names, strict=False):  # WITH x (a, b) AS (...): the names move in
+        bare = projection.this if isinstance(projection, exp.Alias) else projection
+        projection.replace(exp.alias_(bare.copy(), name.copy()))
+    qualifier = base.alias_or_name
+    keys = [c for c in table.primary_key.column_names]
+    for i, key in enumerate(keys, start=1):
+        derived.append("expressions", exp.alias_(exp.column(key, qualifier), f"__k{i}"))
+    target = exp.Table(this=base.this.copy(), db=base.args["db"].copy() if base.args.get("db") else None)
+    on = exp.and_(*[exp.EQ(this=exp.column(key, base.name), expression=exp.column(f"__k{i}", cte.alias))
+                    for i, key in enumerate(keys, start=1)])
+    target.set("joins", [exp.Join(this=exp.Subquery(this=derived, alias=exp.TableAlias(this=exp.to_identifier(cte.alias))),
+                                  on=on)])
+    where = statement.args.get("where")
+    where = exp.Where(this=_through(where.this, cte.alias)) if where is not None else None
+    if isinstance(statement, exp.Delete):
+        new: exp.Expr = exp.Delete(tables=[exp.to_table(base.name)], this=target, where=where)
+    else:
+        new = exp.Update(this=target, expressions=assignments, where=where)
+    others = [c.copy() for c in statement.args["with_"].expressions if c is not cte]
+    if others:
+        new.set("with_", exp.With(expressions=others, recursive=statement.args["with_"].args.get("recursive")))
+    ctx.note("QY05", "rewritten", f"{type(statement).__name__.upper()} through the CTE {cte.alias} becomes a multi-table "
+             f"{type(statement).__name__.upper()} of {table.name} joined to the CTE's query on its primary key; TiDB "
+             "cannot modify a CTE.")
+    return new
+
+
+def _cte_outputs(cte: exp.CTE, body: exp.Select, table: Table) -> dict[str, str] | None:
+    """CTE output name (lower case) -> the base table column it shows as is; other outputs are left out."""
+    names = [c.name for c in cte.args["alias"].columns] if cte.args.get("alias") and cte.args["alias"].columns else None
+    outputs: dict[str, str] = {}
+    position = 0
+    for projection in body.selects:
+        if isinstance(projection, exp.Star) or (isinstance(projection, exp.Column) and projection.is_star):
+            if names is not None:
+                return None
+            outputs.update({c.name.lower(): c.name for c in table.columns})
+            continue
+        value = projection.this if isinstance(projection, exp.Alias) else projection
+        name = names[position] if names is not None and position < len(names) else projection.alias_or_name
+        position += 1
+        if isinstance(value, exp.Column) and table.column(value.name) is not None:
+            outputs[name.lower()] = table.column(value.name).name
+    return outputs
+
+
+def _through(expression: exp.Expr, alias: str) -> exp.Expr:
+    """An expression of the statement over the CTE, its CTE columns named through the derived table."""
+    result = expression.copy()
+    for column in list(result.find_all(exp.Column)):
+        scope = column.find_ancestor(exp.Select, exp.Subquery)
+        if scope is None and (not column.table or column.table.lower() == alias.lower()):
+            column.set("table", exp.to_identifier(alias))
+    return result
 
 
 def select_into(select: exp.Select, ctx: Context) -> list[exp.Expr]:

@@ -287,6 +287,11 @@ class Types:
         query = source.this if isinstance(source, (exp.Subquery, exp.CTE)) else source
         if isinstance(query, exp.Union):
             query = query.this
+        alias = source.args.get("alias")
+        listed = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
+        if isinstance(query, exp.Select) and name.lower() in listed:  # WITH x (a, b) AS (...): by position
+            position = listed.index(name.lower())
+            return self._of(query.selects[position]) if position < len(query.selects) else _MISSING
         if isinstance(query, exp.Select):
             lowered = name.lower()
             for projection in query.selects:

@@ -329,3 +329,17 @@ def test_merge_on_an_identity_key_updates_the_matched_row(mariadb, tables):
     assert people(mariadb, tables) == [(1, "Ann"), (2, "Bobby"), (3, "Cid")]
     run(mariadb, tables, _UPSERT.format(id=99, name="Dee"))
     assert people(mariadb, tables) == [(1, "Ann"), (2, "Bobby"), (3, "Cid"), (4, "Dee")]
+
+
+def test_delete_through_a_cte_deletes_the_base_rows_it_yields(mariadb, tables):
+    # Deleting from a CTE over one table deletes the rows of that table the CTE yields: here every
+    # customer's orders but the newest (highest id).
+    # https://learn.microsoft.com/sql/t-sql/queries/with-common-table-expression-transact-sql
+    run(mariadb, tables, "WITH x AS (SELECT id, ROW_NUMBER() OVER (PARTITION BY cust ORDER BY id DESC) AS rn FROM dbo.o) "
+                         "DELETE FROM x WHERE rn > 1")
+    assert statuses(mariadb, tables) == [(2, "new"), (3, "new"), (4, "new")]
+
+
+def test_update_through_a_cte_with_top(mariadb, tables):
+    run(mariadb, tables, "WITH x AS (SELECT TOP 2 * FROM dbo.o ORDER BY amount DESC) UPDATE x SET status = 'top'")
+    assert statuses(mariadb, tables) == [(1, "new"), (2, "new"), (3, "top"), (4, "top")]

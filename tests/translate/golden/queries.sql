@@ -1527,3 +1527,30 @@ INSERT INTO kv (k, v) SELECT ? + 100, ? FROM DUAL WHERE NOT EXISTS(SELECT 1 FROM
 MERGE dbo.orders AS t USING dbo.order_lines AS l ON t.id = l.order_id WHEN MATCHED THEN UPDATE SET id = l.order_id + 1 WHEN NOT MATCHED THEN INSERT (customer_id, status, amount, qty, ordered_at) VALUES (1, 'new', l.price, l.qty, GETDATE());
 -- =>
 -- (no TiDB statement)
+
+-- ==================== UPDATE and DELETE through a CTE
+
+-- 279 [rewritten QY05] DELETE through a CTE with ROW_NUMBER() joins the base table on its key
+WITH x AS (SELECT id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at DESC) AS rn FROM dbo.orders) DELETE FROM x WHERE rn > 1
+-- =>
+DELETE orders FROM orders JOIN (SELECT id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY ordered_at DESC) AS rn, orders.id AS __k1 FROM orders) AS x ON orders.id = x.__k1 WHERE x.rn > 1;
+
+-- 280 [rewritten QY05] UPDATE through a CTE with TOP
+WITH x AS (SELECT TOP 2 * FROM dbo.orders ORDER BY amount DESC) UPDATE x SET status = 'top'
+-- =>
+UPDATE orders JOIN (SELECT *, orders.id AS __k1 FROM orders ORDER BY amount DESC LIMIT 2) AS x ON orders.id = x.__k1 SET orders.status = 'top';
+
+-- 281 [rewritten QY05] UPDATE through a CTE with a column list and a correlated value
+WITH x (k, q) AS (SELECT id, qty FROM dbo.orders WHERE status = 'paid') UPDATE x SET q = q + 1 WHERE k > 1
+-- =>
+UPDATE orders JOIN (SELECT id AS k, qty AS q, orders.id AS __k1 FROM orders WHERE status = 'paid') AS x ON orders.id = x.__k1 SET orders.qty = x.q + 1 WHERE x.k > 1;
+
+-- 282 [unsupported QY05] DELETE through an aggregating CTE has no form
+WITH x AS (SELECT customer_id, COUNT(*) AS n FROM dbo.orders GROUP BY customer_id) DELETE FROM x WHERE n > 1
+-- =>
+-- (no TiDB statement)
+
+-- 283 [unsupported QY05] UPDATE through a CTE over a join has no form
+WITH x AS (SELECT o.status FROM dbo.orders o JOIN dbo.customers c ON c.id = o.customer_id) UPDATE x SET status = 'x'
+-- =>
+-- (no TiDB statement)
