@@ -320,6 +320,101 @@ def _format_number(node: exp.NumberToStr, ctx: Context) -> exp.Expr:
     return call("FORMAT", node.this, digits)
 
 
+def _int_value(node: exp.Expr | None) -> int | None:
+    """The value of an integer literal (`-1` included), else None."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    if isinstance(node, exp.Neg):
+        inner = _int_value(node.this)
+        return -inner if inner is not None else None
+    return int(node.name) if isinstance(node, exp.Literal) and node.is_int else None
+
+
+def _non_negative(node: exp.Expr) -> bool:
+    """Sure to be 0 or more: a position or a length (CHARINDEX, LEN, ...), a sum of such, a literal."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    value = _int_value(node)
+    if value is not None:
+        return value >= 0
+    if isinstance(node, (exp.StrPosition, exp.Length, exp.Count)):
+        return True
+    if isinstance(node, exp.Anonymous) and node.name.upper() in ("PATINDEX", "DATALENGTH", "REGEXP_INSTR", "LENGTH", "CHAR_LENGTH"):
+        return True
+    return isinstance(node, (exp.Add, exp.Mul)) and _non_negative(node.this) and _non_negative(node.expression)
+
+
+def _at_least_one(node: exp.Expr) -> bool:
+    """Sure to be 1 or more: a literal, or a non-negative value plus a positive literal (CHARINDEX(...) + 1)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    value = _int_value(node)
+    if value is not None:
+        return value >= 1
+    if isinstance(node, exp.Add):
+        for one, other in ((node.this, node.expression), (node.expression, node.this)):
+            if (_int_value(one) or 0) >= 1 and _non_negative(other):
+                return True
+    return False
+
+
+_SUBSTRING_DOCS = "https://learn.microsoft.com/sql/t-sql/functions/substring-transact-sql"
+
+
+def start_positions(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`SUBSTRING(s, 0, 3)` -> `SUBSTRING(s, 1, 2)`; `CHARINDEX('a', s, 0)` -> `LOCATE('a', s)`;
+    `CHARINDEX('a', s, @p)` -> `LOCATE('a', s, GREATEST(@p, 1))`.
+
+    SQL Server reads a start below 1 as counting from a position before the string: SUBSTRING returns
+    the first start + length - 1 characters, and CHARINDEX searches from the first character. MySQL
+    returns '' and 0 for such starts. A computed SUBSTRING start that could be below 1 is flagged.
+    https://learn.microsoft.com/sql/t-sql/functions/substring-transact-sql
+    https://learn.microsoft.com/sql/t-sql/functions/charindex-transact-sql
+    """
+    if isinstance(node, exp.Substring) and node.args.get("start") is not None and node.args.get("length") is not None:
+        start, length = node.args["start"], node.args["length"]
+        begin = _int_value(start)
+        if begin is not None and begin < 1:
+            ctx.note("QY36", "rewritten", "SUBSTRING with a start below 1 counts from before the string in SQL Server: it "
+                     "becomes SUBSTRING(s, 1, start + length - 1).")
+            size = _int_value(length)
+            count: exp.Expr = (exp.Literal.number(max(size + begin - 1, 0)) if size is not None
+                               else exp.Sub(this=paren(length), expression=exp.Literal.number(1 - begin)))
+            return exp.Substring(this=node.this, start=exp.Literal.number(1), length=count)
+        if begin is None and not _at_least_one(start):
+            ctx.note("QY36", "review", f"SUBSTRING with the computed start `{start.sql('sqlserver')[:60]}`: when it is below 1, "
+                     f"SQL Server returns the first start + length - 1 characters and TiDB returns '' ({_SUBSTRING_DOCS}).")
+        return node
+    if isinstance(node, exp.StrPosition) and node.args.get("position") is not None:
+        position = node.args["position"]
+        begin = _int_value(position)
+        if begin is not None and begin < 1:
+            ctx.note("QY36", "rewritten", "CHARINDEX with a start below 1 searches from the first character: the start is dropped.")
+            return exp.StrPosition(this=node.this, substr=node.args.get("substr"))
+        if begin is None and not _at_least_one(position):
+            ctx.note("QY36", "rewritten", "CHARINDEX with a computed start searches from the first character when the start "
+                     "is below 1: it becomes LOCATE(..., GREATEST(start, 1)).")
+            return exp.StrPosition(this=node.this, substr=node.args.get("substr"),
+                                   position=exp.Greatest(this=position, expressions=[exp.Literal.number(1)]))
+    return node
+
+
+def random_order(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`ORDER BY NEWID()` -> `ORDER BY RAND()`.
+
+    Sorting by NEWID() is T-SQL's idiom for a random order (`SELECT TOP 1 ... ORDER BY NEWID()` picks a
+    random row). TiDB's UUID() is a time-based version 1 UUID, so consecutive values sort nearly in
+    the order they were made: the rows would come back in scan order, not shuffled.
+    https://learn.microsoft.com/sql/t-sql/functions/newid-transact-sql
+    https://docs.pingcap.com/tidb/stable/miscellaneous-functions#uuid
+    """
+    if isinstance(node, exp.Uuid) and isinstance(node.parent, exp.Ordered):
+        ctx.note("QY36", "rewritten", "ORDER BY NEWID() (a random order) becomes ORDER BY RAND(): TiDB's UUID() is "
+                 "time-based and would sort almost in the order the rows are read.")
+        return exp.Rand()
+    return node
+
+
 def next_value(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`NEXT VALUE FOR dbo.Seq` -> `NEXTVAL(Seq)`, the sequence named as the DDL names it.
     https://docs.pingcap.com/tidb/stable/sql-statement-create-sequence
@@ -370,6 +465,8 @@ REWRITES = (
     convert_style,
     collate,
     builtin_functions,
+    start_positions,
+    random_order,
     next_value,
     user_functions,
     connection_collation,

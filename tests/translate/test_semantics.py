@@ -343,3 +343,33 @@ def test_delete_through_a_cte_deletes_the_base_rows_it_yields(mariadb, tables):
 def test_update_through_a_cte_with_top(mariadb, tables):
     run(mariadb, tables, "WITH x AS (SELECT TOP 2 * FROM dbo.o ORDER BY amount DESC) UPDATE x SET status = 'top'")
     assert statuses(mariadb, tables) == [(1, "new"), (2, "new"), (3, "top"), (4, "top")]
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    # A start below 1 counts from before the string: SUBSTRING returns start + length - 1 characters
+    # (at least 0), CHARINDEX searches from the first character.
+    # https://learn.microsoft.com/sql/t-sql/functions/substring-transact-sql
+    # https://learn.microsoft.com/sql/t-sql/functions/charindex-transact-sql
+    ("SUBSTRING('abcdef', 0, 3)", "ab"),
+    ("SUBSTRING('abcdef', -1, 3)", "a"),
+    ("SUBSTRING('abcdef', -5, 3)", ""),
+    ("SUBSTRING('abcdef', 2, 3)", "bcd"),
+    ("CHARINDEX('a', 'banana', 0)", 2),
+    ("CHARINDEX('a', 'banana', -5)", 2),
+    ("CHARINDEX('a', 'banana', 3)", 4),
+])
+def test_start_positions_below_one(mariadb, db, expression, expected):
+    assert value(mariadb, db, expression) == expected
+
+
+def test_computed_start_positions(mariadb, db):
+    assert run(mariadb, db, "DECLARE @p int = 0; SELECT CHARINDEX('a', 'banana', @p)")[0][0] == 2
+    assert run(mariadb, db, "DECLARE @p int = 3; SELECT CHARINDEX('a', 'banana', @p)")[0][0] == 4
+    assert run(mariadb, db, "DECLARE @n int = 3; SELECT SUBSTRING('abcdef', 0, @n)")[0][0] == "ab"
+
+
+def test_order_by_newid_picks_rows_at_random(mariadb, db):
+    # NEWID() values are random, so ORDER BY NEWID() shuffles the rows: TOP 1 picks any of them.
+    # https://learn.microsoft.com/sql/t-sql/functions/newid-transact-sql
+    picked = {run(mariadb, db, "SELECT TOP 1 i FROM dbo.n ORDER BY NEWID()")[0][0] for _ in range(20)}
+    assert len(picked) > 1  # 20 draws from 4 rows all alike: chance 4 * (1/4)**20

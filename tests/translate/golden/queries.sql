@@ -1554,3 +1554,25 @@ WITH x AS (SELECT customer_id, COUNT(*) AS n FROM dbo.orders GROUP BY customer_i
 WITH x AS (SELECT o.status FROM dbo.orders o JOIN dbo.customers c ON c.id = o.customer_id) UPDATE x SET status = 'x'
 -- =>
 -- (no TiDB statement)
+
+-- ==================== Start positions below 1 and random order
+
+-- 284 [rewritten QY36] SUBSTRING and CHARINDEX with literal starts below 1
+SELECT SUBSTRING(first_name, 0, 3), SUBSTRING(first_name, -2, 4), CHARINDEX('n', first_name, 0) FROM dbo.customers
+-- =>
+SELECT SUBSTRING(first_name, 1, 2), SUBSTRING(first_name, 1, 1), LOCATE('n', first_name) FROM customers;
+
+-- 285 [rewritten QY36] CHARINDEX with a computed start
+SELECT CHARINDEX('n', first_name, score - 5), CHARINDEX('n', first_name, CHARINDEX('n', first_name) + 1) FROM dbo.customers
+-- =>
+SELECT LOCATE('n', first_name, GREATEST(score - 5, 1)), LOCATE('n', first_name, LOCATE('n', first_name) + 1) FROM customers;
+
+-- 286 [review QY36] SUBSTRING with a computed start that may be below 1 is flagged
+SELECT SUBSTRING(email, CHARINDEX('@', email) - 1, 5), SUBSTRING(email, CHARINDEX('@', email) + 1, 100) FROM dbo.customers
+-- =>
+SELECT SUBSTRING(email, LOCATE('@', email) - 1, 5), SUBSTRING(email, LOCATE('@', email) + 1, 100) FROM customers;
+
+-- 287 [rewritten QY36] ORDER BY NEWID() picks rows at random
+SELECT TOP 1 id, first_name FROM dbo.customers ORDER BY NEWID()
+-- =>
+SELECT id, first_name FROM customers ORDER BY RAND() LIMIT 1;
