@@ -105,9 +105,12 @@ def read_spec(tf: TextFile) -> tuple[Workload, list[Finding]]:
     if doc["format"] != FORMAT:
         raise InputError(f"{file}:{doc.lines.get('format', 1)}: workload spec format {doc['format']!r} "
                          f"is not one this version reads ({FORMAT})")
-    if not isinstance(doc.get("queries"), list) or not doc["queries"]:
-        raise InputError(f"{file}:{doc.lines.get('queries', doc.line)}: `queries:` must be a list of queries")
     findings: list[Finding] = []
+    if doc.get("queries") is None and doc.get("windows") is not None:
+        return _windows_only(doc, file, findings)
+    if not isinstance(doc.get("queries"), list) or not doc["queries"]:
+        raise InputError(f"{file}:{doc.lines.get('queries', doc.line)}: `queries:` must be a list of queries "
+                         "(or give only `windows:` to name windows in the other sources)")
     _unknown_keys(doc, _TOP_KEYS, "top level", file, findings)
     windows = _windows(doc, file, findings)
     defaults = {k: doc.get(k) for k in ("database", "user", "application")}
@@ -140,6 +143,17 @@ def read_spec(tf: TextFile) -> tuple[Workload, list[Finding]]:
     return Workload(queries=tuple(classes.values()), intervals=intervals,
                     windows=tuple(w for w in windows.values() if w.name in used or w.name != "default"),
                     notes=notes), findings
+
+
+def _windows_only(doc: _Map, file: str, findings: list[Finding]) -> tuple[Workload, list[Finding]]:
+    """A spec of `windows:` alone names windows in the captured workload read beside it (Query Store,
+    Extended Events, SQL files): they replace the detected `peak`/`batch-N` windows."""
+    _unknown_keys(doc, _TOP_KEYS, "top level", file, findings)
+    windows = tuple(w for w in _windows(doc, file, findings).values() if w.name != "default")
+    if not windows:
+        raise InputError(f"{file}:{doc.lines.get('windows', doc.line)}: `windows:` names no usable window")
+    names = ", ".join(w.name for w in windows)
+    return Workload(windows=windows, notes=(f"{file}: {len(windows)} window(s) named for the other sources: {names}",)), findings
 
 
 def _unknown_keys(entry: dict, allowed: set[str], label: str, file: str, findings: list[Finding]) -> None:

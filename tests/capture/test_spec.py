@@ -213,3 +213,37 @@ def test_schema_command_refuses_binary_xel_with_one_line():
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"Error: {xel}: binary Extended Events file (.xel)")
     assert "fn_xe_file_target_read_file" in lines[0]
+
+
+def test_a_spec_of_windows_only_names_the_windows_of_the_other_sources(tmp_path):
+    from sqlsrv2tidb import api
+
+    xe = ROOT / "tests" / "corpus" / "xe-xml-events" / "multiple_events.xml"
+    alone = api.read([xe]).workload
+    assert [w.name for w in alone.windows] == ["peak"], "detected when nobody names a window"
+    spec = tmp_path / "windows.yaml"
+    spec.write_text(textwrap.dedent("""\
+        format: sqlsrv2tidb.workload/1
+        windows:
+          lunch: {start: 2023-01-01T12:00:00Z, end: 2023-01-01T12:01:00Z, description: first minute}
+          later: {start: 2023-01-01T12:01:00Z, duration: 5m}
+        """))
+    workload = api.read([xe, spec]).workload
+    assert [(w.name, w.kind, w.description) for w in workload.windows] == [
+        ("lunch", "spec", "first minute"), ("later", "spec", None)]
+    assert [q.id for q in workload.queries] == [q.id for q in alone.queries]
+    lunch, later = workload.windows
+    assert sum(executions_in(workload, lunch).values()) + sum(executions_in(workload, later).values()) == \
+        pytest.approx(sum(i.executions for i in alone.intervals))
+    assert any("2 window(s) named for the other sources: lunch, later" in note for note in workload.notes)
+
+
+def test_a_spec_without_queries_or_usable_windows_is_one_line_error():
+    with pytest.raises(InputError, match=r"workload.yaml:1: `queries:` must be a list of queries \(or give only"):
+        _spec("format: sqlsrv2tidb.workload/1\n")
+    with pytest.raises(InputError, match="`windows:` names no usable window"):
+        _spec("""\
+            format: sqlsrv2tidb.workload/1
+            windows:
+              broken: {start: 2023-01-01T12:00:00Z}
+            """)
