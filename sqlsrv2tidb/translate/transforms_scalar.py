@@ -20,7 +20,7 @@ from .transforms_casts import (
     numeric_conversions,
     ticks,
 )
-from .typing import NUMERIC, TEMPORAL, category, parameter_name
+from .typing import NUMERIC, TEMPORAL, category, parameter_name, surely_text
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
 
@@ -55,6 +55,11 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
                 f"The operand types of `{node.sql('sqlserver')[:80]}` are unknown: it stays a numeric `+`, but "
                 "SQL Server concatenates strings and adds days to datetimes with `+`.",
             )
+    elif {left, right} & {"string"} and {left, right} & NUMERIC:
+        text = node.this if left == "string" else node.expression
+        if not (isinstance(text, exp.Literal) and text.is_string and not surely_text(text)):  # '10' + 1 is 11 on both
+            ctx.note("QY03", "review", f"`{node.sql('sqlserver')[:80]}` adds a string to a number: SQL Server converts the "
+                     "string to a number and fails when it is not one; TiDB silently reads such a string as 0.")
     return node
 
 
@@ -88,6 +93,10 @@ def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
         ctx.note("QY38", "rewritten", "number - datetime counts days since 1900-01-01 on both sides, as SQL Server does.")
         count = exp.Sub(this=days_to_ticks(node.this, left in ("integer", "bit")), expression=ticks(node.expression))
         return from_ticks(count)
+    elif (left in TEMPORAL and right == "string") or (right in TEMPORAL and left == "string"):
+        ctx.note("QY38", "review", f"`{node.sql('sqlserver')[:80]}` mixes a datetime and a string: SQL Server reads the "
+                 "string as a datetime and counts days since 1900-01-01; TiDB computes with numbers.")
+        return node
     elif isinstance(node, exp.Sub) and (left in TEMPORAL) != (right in TEMPORAL) and None in (left, right):
         ctx.note("QY38", "review", f"The operand types of `{node.sql('sqlserver')[:80]}` are not all known: SQL Server "
                  "subtracts days or a datetime from a datetime, TiDB subtracts numbers.")

@@ -1576,3 +1576,20 @@ SELECT SUBSTRING(email, LOCATE('@', email) - 1, 5), SUBSTRING(email, LOCATE('@',
 SELECT TOP 1 id, first_name FROM dbo.customers ORDER BY NEWID()
 -- =>
 SELECT id, first_name FROM customers ORDER BY RAND() LIMIT 1;
+
+-- ==================== A string added to a number
+
+-- 288 [review QY03] nvarchar + int is flagged: SQL Server converts the string or fails
+SELECT first_name + score FROM dbo.customers
+-- =>
+SELECT first_name + score FROM customers;
+
+-- 289 [rewritten QY03] A numeric string literal + int adds on both
+SELECT '10' + score, code + N'x' FROM dbo.customers
+-- =>
+SELECT '10' + score, CONCAT(code, N'x') FROM customers;
+
+-- 290 [review QY38] datetime + string is flagged
+SELECT ordered_at + '00:10' FROM dbo.orders
+-- =>
+SELECT ordered_at + '00:10' FROM orders;
