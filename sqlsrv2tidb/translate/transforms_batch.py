@@ -235,7 +235,12 @@ def session_option(text: str, ctx: Context) -> list[exp.Expr]:
         if millis < 0:
             ctx.note("QY39", "review", "SET LOCK_TIMEOUT -1 (wait forever) has no TiDB equivalent; the TiDB default applies.")
             return []
-        ctx.note("QY39", "rewritten", "SET LOCK_TIMEOUT (milliseconds) becomes innodb_lock_wait_timeout (whole seconds).")
+        if millis == 0:
+            ctx.note("QY39", "review", "SET LOCK_TIMEOUT 0 (fail at once on a locked row) becomes innodb_lock_wait_timeout = 1, "
+                     "TiDB's shortest wait: statements wait a second instead of failing at once.")
+        else:
+            ctx.note("QY39", "rewritten", "SET LOCK_TIMEOUT (milliseconds) becomes innodb_lock_wait_timeout (whole seconds, "
+                     "rounded up).")
         seconds = max(1, -(-millis // 1000))
         return [exp.Command(this="SET", expression=exp.Literal.string(f"SESSION innodb_lock_wait_timeout = {seconds}"))]
     if option in _CHANGES_MEANING:

@@ -8,11 +8,13 @@ PATINDEX, ISNUMERIC, ...). Each docstring shows the T-SQL input and the TiDB out
 from __future__ import annotations
 
 import re
+from decimal import Decimal, InvalidOperation
 
 from sqlglot import exp
 
 from .templates import call, fill, paren
 from .transforms import Context
+from .typing import category
 
 # SQL Server's default for a new instance, assumed when the capture does not say (as the DDL generator does).
 # https://learn.microsoft.com/sql/relational-databases/collations/set-or-change-the-server-collation
@@ -399,6 +401,74 @@ def start_positions(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
+def replicate_count(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`REPLICATE('0', 5 - LEN(x))` -> `REPEAT('0', NULLIF(GREATEST(5 - LEN(x), -1), -1))`; `REPLICATE(s, -1)` -> NULL.
+
+    REPLICATE returns NULL for a negative count, and REPEAT returns ''. The count stays one expression
+    (evaluated once): below 0 it becomes -1, and -1 becomes NULL, which REPEAT returns NULL for.
+    https://learn.microsoft.com/sql/t-sql/functions/replicate-transact-sql
+    https://docs.pingcap.com/tidb/stable/string-functions
+    """
+    if not isinstance(node, exp.Repeat) or node.meta.get("counted"):
+        return node
+    times = node.args.get("times")
+    count = _int_value(times)
+    if times is None or (count is not None and count >= 0) or (count is None and _non_negative(times)):
+        return node
+    ctx.note("QY36", "rewritten", "REPLICATE with a negative count returns NULL in SQL Server and REPEAT returns '': "
+             "a negative count becomes NULL.")
+    guarded = exp.Null() if count is not None else exp.Nullif(
+        this=exp.Greatest(this=times, expressions=[exp.Literal.number(-1)]), expression=exp.Literal.number(-1))
+    result = exp.Repeat(this=node.this, times=guarded)
+    result.meta["counted"] = True
+    return result
+
+
+def isnull_type(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`ISNULL(code, 'toolong')` on a char(5) column -> `COALESCE(code, 'toolo')`; `ISNULL(n, 1.9)` on an
+    int -> `COALESCE(n, 1)`.
+
+    ISNULL returns its first argument's type, so SQL Server converts the replacement to it (cutting a
+    string, truncating a decimal); COALESCE returns the wider type and keeps the replacement whole.
+    https://learn.microsoft.com/sql/t-sql/functions/isnull-transact-sql
+    """
+    if not (isinstance(node, exp.Coalesce) and node.args.get("is_null") and len(node.expressions) == 1):
+        return node
+    first, replacement = ctx.types.of(node.this), node.expressions[0]
+    kind, other = category(first), ctx.types.of(replacement)
+    new: exp.Expr | None = None
+    if kind == "string" and first.expressions and first.expressions[0].name.isdigit():
+        size = int(first.expressions[0].name)
+        if isinstance(replacement, (exp.Literal, exp.National)) and replacement.is_string and len(replacement.name) > size:
+            new = type(replacement)(this=replacement.name[:size], is_string=True)
+        elif category(other) == "string" and not isinstance(replacement, (exp.Literal, exp.National)) and not (
+            (other.expressions and other.expressions[0].name.isdigit() and int(other.expressions[0].name) <= size)
+            or (isinstance(replacement, exp.Left) and (_int_value(replacement.expression) or size + 1) <= size)
+        ):
+            new = call("LEFT", replacement, exp.Literal.number(size))
+    elif kind in ("integer", "bit") and category(other) in ("decimal", "float") and other.this not in (
+        exp.DType.MONEY, exp.DType.SMALLMONEY):
+        value = _decimal_value(replacement)
+        new = exp.Literal.number(int(value)) if value is not None else call("TRUNCATE", replacement, exp.Literal.number(0))
+    if new is None:
+        return node
+    ctx.note("QY36", "rewritten", "ISNULL returns its first argument's type: the replacement is converted to it (a string "
+             "cut to its length, a decimal truncated to an integer), as SQL Server does; COALESCE would keep it whole.")
+    return exp.Coalesce(this=node.this, expressions=[new], is_null=True)
+
+
+def _decimal_value(node: exp.Expr) -> Decimal | None:
+    if isinstance(node, exp.Literal) and not node.is_string:
+        try:
+            return Decimal(node.name)
+        except InvalidOperation:
+            return None
+    if isinstance(node, exp.Neg):
+        inner = _decimal_value(node.this)
+        return -inner if inner is not None else None
+    return None
+
+
 def random_order(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`ORDER BY NEWID()` -> `ORDER BY RAND()`.
 
@@ -466,6 +536,8 @@ REWRITES = (
     collate,
     builtin_functions,
     start_positions,
+    replicate_count,
+    isnull_type,
     random_order,
     next_value,
     user_functions,

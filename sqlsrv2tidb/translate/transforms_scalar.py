@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..model import Table
 from .dialect import DATE_PARTS
 from .templates import call, fill, paren
 from .transforms import Context
@@ -350,10 +351,25 @@ def identity_functions(node: exp.Expr, ctx: Context) -> exp.Expr:
     name = _function_or_global(node)
     if name in ("SCOPE_IDENTITY", "@@IDENTITY"):
         ctx.note("QY18", "rewritten", f"{name} becomes LAST_INSERT_ID() (the first ID of a multi-row INSERT, not the last).")
+        inserted = _inserted_table(ctx)
+        if inserted is not None and not any(c.identity is not None for c in inserted.columns):
+            ctx.note("QY18", "review", f"{name} after an INSERT into {inserted.name}, which has no IDENTITY column: SQL Server "
+                     "returns NULL (or an earlier identity of the scope), LAST_INSERT_ID() the connection's last AUTO_INCREMENT value.")
         return call("LAST_INSERT_ID")
     if name == "IDENT_CURRENT":
         ctx.note("QY18", "unsupported", "IDENT_CURRENT() has no TiDB equivalent (AUTO_INCREMENT values are cached per TiDB server).")
     return node
+
+
+def _inserted_table(ctx: Context) -> Table | None:
+    """The captured table the batch's previous statement inserted into, when it was an INSERT."""
+    previous = ctx.previous
+    if not isinstance(previous, exp.Insert):
+        return None
+    target = previous.this.this if isinstance(previous.this, exp.Schema) else previous.this
+    if not isinstance(target, exp.Table) or not isinstance(target.this, exp.Identifier) or target.this.args.get("temporary"):
+        return None
+    return ctx.database.table(target.db or None, target.name)
 
 
 _GLOBALS: dict[str, tuple[str | None, str, str]] = {

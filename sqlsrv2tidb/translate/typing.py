@@ -188,6 +188,8 @@ class Types:
             branches = [node.args.get("true")] if isinstance(node, exp.If) else [i.args.get("true") for i in node.args.get("ifs") or []]
             branches.append(node.args.get("default") if isinstance(node, exp.Case) else node.args.get("false"))
             return dominant([self._of(b) for b in branches if b is not None])
+        if isinstance(node, exp.Coalesce) and node.args.get("is_null") and self._of(node.this) is not None:
+            return self._of(node.this)  # ISNULL has its first argument's type
         if isinstance(node, _BRANCHES):
             return dominant([self._of(a) for a in [node.this, *node.expressions] if a is not None])
         if isinstance(node, _SAME_AS_ARGUMENT):

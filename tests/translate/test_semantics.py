@@ -373,3 +373,21 @@ def test_order_by_newid_picks_rows_at_random(mariadb, db):
     # https://learn.microsoft.com/sql/t-sql/functions/newid-transact-sql
     picked = {run(mariadb, db, "SELECT TOP 1 i FROM dbo.n ORDER BY NEWID()")[0][0] for _ in range(20)}
     assert len(picked) > 1  # 20 draws from 4 rows all alike: chance 4 * (1/4)**20
+
+
+@pytest.mark.parametrize(("tsql", "expected"), [
+    # REPLICATE returns NULL for a negative count.
+    # https://learn.microsoft.com/sql/t-sql/functions/replicate-transact-sql
+    ("SELECT REPLICATE('a', -1)", None),
+    ("SELECT REPLICATE('0', 3 - LEN('abcde')) + 'abcde'", None),
+    ("SELECT REPLICATE('0', 7 - LEN('abcde')) + 'abcde'", "00abcde"),
+    ("DECLARE @n int = -2; SELECT REPLICATE('x', @n)", None),
+    ("DECLARE @n int = 2; SELECT REPLICATE('x', @n)", "xx"),
+    # ISNULL returns the type of its first argument, so the replacement is converted to it.
+    # https://learn.microsoft.com/sql/t-sql/functions/isnull-transact-sql
+    ("SELECT ISNULL(CAST(NULL AS varchar(5)), 'toolong')", "toolo"),
+    ("SELECT ISNULL(CAST(NULL AS int), 1.9)", 1),
+    ("SELECT ISNULL(CAST(NULL AS int), -2.5)", -2),
+])
+def test_replicate_and_isnull(mariadb, db, tsql, expected):
+    assert run(mariadb, db, tsql)[0][0] == expected

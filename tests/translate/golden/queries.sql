@@ -1593,3 +1593,26 @@ SELECT '10' + score, CONCAT(code, N'x') FROM customers;
 SELECT ordered_at + '00:10' FROM dbo.orders
 -- =>
 SELECT ordered_at + '00:10' FROM orders;
+
+-- ==================== REPLICATE counts, ISNULL types, SCOPE_IDENTITY without IDENTITY, LOCK_TIMEOUT 0
+
+-- 291 [rewritten QY03 QY35 QY36] REPLICATE with a count that may be negative returns NULL
+SELECT REPLICATE('0', 5 - LEN(first_name)) + first_name, REPLICATE('*', -1), REPLICATE('-', 3) FROM dbo.customers
+-- =>
+SELECT CONCAT(REPEAT('0', NULLIF(GREATEST(5 - CHAR_LENGTH(RTRIM(first_name)), -1), -1)), first_name), REPEAT('*', NULL), REPEAT('-', 3) FROM customers;
+
+-- 292 [rewritten QY36] ISNULL converts its replacement to the first argument's type
+SELECT ISNULL(code, 'toolong'), ISNULL(code, first_name), ISNULL(score, 2.5) FROM dbo.customers
+-- =>
+SELECT COALESCE(code, 'toolo'), COALESCE(code, LEFT(first_name, 5)), COALESCE(score, 2) FROM customers;
+
+-- 293 [review QY18] SCOPE_IDENTITY after an INSERT into a table without IDENTITY is flagged
+INSERT INTO dbo.products (id, name, price) VALUES (9, N'Fig', 2); SELECT SCOPE_IDENTITY() AS id
+-- =>
+INSERT INTO products (id, name, price) VALUES (9, N'Fig', 2);
+SELECT LAST_INSERT_ID() AS id;
+
+-- 294 [review QY39] SET LOCK_TIMEOUT 0 becomes the shortest TiDB wait, flagged
+SET LOCK_TIMEOUT 0
+-- =>
+SET SESSION innodb_lock_wait_timeout = 1;
