@@ -15,7 +15,7 @@ and for the single-row INSERT and a point SELECT, at 1 and 16 connections, measu
 Client CPU is user + system time of the client processes (getrusage of the benchmark and its
 reaped children; the server runs on as a child and is not counted until it stops). Ratios divide
 by sysbench's CPU per statement in the same round and mode (flat out by flat out, paced by paced).
-""""""
+"""
 
 from __future__ import annotations
 
