@@ -16,6 +16,7 @@ from .model import Capture, Finding, Severity, to_dict
 from .model.plan import MigrationPlan
 from .model.translation import STATUSES, Translation
 from .options import Options
+from .workload_durations import CapturedDuration, captured_durations
 from .workload_rates import class_rates, executions_in, peak_window
 
 ASSESSMENT_FORMAT = "sqlsrv2tidb.assessment/1"
@@ -113,15 +114,11 @@ def _queries(capture: Capture, translation: Translation) -> list[dict[str, Any]]
     peak = peak_window(w)
     peak_rates = class_rates(w, peak) if peak else {}
     per_window = {win.name: class_rates(w, win) for win in w.windows}
-    durations: dict[str, tuple[float, int]] = {}
-    for i in w.intervals:
-        if i.total_duration_us is not None:
-            total, n = durations.get(i.query_id, (0.0, 0))
-            durations[i.query_id] = (total + i.total_duration_us, n + i.executions)
+    durations = captured_durations(w)
     out = []
     for q in translation.queries:
         cls = w.query(q.id)
-        total_us, n = durations.get(q.id, (0.0, 0))
+        d = durations.get(q.id) or CapturedDuration()
         out.append({
             "id": q.id,
             "name": cls.name if cls else None,
@@ -136,14 +133,19 @@ def _queries(capture: Capture, translation: Translation) -> list[dict[str, Any]]
             "executions": int(round(totals.get(q.id, 0))),
             "qps": round(peak_rates.get(q.id, 0.0), 4),
             "qps_by_window": {name: round(r.get(q.id, 0.0), 4) for name, r in per_window.items()},
-            "avg_duration_us": round(total_us / n, 1) if n else None,
-            "total_duration_us": round(total_us, 1) if n else None,
+            "avg_duration_us": _us(d.avg_us),
+            "p95_duration_us": _us(d.percentile_us(95)),
+            "total_duration_us": round(d.total_us, 1) if d.executions else None,
             "origin": cls.origin if cls else None,
             "file": cls.source.file if cls else None,
             "line": cls.source.line if cls else None,
         })
     out.sort(key=lambda q: (-q["executions"], q["id"]))
     return out
+
+
+def _us(value: float | None) -> float | None:
+    return None if value is None else round(value, 1)
 
 
 def _summary(capture: Capture, parts: Parts, findings: list[Finding]) -> dict[str, Any]:

@@ -11,10 +11,12 @@ three shapes cost three fingerprint computations.
 from __future__ import annotations
 
 import hashlib
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Generic, TypeVar
 
+from ..histogram import bucket_of
 from ..model.schema import SourceRef
 from ..model.workload import (
     Event,
@@ -125,11 +127,14 @@ class _Bucket:
     reads: float | None = None
     rows: float | None = None
     errors: int = 0
+    durations: Counter[int] = field(default_factory=Counter)
+    """Histogram buckets of each execution's duration (see `sqlsrv2tidb.histogram`)."""
 
     def add(self, m: Metrics, count: int) -> None:
         self.executions += count
         self.errors += count if m.error else 0
         if m.duration_us is not None:
+            self.durations[bucket_of(int(m.duration_us))] += count
             self.duration = (self.duration or 0.0) + m.duration_us * count
             self.min_duration = m.duration_us if self.min_duration is None else min(self.min_duration, m.duration_us)
             self.max_duration = m.duration_us if self.max_duration is None else max(self.max_duration, m.duration_us)
@@ -275,6 +280,7 @@ class Collector:
                 query_id=qid, start=_iso(start), end=_iso(end), executions=b.executions,
                 total_duration_us=b.duration, min_duration_us=b.min_duration, max_duration_us=b.max_duration,
                 total_cpu_us=b.cpu, total_logical_reads=b.reads, total_rows=b.rows, errors=b.errors,
+                duration_buckets=tuple(sorted(b.durations.items())),
             ))
         out.sort(key=lambda i: (parse_time(i.start), i.query_id))
         return tuple(out)

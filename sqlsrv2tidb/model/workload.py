@@ -113,6 +113,10 @@ class IntervalStat:
     total_rows: float | None = None
     errors: int = 0
     """Executions that were aborted or ended in an exception (Query Store execution_type 3/4)."""
+    duration_buckets: tuple[tuple[int, int], ...] = ()
+    """Each execution's duration as (bucket, count) pairs of `sqlsrv2tidb.histogram`, where every
+    execution was seen (Extended Events), so percentiles can be read; empty for Query Store, which
+    keeps only totals, minimum and maximum."""
 
     @property
     def seconds(self) -> float:

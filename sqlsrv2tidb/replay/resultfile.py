@@ -17,11 +17,12 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
   machine (all statements of the run, warm-up included), to judge whether the client kept up;
 - `latency_ms` {`p50`, `p95`, `p99`, `max`, `mean`}: from the intended send time (open loop, so it
   includes queueing when the target fell behind); `service_ms`: from the actual send; and both as
-  mergeable histograms in `histograms` {`latency`, `service`} (see `stats.Histogram.to_json`);
+  mergeable histograms in `histograms` {`latency`, `service`} (see `sqlsrv2tidb.histogram.Histogram.to_json`);
 - `per_query`: one entry per replayed class: `id`, `fingerprint`, `kind`, `status`, `target_sql`,
   `parameters` (where values came from), `captured_qps`, `target_qps`, `achieved_qps`,
   `statements`, `errors`, `latency_ms`, `service_ms`, `captured_duration_ms` {`avg`, `min`,
-  `max`} from SQL Server's own statistics (null when the capture has none);
+  `max`, and `p50`/`p95`/`p99` where the capture saw every execution} from SQL Server's own
+  statistics (null when the capture has none);
 - `timeline`: one entry per second since the start (`second`, `step` for a ramp, `warmup`), with
   `sent`, `completed`, `errors`, `p50_ms`, `p99_ms`, `max_lag_ms` and `per_query`
   {id: {`sent`, `completed`, `errors`, `p99_ms`}};
@@ -42,7 +43,7 @@ from typing import Any
 
 from .. import __version__
 from ..model import Capture
-from ..model.workload import parse_time
+from ..workload_durations import CapturedDuration, captured_durations
 from .config import ReplayConfig
 from .engine import StepData
 from .selection import Selection
@@ -101,6 +102,7 @@ def build(
     window = selection.window
     share = {cid: w / sum(chosen.weights) for cid, w in zip(chosen.classes, chosen.weights, strict=True)}
     errors = error_codes([s.data for s in steps])
+    captured = captured_durations(capture.workload, window)
     return {
         "format": FORMAT,
         "tool_version": __version__,
@@ -129,7 +131,7 @@ def build(
         "latency_ms": chosen.total.latency.summary_ms(),
         "service_ms": chosen.total.service.summary_ms(),
         "histograms": {"latency": chosen.total.latency.to_json(), "service": chosen.total.service.to_json()},
-        "per_query": [_per_query(capture, selection, chosen, i, cid, share[cid], parameters.get(cid, ""))
+        "per_query": [_per_query(selection, chosen, i, cid, share[cid], parameters.get(cid, ""), captured.get(cid))
                       for i, cid in enumerate(chosen.classes)],
         "timeline": _timeline(steps),
         "error_codes": errors,
@@ -168,8 +170,8 @@ def _config(config: ReplayConfig) -> dict[str, Any]:
     }
 
 
-def _per_query(capture: Capture, selection: Selection, step: StepResult, index: int, cid: str, share: float,
-               parameters: str) -> dict[str, Any]:
+def _per_query(selection: Selection, step: StepResult, index: int, cid: str, share: float, parameters: str,
+               captured: CapturedDuration | None) -> dict[str, Any]:
     chosen = next(c for c in selection.chosen if c.query.id == cid)
     cell = step.per_class.get(index, ClassSecond())
     tq = chosen.query
@@ -181,33 +183,21 @@ def _per_query(capture: Capture, selection: Selection, step: StepResult, index: 
         "achieved_qps": round(cell.ok / step.measured, 3) if step.measured > 0 else 0.0,
         "statements": cell.ok + cell.errors, "errors": cell.errors,
         "latency_ms": cell.latency.summary_ms(), "service_ms": cell.service.summary_ms(),
-        "captured_duration_ms": _captured_duration(capture, cid, selection),
+        "captured_duration_ms": _captured_ms(captured),
     }
 
 
-def _captured_duration(capture: Capture, cid: str, selection: Selection) -> dict[str, float | None] | None:
-    """SQL Server's own duration for the class in the window, from the captured interval totals."""
-    window = selection.window
-    start = parse_time(window.start) if window else None
-    end = parse_time(window.end) if window else None
-    total = executions = 0.0
-    low: float | None = None
-    high: float | None = None
-    for i in capture.workload.intervals:
-        if i.query_id != cid or i.total_duration_us is None:
-            continue
-        if start is not None and end is not None and (parse_time(i.end) <= start or parse_time(i.start) >= end):
-            continue
-        total += i.total_duration_us
-        executions += i.executions
-        if i.min_duration_us is not None:
-            low = i.min_duration_us if low is None else min(low, i.min_duration_us)
-        if i.max_duration_us is not None:
-            high = i.max_duration_us if high is None else max(high, i.max_duration_us)
-    if not executions:
+def _captured_ms(d: CapturedDuration | None) -> dict[str, float | None] | None:
+    """SQL Server's own duration for the class in the window: average and extremes, and percentiles
+    where the capture kept every execution's duration (Extended Events)."""
+    if d is None or not d.executions:
         return None
-    return {"avg": round(total / executions / 1000, 3), "min": None if low is None else round(low / 1000, 3),
-            "max": None if high is None else round(high / 1000, 3)}
+
+    def ms(us: float | None) -> float | None:
+        return None if us is None else round(us / 1000, 3)
+
+    return {"avg": ms(d.avg_us), "min": ms(d.min_us), "max": ms(d.max_us),
+            "p50": ms(d.percentile_us(50)), "p95": ms(d.percentile_us(95)), "p99": ms(d.percentile_us(99))}
 
 
 def _timeline(steps: list[StepResult]) -> list[dict[str, Any]]:

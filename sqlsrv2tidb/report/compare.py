@@ -76,6 +76,7 @@ def classify(queries: list[dict[str, Any]], per_query: list[dict[str, Any]]) -> 
         target_ms, stat = target_latency(item)
         window_figure = item.get("captured_duration_ms")  # SQL Server's figure for the replayed window, when replay has it
         cap_ms = _number(window_figure.get("avg")) if isinstance(window_figure, dict) else None
+        cap_p95 = _number(window_figure.get("p95")) if isinstance(window_figure, dict) else None
         if cap_ms is None:
             cap_ms = fmt.us_to_ms(_number(q.get("avg_duration_us")))
         cap_n = int(_number(q.get("executions")) or 0)
@@ -95,6 +96,9 @@ def classify(queries: list[dict[str, Any]], per_query: list[dict[str, Any]]) -> 
         else:
             category, why = "unchanged", f"within {THRESHOLD:.0%}"
         lat = latency(item)
+        target_p95 = _number(lat.get("p95"))
+        if cap_p95 is not None and target_p95 is not None and category != "errors":
+            why += f"; p95 {fmt.ms(target_p95)} ms vs {fmt.ms(cap_p95)} ms"
         out.append(ClassResult(
             id=qid, kind=str(q.get("kind") or item.get("kind") or ""), status=str(q.get("status") or ""),
             statements=n, errors=errors, p50=fmt.ms(_number(lat.get("p50"))), p95=fmt.ms(_number(lat.get("p95"))),
@@ -117,5 +121,6 @@ METHOD = (
     f"(SQL Server took over {1 + THRESHOLD:.2f}× as long); unchanged: in between. Errors: any statement of the class "
     f"failed. Not comparable: no captured duration, or fewer than {MIN_EXECUTIONS} executions on either side. "
     "The target's figure is its mean latency (the median when the replay recorded no mean), measured at the "
-    "client, so it includes a network round trip that SQL Server's server-side figure does not."
+    "client, so it includes a network round trip that SQL Server's server-side figure does not. Where the capture "
+    "kept every execution's duration (Extended Events), both sides' 95th percentiles are shown beside the verdict."
 )

@@ -9,7 +9,8 @@ import pytest
 from sqlsrv2tidb.capture.textfile import TextFile, read_text
 from sqlsrv2tidb.capture.xevents import is_xel, looks_like_xevents, read_xel, read_xevents, read_xevents_file
 from sqlsrv2tidb.errors import InputError
-from sqlsrv2tidb.model import Parameter
+from sqlsrv2tidb.model import Parameter, Window
+from sqlsrv2tidb.workload_durations import captured_durations
 from sqlsrv2tidb.workload_rates import class_rates, executions_in
 
 HERE = Path(__file__).resolve().parent
@@ -282,3 +283,38 @@ def test_events_of_several_files_merge_in_time_order(tmp_path):
     # Whole seconds are written without a fraction: time order is not the text's order.
     assert [e.timestamp for e in workload.events] == [
         "2024-12-02T09:00:00Z", "2024-12-02T09:00:00.500000Z", "2024-12-02T09:00:01Z"]
+
+
+def test_every_executions_duration_is_kept_so_percentiles_can_be_read():
+    # 1,000 executions of one statement over two minutes: 1..1,000 ms, one of each, in shuffled order.
+    order = [(i * 337) % 1000 for i in range(1000)]
+    rows = "\n".join(
+        f'<event name="sql_batch_completed" timestamp="2024-12-02T09:{i * 120 // 1000 // 60:02d}:'
+        f'{i * 120 // 1000 % 60:02d}.{i * 120 % 1000:03d}Z">'
+        f'<data name="duration"><value>{(ms + 1) * 1000}</value></data>'
+        f'<data name="batch_text"><value>SELECT * FROM dbo.users WHERE user_id = 7</value></data></event>'
+        for i, ms in enumerate(order)
+    )
+    workload, _ = _text(rows)
+    (qid,) = [q.id for q in workload.queries]
+    assert len(workload.intervals) == 2 and all(i.duration_buckets for i in workload.intervals)
+    d = captured_durations(workload)[qid]
+    assert d.executions == 1000 and d.avg_us == pytest.approx(500_500)
+    assert (d.min_us, d.max_us) == (1000, 1_000_000)
+    # Buckets are within 1/64 of the value (sqlsrv2tidb.histogram).
+    for p, expected_ms in ((50, 500), (95, 950), (99, 990)):
+        assert d.percentile_us(p) == pytest.approx(expected_ms * 1000, rel=1 / 64)
+    second_minute = Window("later", "2024-12-02T09:01:00Z", "2024-12-02T09:02:00Z")
+    later = captured_durations(workload, second_minute)[qid]
+    assert later.executions == sum(i.executions for i in workload.intervals if i.start >= "2024-12-02T09:01")
+    assert later.histogram.count == later.executions
+
+
+def test_a_query_store_interval_has_no_percentiles():
+    from sqlsrv2tidb.model import IntervalStat, Workload
+
+    workload = Workload(intervals=(IntervalStat("q", "2024-12-02T09:00:00Z", "2024-12-02T10:00:00Z", 10,
+                                                total_duration_us=5000.0, min_duration_us=100.0,
+                                                max_duration_us=2000.0),))
+    d = captured_durations(workload)["q"]
+    assert d.avg_us == 500.0 and d.percentile_us(95) is None

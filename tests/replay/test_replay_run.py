@@ -164,6 +164,7 @@ def test_failed_and_untranslated_classes_are_reported(mariadb, database, tmp_pat
 
 
 def test_timed_replay_sends_the_captured_events_with_their_values(mariadb, database, tmp_path):
+    from sqlsrv2tidb.histogram import Histogram
     from sqlsrv2tidb.model import Capture, Event, IntervalStat, Parameter, QueryClass, Workload
     from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
 
@@ -173,7 +174,13 @@ def test_timed_replay_sends_the_captured_events_with_their_values(mariadb, datab
                        "insert", (Parameter("@id", "int"), Parameter("@note", "nvarchar(20)")), origin="xevents")
     events = tuple(Event(f"2024-05-01T09:00:0{i // 4}.{(i % 4) * 25:02d}0Z", "qseen", (i, f"it's {i}%"),
                          session_id=51 + i % 3) for i in range(8))
-    workload = Workload((query,), (IntervalStat("qseen", "2024-05-01T09:00:00Z", "2024-05-01T09:01:00Z", 8),),
+    # As the Extended Events reader keeps them: totals and each execution's duration (2 ms to 9 ms).
+    durations = Histogram()
+    for ms in range(2, 10):
+        durations.record(ms * 1000)
+    workload = Workload((query,), (IntervalStat("qseen", "2024-05-01T09:00:00Z", "2024-05-01T09:01:00Z", 8,
+                                                total_duration_us=44_000.0, min_duration_us=2000.0,
+                                                max_duration_us=9000.0, duration_buckets=durations.pairs()),),
                         events=events)
     translation = Translation((TranslatedQuery("qseen", query.fingerprint, query.text, query.fingerprint,
                                                "translated", kind="insert", parameters=("@id", "@note")),))
@@ -182,6 +189,9 @@ def test_timed_replay_sends_the_captured_events_with_their_values(mariadb, datab
     outcome = run_replay(Capture(workload=workload), translation, parse_target(mariadb.url(database)), config,
                          out=tmp_path)
     assert outcome.result["mode"] == "timed" and outcome.result["statements"] == 8
+    assert outcome.result["per_query"][0]["captured_duration_ms"] == {
+        "avg": 5.5, "min": 2.0, "max": 9.0, "p50": pytest.approx(5.0, rel=1 / 64),
+        "p95": pytest.approx(9.0, rel=1 / 64), "p99": pytest.approx(9.0, rel=1 / 64)}
     with mariadb.connect(database) as conn, conn.cursor() as cur:
         cur.execute("SELECT id, note FROM seen ORDER BY id")
         assert cur.fetchall() == tuple((i, f"it's {i}%") for i in range(8))

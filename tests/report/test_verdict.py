@@ -102,7 +102,7 @@ def test_effort_sums_catalogue_buckets_with_overrides_and_hand_work():
 
 def test_comparison_sorts_classes_with_threshold_and_minimum_executions():
     queries = [q("qa", avg_us=1000.0), q("qb", avg_us=1000.0), q("qc", avg_us=1000.0), q("qd", avg_us=1000.0),
-               q("qe", avg_us=None), q("qf", executions=5), q("qg")]
+               q("qe", avg_us=None), q("qf", executions=5), q("qg"), q("qh")]
     per_query = [
         {"id": "qa", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.3, "p50": 1.0}},  # 1.3x: degraded
         {"id": "qb", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.2, "p50": 9.0}},  # 1.2x: unchanged
@@ -111,15 +111,19 @@ def test_comparison_sorts_classes_with_threshold_and_minimum_executions():
         {"id": "qe", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.0}},
         {"id": "qf", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.0}},
         {"id": "qg", "statements": 100, "errors": 0, "latency_ms": {"mean": 5.0}, "captured_duration_ms": {"avg": 4.5}},
+        {"id": "qh", "statements": 100, "errors": 0, "latency_ms": {"mean": 5.0, "p95": 30.0},
+         "captured_duration_ms": {"avg": 4.0, "p95": 12.0}},  # Extended Events kept every duration
     ]
     results = {r.id: r for r in compare.classify(queries, per_query)}
     assert {k: r.category for k, r in results.items()} == {
         "qa": "degraded", "qb": "unchanged", "qc": "improved", "qd": "errors", "qe": "not comparable",
-        "qf": "not comparable", "qg": "unchanged",
+        "qf": "not comparable", "qg": "unchanged", "qh": "unchanged",
     }
+    assert results["qh"].why == "within 25%; p95 30.0 ms vs 12.0 ms"
+    assert results["qg"].why == "within 25%"
     assert results["qc"].why == "median 0.700 ms vs 1.00 ms"
     assert results["qf"].why == "fewer than 20 executions (target 100, captured 5)"
     assert results["qg"].captured_ms == 4.5  # the replayed window's own SQL Server figure wins
-    assert compare.counts(list(results.values())) == {"degraded": 1, "errors": 1, "improved": 1, "unchanged": 2,
+    assert compare.counts(list(results.values())) == {"degraded": 1, "errors": 1, "improved": 1, "unchanged": 3,
                                                       "not comparable": 2}
     assert [r.category for r in compare.classify(queries, per_query)][:2] == ["degraded", "errors"]
