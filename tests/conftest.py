@@ -11,10 +11,6 @@ from pathlib import Path
 import pytest
 from servers import MariaDB, TiDBParser
 
-TESTS = Path(__file__).resolve().parent
-CORPUS = TESTS / "corpus"
-ROOT = TESTS.parent
-
 
 @pytest.fixture(scope="session")
 def mariadb() -> Iterator[MariaDB]:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
+from paths import CORPUS
 from typer.testing import CliRunner
 
 from sqlsrv2tidb import api

@@ -10,7 +10,7 @@ import random
 from pathlib import Path
 
 import pytest
-from conftest import CORPUS
+from paths import CORPUS
 
 from sqlsrv2tidb.capture.scripts import read_scripts
 from sqlsrv2tidb.capture.textfile import TextFile, read_text

@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from paths import CORPUS_SCHEMAS as SCHEMAS
 
 from sqlsrv2tidb import api
-
-CORPUS = Path(__file__).resolve().parents[1] / "corpus"
-SCHEMAS = {
-    "northwind": CORPUS / "northwind",
-    "adventureworks-oltp": CORPUS / "adventureworks-oltp",
-    "chinook": CORPUS / "chinook" / "Chinook_SqlServer.sql",
-    "chinook-identity": CORPUS / "chinook" / "Chinook_SqlServer_AutoIncrementPKs.sql",
-    "wwi-oltp-ssdt": CORPUS / "wwi-oltp-ssdt",
-}
 
 
 @pytest.fixture(scope="session")

@@ -5,8 +5,8 @@ fresh MariaDB database and creates every table, index and foreign key of the mod
 from __future__ import annotations
 
 import pytest
-from conftest import SCHEMAS
 from ddl_apply import apply, model_counts, parse_errors, server_counts
+from paths import CORPUS_SCHEMAS as SCHEMAS
 
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.plan.migration import build_plan
