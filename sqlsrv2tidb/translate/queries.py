@@ -126,12 +126,9 @@ def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.
     _declare_ahead(statements, ctx)
     out: list[exp.Expr] = []
     for statement in statements:
-        if statement.error is not None and re.search(r"\bOUTPUT\b", statement.sql, re.IGNORECASE):
-            ctx.note("QY11", "unsupported", "A statement with an OUTPUT clause: TiDB has no OUTPUT/RETURNING; read the rows "
-                     f"in a separate SELECT ({statement.error}).")
-            continue
         if statement.error is not None:
-            ctx.note("QY01", "unsupported", f"T-SQL that could not be read: {statement.error} in `{one_line(statement.sql, 120)}`")
+            code, message = unreadable(statement)
+            ctx.note(code, "unsupported", message)
             continue
         if statement.control_flow:
             ctx.note("QY31", "unsupported", "Control flow (IF, WHILE, BEGIN...END, TRY...CATCH, GOTO, RETURN): TiDB has no "
@@ -144,6 +141,30 @@ def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.
         out.extend(handled if handled is not None else translate_tree(tree, ctx))
         ctx.previous = tree
     return out
+
+
+# Statements sqlglot cannot read whose kind is still clear from their text: each gets the note of
+# what it is (dynamic SQL, a procedure call, OUTPUT) rather than "could not be read". First match wins.
+_UNREADABLE: tuple[tuple[re.Pattern[str], str, str], ...] = (
+    (re.compile(r"^\s*(?:INSERT\b.*?\b)?EXEC(?:UTE)?\s*\(", re.IGNORECASE | re.DOTALL), "QY25",
+     "EXEC (...) of SQL built at run time: dynamic SQL is unknown until it runs; capture the statements it executes instead."),
+    (re.compile(r"^\s*INSERT\b.*?\bEXEC(?:UTE)?\b", re.IGNORECASE | re.DOTALL), "QY24",
+     "INSERT ... EXEC of a stored procedure: TiDB has no stored procedures; run the procedure's query in the INSERT ... "
+     "SELECT, or its logic in the application."),
+    (re.compile(r"^\s*EXEC(?:UTE)?\b", re.IGNORECASE), "QY24",
+     "EXEC of a stored procedure: TiDB has no stored procedures; move its logic to the application."),
+    (re.compile(r"\bOUTPUT\b", re.IGNORECASE), "QY11",
+     "A statement with an OUTPUT clause: TiDB has no OUTPUT/RETURNING; read the rows in a separate SELECT."),
+)
+
+
+def unreadable(statement: Statement) -> tuple[str, str]:
+    """The note code and message for a statement sqlglot could not read."""
+    text = re.sub(r"N?'(?:[^']|'')*'", "''", statement.sql)  # words inside string literals say nothing
+    for pattern, code, message in _UNREADABLE:
+        if pattern.search(text):
+            return code, f"{message} ({statement.error})"
+    return "QY01", f"T-SQL that could not be read: {statement.error} in `{one_line(statement.sql, 120)}`"
 
 
 def _declare_ahead(statements: list[Statement], ctx: Context) -> None:

@@ -501,13 +501,58 @@ def next_value(node: exp.Expr, ctx: Context) -> exp.Expr:
     return call("NEXTVAL", target)
 
 
+_XML_METHODS = {"VALUE", "QUERY", "NODES", "EXIST", "MODIFY"}
+
+
 def user_functions(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`dbo.fn(x)` stays as written and is flagged: TiDB has no user-defined functions.
+    """`dbo.fn(x)` stays as written and is flagged: TiDB has no user-defined functions. A method call on
+    a value rather than a schema (`x.value(...)`, `(SELECT ... FOR XML ..., TYPE).value(...)`) is an
+    XML data type method, flagged as such; `(... FOR XML PATH(''), TYPE).value('.', 'nvarchar(max)')`,
+    the string-aggregation idiom, becomes its subquery for the FOR XML rewrite.
     https://docs.pingcap.com/tidb/stable/mysql-compatibility#unsupported-features
+    https://learn.microsoft.com/sql/t-sql/xml/xml-data-type-methods
     """
-    if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
-        ctx.note("QY36", "unsupported", f"User-defined function {node.sql('sqlserver').split('(')[0]}(): TiDB has none.")
+    if not (isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous)):
+        return node
+    method = node.expression.name.upper()
+    owner = node.this
+    if method in _XML_METHODS and not _is_schema(owner, ctx):
+        text = _xml_text(node)
+        if text is not None:
+            return text
+        what = "a subquery" if isinstance(owner, exp.Subquery) else f"`{owner.sql('sqlserver')[:60]}`"
+        ctx.note("QY09", "unsupported", f"XML method .{method.lower()}() on {what}: TiDB has no XML data type or XQuery.")
+        return node
+    ctx.note("QY36", "unsupported", f"User-defined function {node.sql('sqlserver').split('(')[0]}(): TiDB has none.")
     return node
+
+
+def _is_schema(owner: exp.Expr, ctx: Context) -> bool:
+    """`dbo` in `dbo.fn(...)`: a bare name that is a schema of the database (or dbo), not a column."""
+    if not isinstance(owner, (exp.Identifier, exp.Column, exp.Var)) or (isinstance(owner, exp.Column) and owner.table):
+        return False
+    schemas = {"dbo", *(s.lower() for s in ctx.database.schemas), *(t.schema.lower() for t in ctx.database.tables)}
+    return owner.name.lower() in schemas
+
+
+def _xml_text(node: exp.Dot) -> exp.Expr | None:
+    """`(SELECT ... FOR XML PATH(''), TYPE).value('.', 'nvarchar(max)')` -> the subquery without TYPE, marked
+    so the FOR XML rewrite knows its text is not entity-escaped; None for any other shape."""
+    subquery, call_ = node.this, node.expression
+    args = call_.expressions
+    clause = subquery.this.args.get("for_") if isinstance(subquery, exp.Subquery) and isinstance(subquery.this, exp.Select) else None
+    if clause is None or call_.name.upper() != "VALUE" or len(args) != 2 or args[0].name != ".":
+        return None
+    if not re.fullmatch(r"n?varchar\s*\(\s*(max|\d+)\s*\)", args[1].name.strip(), re.IGNORECASE):
+        return None
+    options = clause.expressions
+    typed = [o for o in options if isinstance(o.this, exp.Var) and o.this.name.upper() == "TYPE"]
+    if len(typed) != 1:
+        return None
+    text = subquery.copy()
+    text.this.args["for_"].set("expressions", [o.copy() for o in options if o is not typed[0]])
+    text.this.meta["xml_text"] = True
+    return text
 
 
 def connection_collation(node: exp.Expr, ctx: Context) -> exp.Expr:

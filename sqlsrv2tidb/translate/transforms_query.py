@@ -258,7 +258,8 @@ def _outer_aliases(select: exp.Select, upto: exp.Join) -> set[str]:
 
 def for_xml(select: exp.Select, ctx: Context) -> exp.Select:
     """`(SELECT ',' + name FROM t ORDER BY name FOR XML PATH(''))` ->
-    `(SELECT GROUP_CONCAT(CONCAT(',', name) ORDER BY name SEPARATOR '') FROM t)`.
+    `(SELECT GROUP_CONCAT(CONCAT(',', name) ORDER BY name SEPARATOR '') FROM t)`; the same with `, TYPE)
+    .value('.', 'nvarchar(max)')`, whose text SQL Server does not entity-escape.
 
     FOR XML/FOR JSON have no TiDB equivalent. The string-aggregation idiom (`FOR XML PATH('')`
     around one unnamed column) becomes GROUP_CONCAT; SQL Server also escapes &, < and > as XML
@@ -300,6 +301,10 @@ def for_xml(select: exp.Select, ctx: Context) -> exp.Select:
     new.set("order", None)
     new.set("distinct", None)
     new.set("expressions", [aggregate])
+    if select.meta.get("xml_text"):  # (... FOR XML PATH(''), TYPE).value('.', ...) returns the text unescaped
+        ctx.note("QY09", "review", "(... FOR XML PATH(''), TYPE).value('.') string aggregation becomes GROUP_CONCAT, "
+                 "which stops at group_concat_max_len (1024 bytes by default).")
+        return new
     ctx.note(
         "QY09", "review",
         "FOR XML PATH('') string aggregation becomes GROUP_CONCAT: SQL Server escapes &, <, > as XML entities and "

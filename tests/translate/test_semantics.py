@@ -391,3 +391,11 @@ def test_order_by_newid_picks_rows_at_random(mariadb, db):
 ])
 def test_replicate_and_isnull(mariadb, db, tsql, expected):
     assert run(mariadb, db, tsql)[0][0] == expected
+
+
+def test_for_xml_type_value_aggregates_unescaped_text(mariadb, db):
+    # FOR XML PATH('') concatenates the rows; TYPE and .value('.') return the text itself (an & stays &).
+    # https://learn.microsoft.com/sql/relational-databases/xml/use-path-mode-with-for-xml
+    got = value(mariadb, db, "STUFF((SELECT ',' + s + '&' FROM dbo.n WHERE s IS NOT NULL ORDER BY i "
+                             "FOR XML PATH(''), TYPE).value('.', 'nvarchar(max)'), 1, 1, '')")
+    assert got == "cherry&,apple&,Banana&"

@@ -1616,3 +1616,25 @@ SELECT LAST_INSERT_ID() AS id;
 SET LOCK_TIMEOUT 0
 -- =>
 SET SESSION innodb_lock_wait_timeout = 1;
+
+-- ==================== Honest notes: XML methods, dynamic SQL, INSERT ... EXEC
+
+-- 295 [review QY03 QY09] FOR XML PATH(''), TYPE).value('.') string aggregation becomes GROUP_CONCAT
+SELECT c.id, STUFF((SELECT ',' + o.status FROM dbo.orders o WHERE o.customer_id = c.id ORDER BY o.status FOR XML PATH(''), TYPE).value('.', 'nvarchar(max)'), 1, 1, '') AS statuses FROM dbo.customers c
+-- =>
+SELECT c.id, INSERT((SELECT GROUP_CONCAT(CONCAT(',', o.status) ORDER BY o.status SEPARATOR '') FROM orders AS o WHERE o.customer_id = c.id), 1, 1, '') AS statuses FROM customers AS c;
+
+-- 296 [unsupported QY09] An XML method on a subquery is an XML method, not a user-defined function
+SELECT (SELECT status FROM dbo.orders FOR XML PATH('s'), TYPE).value('(/s)[1]', 'varchar(10)')
+-- =>
+-- (no TiDB statement)
+
+-- 297 [unsupported QY25 QY26] EXEC of SQL built at run time is dynamic SQL
+DECLARE @t nvarchar(50) = N'orders'; EXEC('SELECT * FROM dbo.' + @t)
+-- =>
+-- (no TiDB statement)
+
+-- 298 [unsupported QY24] INSERT ... EXEC of a procedure
+INSERT #t EXEC dbo.refresh_totals
+-- =>
+-- (no TiDB statement)
