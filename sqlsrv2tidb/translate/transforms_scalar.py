@@ -14,14 +14,8 @@ from ..model import Table
 from .dialect import DATE_PARTS
 from .templates import call, fill, paren
 from .transforms import Context
-from .transforms_casts import (
-    datetime_number_comparison,
-    days_to_ticks,
-    from_ticks,
-    numeric_conversions,
-    ticks,
-)
-from .typing import NUMERIC, TEMPORAL, category, parameter_name, surely_text
+from .transforms_conversions import datetime_arithmetic, datetime_number_comparison, numeric_conversions
+from .typing import NUMERIC, parameter_name, surely_text
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
 
@@ -62,56 +56,6 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
             ctx.note("QY03", "review", f"`{node.sql('sqlserver')[:80]}` adds a string to a number: SQL Server converts the "
                      "string to a number and fails when it is not one; TiDB silently reads such a string as 0.")
     return node
-
-
-def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`d + 1` / `d - 7` on a datetime -> `DATE_ADD(d, INTERVAL 1 DAY)` / `DATE_SUB(d, INTERVAL 7 DAY)`;
-    `d1 - d2` -> `DATE_ADD('1900-01-01', INTERVAL TIMESTAMPDIFF(MICROSECOND, d2, d1) MICROSECOND)`;
-    `d + t` -> `DATE_ADD(d, INTERVAL TIMESTAMPDIFF(MICROSECOND, '1900-01-01', t) MICROSECOND)`.
-
-    SQL Server adds days to a datetime with `+`, and treats a datetime operand of `+`/`-` as its days
-    since 1900-01-01, so `d1 - d2` is the difference counted from 1900-01-01 (CONVERT(int, d1 - d2) is
-    a number of days). MySQL turns each datetime into the number YYYYMMDDhhmmss first.
-    https://learn.microsoft.com/sql/t-sql/language-elements/add-transact-sql
-    https://learn.microsoft.com/sql/t-sql/language-elements/subtract-transact-sql
-    """
-    if not isinstance(node, (exp.Add, exp.Sub)):
-        return node
-    left, right = ctx.types.category(node.this), ctx.types.category(node.expression)
-    if left in TEMPORAL and right in NUMERIC:
-        days, date = node.expression, node.this
-    elif isinstance(node, exp.Add) and right in TEMPORAL and left in NUMERIC:
-        days, date = node.this, node.expression
-    elif left in TEMPORAL and right in TEMPORAL:
-        if isinstance(node, exp.Add):
-            ctx.note("QY38", "rewritten", "datetime + datetime adds the second's days since 1900-01-01 to the first, as SQL "
-                     "Server does; it becomes DATE_ADD(... MICROSECOND).")
-            return exp.DateAdd(this=node.this, expression=ticks(node.expression), unit=exp.var("MICROSECOND"))
-        ctx.note("QY38", "rewritten", "datetime - datetime is the difference counted from 1900-01-01 in SQL Server (days "
-                 "when converted to a number); it becomes TIMESTAMPDIFF in microseconds added to 1900-01-01.")
-        return from_ticks(fill("TIMESTAMPDIFF(MICROSECOND, b, a)", a=node.this, b=node.expression))
-    elif isinstance(node, exp.Sub) and left in NUMERIC and right in TEMPORAL:
-        ctx.note("QY38", "rewritten", "number - datetime counts days since 1900-01-01 on both sides, as SQL Server does.")
-        count = exp.Sub(this=days_to_ticks(node.this, left in ("integer", "bit")), expression=ticks(node.expression))
-        return from_ticks(count)
-    elif (left in TEMPORAL and right == "string") or (right in TEMPORAL and left == "string"):
-        ctx.note("QY38", "review", f"`{node.sql('sqlserver')[:80]}` mixes a datetime and a string: SQL Server reads the "
-                 "string as a datetime and counts days since 1900-01-01; TiDB computes with numbers.")
-        return node
-    elif isinstance(node, exp.Sub) and (left in TEMPORAL) != (right in TEMPORAL) and None in (left, right):
-        ctx.note("QY38", "review", f"The operand types of `{node.sql('sqlserver')[:80]}` are not all known: SQL Server "
-                 "subtracts days or a datetime from a datetime, TiDB subtracts numbers.")
-        return node
-    else:
-        return node
-    klass = exp.DateAdd if isinstance(node, exp.Add) else exp.DateSub
-    if category(ctx.types.of(days)) in ("decimal", "float"):
-        # INTERVAL n DAY rounds a fraction of a day: count microseconds instead.
-        ctx.note("QY38", "rewritten", "Datetime `+`/`-` a fraction of days becomes DATE_ADD/DATE_SUB(... INTERVAL n MICROSECOND).")
-        micro = exp.Round(this=exp.Mul(this=paren(days.copy()), expression=exp.Literal.number(86400000000)))
-        return klass(this=date, expression=micro, unit=exp.var("MICROSECOND"))
-    ctx.note("QY38", "rewritten", "Datetime `+`/`-` a number of days becomes DATE_ADD/DATE_SUB(... INTERVAL n DAY).")
-    return klass(this=date, expression=days, unit=exp.var("DAY"))
 
 
 def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr:
