@@ -136,7 +136,9 @@ def through_cte(statement: exp.Update | exp.Delete, ctx: Context) -> exp.Expr:
         why = "its query aggregates (SQL Server cannot modify it either)"
     elif table.primary_key is None:
         why = f"{table.name} has no primary key to join its rows on"
-    elif statement.args.get("limit") is not None or (isinstance(statement, exp.Delete) and statement.args.get("tables")):
+    elif statement.args.get("limit") is not None or statement.args.get("from_") is not None or (
+        isinstance(statement, exp.Delete) and statement.args.get("tables")
+    ):
         why = "the statement has TOP or its own FROM clause"
     elif base.name.lower() == cte.alias.lower():
         why = "the CTE has its base table's name"

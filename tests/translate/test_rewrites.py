@@ -316,6 +316,14 @@ class TestDml:
             "INSERT INTO u (id, t_id, v) SELECT 1, 2, 3 FROM DUAL WHERE NOT EXISTS(SELECT 1 FROM u AS x WHERE x.id = 1)"
         )
 
+    def test_update_through_a_cte_with_its_own_from_is_unsupported(self):
+        check("WITH x AS (SELECT id, n FROM dbo.t) UPDATE x SET n = u.v FROM x JOIN dbo.u u ON u.t_id = x.id",
+              None, "unsupported", ("QY05",))
+
+    def test_delete_through_a_cte_over_a_table_without_a_key_is_unsupported(self):
+        check("WITH x AS (SELECT id, ROW_NUMBER() OVER (ORDER BY v) AS rn FROM dbo.u) DELETE FROM x WHERE rn > 1",
+              None, "unsupported", ("QY05",))
+
     def test_a_parameter_a_rewrite_leaves_out_is_reported(self):
         # The MERGE source's third column is never used; dropping its parameter is noted, never silent.
         result = tidb("(@P1 int,@P2 nvarchar(20),@P3 int)MERGE dbo.t AS x USING (SELECT @P1 AS id, @P2 AS a, @P3 AS n) AS y "
