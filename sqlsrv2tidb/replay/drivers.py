@@ -100,11 +100,12 @@ def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:
     """What mysqlclient's cursor.execute does for a replayed statement, without the cursor's bookkeeping.
 
     The cursor's Python layer (discarding the last result, mogrifying, rowcount, lastrowid,
-    description, the rows kept for fetchall) costs about as much CPU per statement as the round
-    trip itself (benchmarks/replay/RESULTS.md). Replay needs none of it: this formats the values
-    with the connection's own `literal` (the same escaping the cursor uses), sends the text, and
-    reads every result set to the end so the connection is ready for the next statement. Errors
-    are the driver's own exceptions, exactly as from the cursor.
+    description, the rows turned into Python tuples for fetchall) costs about as much CPU per
+    statement as the round trip itself (benchmarks/replay/RESULTS.md). Replay needs none of it:
+    this formats the values with the connection's own `literal` (the same escaping the cursor
+    uses), sends the text, and reads every result set to its end, so the answer has fully arrived
+    and the connection is ready for the next statement. Errors are the driver's own exceptions,
+    exactly as from the cursor.
     """
     literal, query, store, next_result = raw.literal, raw.query, raw.store_result, raw.next_result
     encoding = raw.encoding
@@ -116,13 +117,11 @@ def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:
             text = encoded[sql] = sql.encode(encoding)
         # Always formatted, as the cursor does when given values: `%%` in the text becomes `%`.
         query(text % tuple([literal(v) for v in params]))
-        result = store()
-        if result is not None:
-            result.fetch_row(0)
+        # store_result reads every row off the wire into the client library's buffer: the answer has
+        # arrived. Turning the rows into Python objects would measure this process, not the target.
+        store()
         while next_result() == 0:
-            result = store()
-            if result is not None:
-                result.fetch_row(0)
+            store()
 
     return run
 
