@@ -7,10 +7,12 @@ the helpers they share (anchors, links). Everything is sorted here, never in a t
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from collections import Counter
-from pathlib import PurePosixPath, PureWindowsPath
+from pathlib import Path, PurePosixPath, PureWindowsPath
+from urllib.parse import quote
 from typing import Any
 
 from . import formatting as fmt
@@ -46,9 +48,14 @@ FAST_DDL_DEFAULTS = {
 
 
 class Anchors:
-    """Unique, URL-safe element ids for tables, query classes and files, so findings can link to them."""
+    """Unique, URL-safe element ids for tables, query classes and files, so findings can link to them.
 
-    def __init__(self) -> None:
+    `report_dir` is the folder the page is written to: a source file named by a relative path is
+    linked relative to it (see `location`).
+    """
+
+    def __init__(self, report_dir: Path | None = None) -> None:
+        self.report_dir = report_dir
         self._used: set[str] = set()
         self.tables: dict[str, str] = {}
         self.queries: dict[str, str] = {}
@@ -87,6 +94,10 @@ class Anchors:
                     return self.tables[key]
         return None
 
+    def source(self, file: Any, line: Any) -> Link | None:
+        """`file:line` of a statement the tool read, linked from where this page is written."""
+        return location(file, line, self.report_dir)
+
 
 LABEL_CHARS = 60
 
@@ -107,15 +118,24 @@ def safe_href(url: str) -> str | None:
     return url if url.lower().startswith(SAFE_SCHEMES) else None
 
 
-def location(file: Any, line: Any) -> Link | None:
-    """`file:line`, linked when the path is absolute (a relative path depends on where the page is opened)."""
+def location(file: Any, line: Any, report_dir: Path | None = None) -> Link | None:
+    """`file:line`, linked to the file.
+
+    An absolute path becomes a `file:` URL. A relative path was relative to the folder the tool ran
+    in; it is linked relative to `report_dir` (so the link survives moving both folders together)
+    only while it still names a file from here, since `report OUT` may run from anywhere.
+    """
     if not isinstance(file, str) or not file:
         return None
     text = f"{file}:{line}" if isinstance(line, int) and line > 0 else file
     if PurePosixPath(file).is_absolute():
         return Link(text, PurePosixPath(file).as_uri())
-    if PureWindowsPath(file).is_absolute() and PureWindowsPath(file).drive:
-        return Link(text, PureWindowsPath(file).as_uri())
+    windows = PureWindowsPath(file)
+    if windows.is_absolute() and windows.drive:
+        return Link(text, windows.as_uri())
+    if report_dir is not None and not windows.drive and Path(file).is_file():
+        relative = os.path.relpath(Path(file).resolve(), Path(report_dir).resolve())
+        return Link(text, quote(Path(relative).as_posix()))
     return Link(text)
 
 
@@ -144,7 +164,7 @@ def finding_row(f: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anchors)
         object=obj,
         object_anchor=anchors.for_object(obj),
         message=str(f.get("message") or ""),
-        location=location(f.get("file"), f.get("line")),
+        location=anchors.source(f.get("file"), f.get("line")),
         docs=docs_links(rule),
         remediation=rule.remediation,
         effort=rule.effort if rule.known else "medium (rule not in the catalogue)",
@@ -255,15 +275,19 @@ def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
 
 
 def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized: bool, generated: str,
-                 out_dir: str = "OUT") -> Report:
-    """The page's view-model; `out_dir` is the folder the re-plan command writes to (as the user named it)."""
+                 out_dir: str = "OUT", report_dir: Path | None = None) -> Report:
+    """The page's view-model.
+
+    `out_dir` is the folder the re-plan command writes to (as the user named it); `report_dir`, the
+    folder the page goes to, lets it link source files named by relative paths.
+    """
     from .build_deployment import build_deployment
     from .build_replay import build_replay
     from .build_schema import build_schema
     from .build_workload import build_workload
 
     doc = inputs.assessment
-    anchors = Anchors()
+    anchors = Anchors(report_dir)
     for t in seq(doc.get("tables")):
         anchors.table(str(t.get("schema", "")), str(t.get("name", "")))
     for q in seq(doc.get("queries")):

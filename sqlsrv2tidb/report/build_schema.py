@@ -6,7 +6,7 @@ from collections import Counter
 from typing import Any
 
 from . import formatting as fmt
-from .build import Anchors, finding_groups, location
+from .build import Anchors, finding_groups
 from .labels import STRATEGY_LABELS
 from .rulesinfo import RuleInfo
 from .shape import obj, seq
@@ -70,7 +70,7 @@ def _table(t: dict[str, Any], anchors: Anchors, finding_counts: Counter[str]) ->
         ddl=str(t.get("ddl") or ""),
         post_ddl="\n".join(str(s) for s in seq(t.get("post_data_ddl"))),
         columns=tuple(_column(c) for c in seq(t.get("columns")) if isinstance(c, dict)),
-        source=location(source.get("file"), source.get("line")) if isinstance(source, dict) else None,
+        source=anchors.source(source.get("file"), source.get("line")) if isinstance(source, dict) else None,
         findings=finding_counts.get(qualified.casefold(), 0),
     )
 

@@ -8,7 +8,7 @@ from typing import Any
 from ..model.workload import parse_time
 from . import charts
 from . import formatting as fmt
-from .build import Anchors, docs_links, location, query_label
+from .build import Anchors, docs_links, query_label
 from .rulesinfo import RuleInfo, unknown_rule
 from .shape import seq
 from .viewmodel import Cell, Count, Fact, Note, QueryView, WindowRow, WorkloadSection
@@ -69,7 +69,7 @@ def _query(q: dict[str, Any], total: float, anchors: Anchors, rules: dict[str, R
         target_sql=target or ("(no TiDB statement)" if q.get("status") == "unsupported" else ""),
         truncated=cut_a or cut_b,
         notes=tuple(notes),
-        location=location(q.get("file"), q.get("line")),
+        location=anchors.source(q.get("file"), q.get("line")),
     )
 
 

@@ -98,7 +98,8 @@ def render_report(
             inputs = load_inputs(out)
         generated = (now or datetime.now(UTC)).strftime("%Y-%m-%d %H:%M UTC")
         anonymized = anonymize or inputs.assessment.get("anonymized") is True
-        view = build_report(inputs, rule_info, anonymized=anonymized, generated=generated, out_dir=str(out))
+        view = build_report(inputs, rule_info, anonymized=anonymized, generated=generated, out_dir=str(out),
+                            report_dir=dest)
         html = render_html(view, templates)
         if view.deployment is not None and view.deployment.topology_yaml:
             write_text(dest / "topology.yaml", view.deployment.topology_yaml)

@@ -121,16 +121,31 @@ def test_links_only_to_web_and_file_urls(keywords_dir, rules):
     assert [d.href for r in merge if r.rule == "QY09" for d in r.docs] == ["https://docs.pingcap.com/tidb/stable/sql-statement-insert"]
 
 
-def test_absolute_source_paths_link_relative_ones_do_not(tmp_path, rules):
+def test_source_paths_link_from_where_the_page_is_written(tmp_path, rules, monkeypatch):
+    """Absolute paths become file: URLs; a relative one (as the README's command gives) is linked
+    relative to the report's folder while it still names a file from the current folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "rel").mkdir()
+    (tmp_path / "rel" / "my schema.sql").write_text("CREATE TABLE t (a int)\n")
     capture, translation, plan, findings, options = sample.keywords_parts(file="/srv/ssdt/schema.sql")
-    findings.append(Finding("TY02", Severity.LOW, "dbo.users", "relative", "rel/schema.sql", 9))
+    findings.append(Finding("TY02", Severity.LOW, "dbo.users", "relative", "rel/my schema.sql", 9))
+    findings.append(Finding("TY02", Severity.LOW, "dbo.users", "gone", "rel/moved.sql", 3))
     out = sample.write_out(tmp_path / "o", capture, translation, plan, findings, options)
-    view = build_report(load_inputs(out), rules, anonymized=False, generated="now")
-    rows = [r for g in view.schema.finding_groups for r in g.rows]
-    absolute = next(r for r in rows if r.rule == "DI01").location
-    relative = next(r for r in rows if r.message == "relative").location
+
+    def locations(view):
+        rows = {r.message: r.location for g in view.schema.finding_groups for r in g.rows}
+        return rows[next(m for m in rows if m.startswith("Composite"))], rows["relative"], rows["gone"]
+
+    absolute, relative, gone = locations(build_report(load_inputs(out), rules, anonymized=False, generated="now",
+                                                      report_dir=out))
     assert (absolute.text, absolute.href) == ("/srv/ssdt/schema.sql:66", "file:///srv/ssdt/schema.sql")
-    assert (relative.text, relative.href) == ("rel/schema.sql:9", None)
+    assert (relative.text, relative.href) == ("rel/my schema.sql:9", "../rel/my%20schema.sql")
+    assert (out / "../rel/my schema.sql").resolve() == (tmp_path / "rel" / "my schema.sql").resolve()
+    assert (gone.text, gone.href) == ("rel/moved.sql:3", None)  # not there any more: text only
+    page = render_report(out).read_text()
+    assert '<a href="../rel/my%20schema.sql">rel/my schema.sql:9</a>' in page
+    _, unplaced, _ = locations(build_report(load_inputs(out), rules, anonymized=False, generated="now"))
+    assert unplaced.href is None  # no page folder known (gold files): nothing to link from
 
 
 def test_long_statements_are_cut_in_the_page_but_kept_in_the_json(tmp_path, rules):
