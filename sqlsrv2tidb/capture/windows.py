@@ -8,6 +8,9 @@ Store and Extended Events give rates per interval but no names, so this module n
 - `batch-1`, `batch-2`, ... (kind `batch`), in time order: runs of at least five minutes where
   writes are at least half of the statements, the write rate is three times the median interval's
   and the total rate one and a half times the median.
+- `peak-outside-batches` (kind `busiest_hour`), when the busiest hour is a batch's: the busiest hour
+  that overlaps no batch. On seed 000's day the peak is the nightly insert, and this is the daytime
+  load the team also had to replay.
 
 Windows the user gave (a workload spec, a `.sql` directive) are kept as they are and nothing is
 detected beside them.
@@ -64,7 +67,14 @@ def detect_windows(workload: Workload) -> list[Window]:
     buckets = _buckets(workload)
     if not buckets:
         return []
-    return [_busiest_hour(buckets), *_batches(buckets)]
+    peak, batches = _busiest_hour(buckets), _batches(buckets)
+    spans = [(parse_time(b.start).timestamp(), parse_time(b.end).timestamp()) for b in batches]
+    start, end = parse_time(peak.start).timestamp(), parse_time(peak.end).timestamp()
+    if any(s < end and start < e for s, e in spans):
+        other = _busiest_hour(buckets, avoid=spans)
+        if other is not None:
+            return [peak, other, *batches]
+    return [peak, *batches]
 
 
 def _buckets(workload: Workload) -> list[_Bucket]:
@@ -82,9 +92,13 @@ def _buckets(workload: Workload) -> list[_Bucket]:
     return [_Bucket(s, e, n, w) for (s, e), (n, w) in sorted(totals.items())]
 
 
-def _busiest_hour(buckets: list[_Bucket]) -> Window:
+def _busiest_hour(buckets: list[_Bucket], avoid: list[tuple[float, float]] | None = None) -> Window | None:
+    """The hour with the most executions; with `avoid`, the best hour that overlaps none of those
+    spans (None when there is no such hour)."""
     first = min(b.start for b in buckets)
     last = max(b.end for b in buckets)
+    if avoid is not None and last - first <= HOUR:
+        return None
     if last - first <= HOUR:
         total = sum(b.executions for b in buckets)
         return Window("peak", _iso(first), _iso(last), kind="busiest_hour",
@@ -94,12 +108,16 @@ def _busiest_hour(buckets: list[_Bucket]) -> Window:
     # The executions in a sliding hour change slope only where its start or end meets an interval
     # boundary, so the best hour starts at an interval start or ends at an interval end.
     # Hours that start at an interval start come first, so a tie keeps the rounder window.
-    # The hour stays inside the capture (its end rounded up to a whole second).
+    # The hour stays inside the capture (its end rounded up to a whole second). Spans to avoid
+    # begin and end at interval boundaries, so the best hour beside one is among these too.
     latest = max(math.ceil(last - HOUR), first)
     at_starts = sorted({min(max(s, first), latest) for s in starts})
     at_ends = sorted({min(max(b.end - HOUR, first), latest) for b in buckets} - set(at_starts))
-    best, best_total = first, -1.0
-    for c in at_starts + at_ends:
+    candidates = [c for c in at_starts + at_ends if not any(s < c + HOUR and c < e for s, e in avoid or ())]
+    if not candidates:
+        return None
+    best, best_total = candidates[0], -1.0
+    for c in candidates:
         total = 0.0
         i = bisect_left(starts, c - longest)
         while i < len(buckets) and buckets[i].start < c + HOUR:
@@ -112,6 +130,9 @@ def _busiest_hour(buckets: list[_Bucket]) -> Window:
             best, best_total = c, total
         elif abs(total - best_total) <= 1e-9 and c < best and c in at_starts:
             best = c
+    if avoid is not None:
+        return Window("peak-outside-batches", _iso(best), _iso(best + HOUR), kind="busiest_hour",
+                      description=f"the busiest hour outside the batch windows: {_qps(best_total / HOUR)}")
     return Window("peak", _iso(best), _iso(best + HOUR), kind="busiest_hour",
                   description=f"the busiest hour: {_qps(best_total / HOUR)}")
 

@@ -33,13 +33,41 @@ def _seed_000_day() -> Workload:
     return Workload(queries=(READ, INSERT), intervals=tuple(intervals))
 
 
-def test_seed_000_day_has_a_peak_hour_and_the_nightly_batch():
+def test_seed_000_day_has_a_peak_hour_the_daytime_hour_and_the_nightly_batch():
     windows = detect_windows(_seed_000_day())
     assert [(w.name, w.kind, w.start, w.end) for w in windows] == [
         ("peak", "busiest_hour", "2024-12-02T01:00:00Z", "2024-12-02T02:00:00Z"),
+        ("peak-outside-batches", "busiest_hour", "2024-12-02T08:00:00Z", "2024-12-02T09:00:00Z"),
         ("batch-1", "batch", "2024-12-02T01:00:00Z", "2024-12-02T02:00:00Z"),
     ]
-    assert windows[1].description == "sustained writes: 100% of 50,200.0 qps, against a median of 2,020.0 qps"
+    assert windows[1].description == "the busiest hour outside the batch windows: 2,020.0 qps"
+    assert windows[2].description == "sustained writes: 100% of 50,200.0 qps, against a median of 2,020.0 qps"
+
+
+def test_the_hour_outside_batches_overlaps_none_even_when_the_reads_peak_beside_one():
+    # Minute intervals: 10 qps of reads, 50 qps of reads 10:00-11:00 and an insert batch 10:40-11:20.
+    intervals = []
+    for minute in range(8 * 60, 14 * 60):
+        start = T0 + timedelta(minutes=minute)
+        intervals.append(_interval("qread", start, 60, 50 if 10 * 60 <= minute < 11 * 60 else 10))
+        intervals.append(_interval("qins", start, 60, 5000 if 10 * 60 + 40 <= minute < 11 * 60 + 20 else 1))
+    windows = detect_windows(Workload(queries=(READ, INSERT), intervals=tuple(intervals)))
+    assert [(w.name, w.start[11:16], w.end[11:16]) for w in windows] == [
+        ("peak", "10:20", "11:20"),
+        ("peak-outside-batches", "09:40", "10:40"),  # ends where the batch begins: 40 busy minutes
+        ("batch-1", "10:40", "11:20"),
+    ]
+    assert windows[1].description == "the busiest hour outside the batch windows: 37.7 qps"  # (20×10 + 40×50 reads + 60×1 insert)/60
+
+
+def test_no_hour_outside_batches_when_the_batch_leaves_none():
+    intervals = []
+    for minute in range(0, 100):
+        start = T0 + timedelta(minutes=minute)
+        intervals.append(_interval("qread", start, 60, 10))
+        intervals.append(_interval("qins", start, 60, 5000 if 30 <= minute < 60 else 1))
+    windows = detect_windows(Workload(queries=(READ, INSERT), intervals=tuple(intervals)))
+    assert [w.name for w in windows] == ["peak", "batch-1"]  # 30 and 40 quiet minutes: no whole hour
 
 
 def test_the_busiest_hour_can_straddle_interval_boundaries():
