@@ -11,6 +11,8 @@ https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql#tr
 
 from __future__ import annotations
 
+import re
+
 from sqlglot import exp
 
 from .templates import call, fill, paren
@@ -141,6 +143,39 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
                  "TiDB would read its digits as YYYYMMDD.")
         return _converted(from_ticks(days_to_ticks(operand, kind in ("integer", "bit"))), node.to)
     return node
+
+
+_TIME_ONLY = re.compile(r"\s*(\d{1,2})(:\d{1,2}(?::\d{1,2}(?:\.\d{1,7}|:(\d{1,3}))?)?)\s*([AaPp][Mm])?\s*")
+"""hh:mm[:ss[.fraction|:milliseconds]] [AM|PM], as SQL Server reads a time without a date."""
+_DATETIMES = frozenset({D.DATETIME, D.DATETIME2, D.SMALLDATETIME})
+
+
+def time_string_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`CAST('10:30' AS datetime)` -> `CAST('1900-01-01 10:30' AS DATETIME)`.
+
+    SQL Server gives a string with a time and no date the date 1900-01-01 (so `d + '06:00'` style
+    arithmetic adds six hours); TiDB does not read such a string as a datetime (NULL or a wrong
+    date). A 12-hour `AM`/`PM` time is written in 24 hours, which TiDB's parser expects.
+    https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql#supported-string-literal-formats-for-datetime
+    """
+    if not isinstance(node, exp.Cast) or not isinstance(node.to, exp.DataType) or node.to.this not in _DATETIMES:
+        return node
+    literal = node.this
+    if not (isinstance(literal, exp.Literal) and literal.is_string):
+        return node
+    match = _TIME_ONLY.fullmatch(literal.this)
+    if match is None:
+        return node
+    hour, rest, millis, half = int(match.group(1)), match.group(2), match.group(3), (match.group(4) or "").upper()
+    if half:
+        if not 1 <= hour <= 12:
+            return node  # SQL Server rejects it too: leave the error to TiDB
+        hour = hour % 12 + (12 if half == "PM" else 0)
+    if millis is not None:  # after a colon, thousandths: 10:30:00:5 is 10:30:00.005
+        rest = f"{rest[:-len(millis) - 1]}.{int(millis):03d}"
+    ctx.note("QY38", "rewritten", f"The string '{literal.this.strip()}' converted to a datetime has no date: SQL Server "
+             "gives it 1900-01-01, which is written out for TiDB.")
+    return exp.Cast(this=exp.Literal.string(f"1900-01-01 {hour:02d}{rest}"), to=node.to)
 
 
 def _converted(value: exp.Expr, to: exp.DataType) -> exp.Cast:

@@ -14,7 +14,12 @@ from ..model import Table
 from .dialect import DATE_PARTS
 from .templates import call, fill, paren
 from .transforms import Context
-from .transforms_conversions import datetime_arithmetic, datetime_number_comparison, numeric_conversions
+from .transforms_conversions import (
+    datetime_arithmetic,
+    datetime_number_comparison,
+    numeric_conversions,
+    time_string_conversions,
+)
 from .typing import NUMERIC, parameter_name, surely_text
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
@@ -375,6 +380,7 @@ def string_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 REWRITES = (
+    time_string_conversions,
     string_plus,
     datetime_arithmetic,
     integer_division,

@@ -286,6 +286,11 @@ def test_datetimes_as_day_numbers(mariadb, db, expression, expected):
     ("CAST(FLOOR(CAST(CAST('2024-01-06 10:00' AS datetime) AS float)) AS datetime)", datetime.datetime(2024, 1, 6)),
     ("CAST('2024-01-06 10:00' AS datetime) + CAST('1900-01-02 06:30' AS datetime)", datetime.datetime(2024, 1, 7, 16, 30)),
     ("2 - CAST('1900-01-02' AS datetime)", datetime.datetime(1900, 1, 2)),
+    # A time without a date is on 1900-01-01, so adding it adds the time of day.
+    # https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql#supported-string-literal-formats-for-datetime
+    ("CAST('2024-01-06 10:00' AS datetime) + CAST('6:30' AS datetime)", datetime.datetime(2024, 1, 6, 16, 30)),
+    ("CONVERT(datetime, '2:15:07 PM')", datetime.datetime(1900, 1, 1, 14, 15, 7)),
+    ("CAST('10:30:00:5' AS datetime2(3))", datetime.datetime(1900, 1, 1, 10, 30, 0, 5000)),  # :5 is 5 ms
 ])
 def test_numbers_as_datetimes(mariadb, db, expression, expected):
     assert value(mariadb, db, expression) == expected

@@ -1638,3 +1638,8 @@ DECLARE @t nvarchar(50) = N'orders'; EXEC('SELECT * FROM dbo.' + @t)
 INSERT #t EXEC dbo.refresh_totals
 -- =>
 -- (no TiDB statement)
+
+-- 299 [rewritten QY38] A time without a date converted to a datetime is on 1900-01-01, then added
+SELECT ordered_at + CAST('6:30 PM' AS datetime) FROM dbo.orders
+-- =>
+SELECT DATE_ADD(ordered_at, INTERVAL (TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-01' AS DATETIME(3)), CAST('1900-01-01 18:30' AS DATETIME(3)))) MICROSECOND) FROM orders;
