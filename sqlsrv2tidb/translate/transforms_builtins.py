@@ -122,10 +122,11 @@ def replicate_count(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 def isnull_type(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`ISNULL(code, 'toolong')` on a char(5) column -> `COALESCE(code, 'toolo')`; `ISNULL(n, 1.9)` on an
-    int -> `COALESCE(n, 1)`.
+    int -> `COALESCE(n, 1)`; `ISNULL(n, price)` with a money price -> `COALESCE(n, CAST(price AS SIGNED))`.
 
     ISNULL returns its first argument's type, so SQL Server converts the replacement to it (cutting a
-    string, truncating a decimal); COALESCE returns the wider type and keeps the replacement whole.
+    string, truncating a decimal, rounding money); COALESCE returns the wider type and keeps the
+    replacement whole.
     https://learn.microsoft.com/sql/t-sql/functions/isnull-transact-sql
     """
     if not (isinstance(node, exp.Coalesce) and node.args.get("is_null") and len(node.expressions) == 1):
@@ -142,14 +143,16 @@ def isnull_type(node: exp.Expr, ctx: Context) -> exp.Expr:
             or (isinstance(replacement, exp.Left) and (_int_value(replacement.expression) or size + 1) <= size)
         ):
             new = call("LEFT", replacement, exp.Literal.number(size))
-    elif kind in ("integer", "bit") and category(other) in ("decimal", "float") and other.this not in (
-        exp.DType.MONEY, exp.DType.SMALLMONEY):
+    elif kind in ("integer", "bit") and other is not None and other.this in (exp.DType.MONEY, exp.DType.SMALLMONEY):
+        new = exp.Cast(this=replacement, to=exp.DataType.build("INT"))  # money rounds to an integer, as CAST does
+    elif kind in ("integer", "bit") and category(other) in ("decimal", "float"):
         value = _decimal_value(replacement)
         new = exp.Literal.number(int(value)) if value is not None else call("TRUNCATE", replacement, exp.Literal.number(0))
     if new is None:
         return node
     ctx.note("QY36", "rewritten", "ISNULL returns its first argument's type: the replacement is converted to it (a string "
-             "cut to its length, a decimal truncated to an integer), as SQL Server does; COALESCE would keep it whole.")
+             "cut to its length, a decimal truncated and money rounded to an integer), as SQL Server does; COALESCE "
+             "would keep it whole.")
     return exp.Coalesce(this=node.this, expressions=[new], is_null=True)
 
 

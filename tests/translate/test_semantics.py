@@ -393,6 +393,8 @@ def test_order_by_newid_picks_rows_at_random(mariadb, db):
     ("SELECT ISNULL(CAST(NULL AS varchar(5)), 'toolong')", "toolo"),
     ("SELECT ISNULL(CAST(NULL AS int), 1.9)", 1),
     ("SELECT ISNULL(CAST(NULL AS int), -2.5)", -2),
+    ("SELECT ISNULL(CAST(NULL AS int), CAST(2.5 AS money))", 3),  # money rounds (away from zero)
+    ("SELECT ISNULL(CAST(NULL AS int), CAST(-2.5 AS smallmoney))", -3),
 ])
 def test_replicate_and_isnull(mariadb, db, tsql, expected):
     assert run(mariadb, db, tsql)[0][0] == expected

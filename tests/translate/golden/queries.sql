@@ -1643,3 +1643,8 @@ INSERT #t EXEC dbo.refresh_totals
 SELECT ordered_at + CAST('6:30 PM' AS datetime) FROM dbo.orders
 -- =>
 SELECT DATE_ADD(ordered_at, INTERVAL (TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-01' AS DATETIME(3)), CAST('1900-01-01 18:30' AS DATETIME(3)))) MICROSECOND) FROM orders;
+
+-- 300 [rewritten QY36] ISNULL of an int with a money replacement rounds it to the int, as SQL Server converts it
+SELECT ISNULL(score, balance) FROM dbo.customers
+-- =>
+SELECT COALESCE(score, CAST(balance AS SIGNED)) FROM customers;
