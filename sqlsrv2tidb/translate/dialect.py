@@ -8,9 +8,10 @@ instead of being written in a form TiDB rejects.
 
 `SqlServer(TSQL)` reads captured T-SQL with the few corrections the translator needs: sqlglot's
 T-SQL reader folds GETDATE and SYSDATETIME (different precisions) into one node, reads FLOAT
-(8 bytes in SQL Server) as a 4-byte float, wraps LEN/LEFT/RIGHT arguments in casts, and turns
-DATEDIFF into a day count. These parse-side fixes keep the meaning in the tree so the transforms
-can act on it.
+(8 bytes in SQL Server) as a 4-byte float, wraps LEN/LEFT/RIGHT arguments in casts, turns
+DATEDIFF into a day count, and rejects query hints it has no entry for (`OPTION (OPTIMIZE FOR
+(@p = 5))`, `USE HINT (...)`, `TABLE HINT (...)`). These parse-side fixes keep the meaning in the
+tree so the transforms can act on it.
 
 Importing this module registers both names with sqlglot (`read="sqlserver"`, `write="tidb"`).
 """
@@ -25,7 +26,7 @@ from sqlglot.dialects.mysql import MySQL
 from sqlglot.dialects.tsql import TSQL
 from sqlglot.generators.mysql import MySQLGenerator
 from sqlglot.helper import seq_get
-from sqlglot.parsers.tsql import TSQLParser
+from sqlglot.parsers.tsql import OPTIONS, TSQLParser
 from sqlglot.tokens import TokenType
 
 # DATEDIFF/DATEADD date parts and their abbreviations.
@@ -116,6 +117,40 @@ class SqlServerParser(TSQLParser):
         "LEFT": _build_plain(exp.Left),
         "RIGHT": _build_plain(exp.Right),
     }
+
+    def _parse_options(self) -> list[exp.Expr] | None:
+        """`OPTION (...)`: every query hint SQL Server documents, read whole.
+
+        The hints sqlglot knows keep its form; any other (`OPTIMIZE FOR (@p = 5, @q UNKNOWN)`,
+        `USE HINT ('...')`, `TABLE HINT (t, INDEX (ix))`, `USE PLAN N'<xml>'`) is kept as its text,
+        up to the next comma outside parentheses, so the statement still parses and the
+        translator can name the hint it drops.
+        https://learn.microsoft.com/sql/t-sql/queries/hints-transact-sql-query
+        """
+        if not self._match(TokenType.OPTION):
+            return None
+
+        def _parse_option() -> exp.Expr | None:
+            index = self._index
+            option = self._parse_var_from_options(OPTIONS, raise_unmatched=False)
+            if option is not None and not self._match(TokenType.L_PAREN, advance=False):
+                self._match(TokenType.EQ)
+                return self.expression(exp.QueryOption(this=option, expression=self._parse_primary_or_var()))
+            self._retreat(index)
+            return self._parse_hint_text()
+
+        return self._parse_wrapped_csv(_parse_option)
+
+    def _parse_hint_text(self) -> exp.Expr | None:
+        first, last, depth = self._curr, None, 0
+        while self._curr and not (depth == 0 and self._curr.token_type in (TokenType.COMMA, TokenType.R_PAREN)):
+            depth += {TokenType.L_PAREN: 1, TokenType.R_PAREN: -1}.get(self._curr.token_type, 0)
+            last = self._curr
+            self._advance()
+        if first is None or last is None:
+            self.raise_error("Expected a query hint")
+            return None
+        return self.expression(exp.QueryOption(this=exp.var(" ".join(self._find_sql(first, last).split()))))
 
 
 class SqlServer(TSQL):

@@ -82,6 +82,19 @@ class TestDialect:
             "SELECT CURRENT_TIMESTAMP(3), CURRENT_TIMESTAMP(6), UTC_TIMESTAMP(3), UTC_TIMESTAMP(6)"
         ]
 
+    def test_every_documented_query_hint_is_read(self):
+        tree = sqlglot.parse_one("SELECT id FROM t WHERE n = @p OPTION (OPTIMIZE FOR (@p = 5, @q UNKNOWN), RECOMPILE, "
+                                 "TABLE HINT (t, INDEX (ix_n)), USE HINT ('DISABLE_OPTIMIZER_ROWGOAL'), MAXDOP 2)",
+                                 read=SqlServer)
+        assert [o.sql("sqlserver") for o in tree.args["options"]] == [
+            "OPTIMIZE FOR (@p = 5, @q UNKNOWN)", "RECOMPILE", "TABLE HINT (t, INDEX (ix_n))",
+            "USE HINT ('DISABLE_OPTIMIZER_ROWGOAL')", "MAXDOP 2"]
+        for broken in ("SELECT id FROM t OPTION ()", "SELECT id FROM t OPTION (RECOMPILE"):
+            with pytest.raises(sqlglot.errors.ParseError):
+                sqlglot.parse_one(broken, read=SqlServer)
+        check("SELECT id FROM t WHERE n = 1 OPTION (OPTIMIZE FOR (@p = 5))", "SELECT id FROM t WHERE n = 1",
+              "rewritten", ("QY13",))
+
 
 class TestNames:
     def test_schema_is_dropped_and_collisions_renamed(self):

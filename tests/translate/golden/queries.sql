@@ -1648,3 +1648,8 @@ SELECT DATE_ADD(ordered_at, INTERVAL (TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-0
 SELECT ISNULL(score, balance) FROM dbo.customers
 -- =>
 SELECT COALESCE(score, CAST(balance AS SIGNED)) FROM customers;
+
+-- 301 [rewritten QY13] Query hints sqlglot cannot read (OPTIMIZE FOR a value, USE HINT) are dropped with the others
+SELECT id FROM dbo.orders WHERE status = 'open' OPTION (OPTIMIZE FOR UNKNOWN, USE HINT ('DISABLE_OPTIMIZER_ROWGOAL'), MAXDOP 1)
+-- =>
+SELECT id FROM orders WHERE status = 'open';
