@@ -105,7 +105,8 @@ def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:
     this formats the values with the connection's own `literal` (the same escaping the cursor
     uses), sends the text, and reads every result set to its end, so the answer has fully arrived
     and the connection is ready for the next statement. Errors are the driver's own exceptions,
-    exactly as from the cursor.
+    exactly as from the cursor. A plain `int` is written as its digits directly, which is what
+    `literal` makes of it (str(int)) at a tenth of the cost: seed 000's insert has four of them.
     """
     literal, query, store, next_result = raw.literal, raw.query, raw.store_result, raw.next_result
     encoding = raw.encoding
@@ -116,7 +117,7 @@ def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:
         if text is None:
             text = encoded[sql] = sql.encode(encoding)
         # Always formatted, as the cursor does when given values: `%%` in the text becomes `%`.
-        query(text % tuple([literal(v) for v in params]))
+        query(text % tuple([b"%d" % v if type(v) is int else literal(v) for v in params]))
         # store_result reads every row off the wire into the client library's buffer: the answer has
         # arrived. Turning the rows into Python objects would measure this process, not the target.
         store()

@@ -68,3 +68,21 @@ def test_server_errors_are_the_drivers_own_and_classified(conn):
         conn.run("SELECT * FROM no_such_table WHERE id = %s", (1,))
     assert drivers.classify(missing.value)[::2] == (1146, "statement")
     conn.run("SELECT 1", ())  # still usable after both errors
+
+
+@pytest.mark.parametrize("conn", ["mysqlclient"], indirect=True)
+def test_mysqlclient_writes_each_value_as_its_own_literal_would(conn, mariadb, database):
+    """The sender's shortcut for plain ints must give the text `literal` gives, and leave every other type to it."""
+    import datetime
+    from decimal import Decimal
+
+    values = (0, -1, 2**63 - 1, -(2**63), True, False, 1.5, Decimal("-3.25"), "a'b", b"\x00\x01", None,
+              datetime.datetime(2024, 1, 6, 10, 30, 0, 123000), datetime.date(2024, 1, 6))
+    sent: list[bytes] = []
+    real_query = conn.raw.query
+    conn.raw.query = lambda text: (sent.append(text), real_query(text))[1]  # MySQLdb's Connection is a Python class
+    sender = drivers._mysqlclient_sender(conn.raw)
+    sender("SELECT " + ", ".join(["%s"] * len(values)), values)
+    expected = b"SELECT " + b", ".join(conn.raw.literal(v) for v in values)
+    assert sent == [expected]
+    assert b"SELECT 0, -1, 9223372036854775807, -9223372036854775808, 1, 0, " in expected
