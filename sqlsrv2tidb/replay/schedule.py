@@ -89,6 +89,24 @@ class RateSchedule:
             yield t, min(bisect.bisect_right(cumulative, u), last), None
             g += n
 
+    def sends_from(self, shard: int, t: float) -> int | None:
+        """How many sends of `shard` are due at `t` (one of its send times) or later, counted
+        without walking them; None for Poisson arrivals, whose times must be drawn.
+
+        A sender that runs out of time counts what it never sent: when a run asks for more than
+        the client can send, that is most of the stream, and walking it cost more CPU than sending.
+        """
+        if self.arrival != "uniform":
+            return None
+        n, rate = self.shards, self.total_qps
+        g = round(t * rate)  # the global send number stream() gave time g / rate
+        end = math.ceil(self.duration * rate)  # the first number at or past the duration, as stream() decides
+        while end > 0 and (end - 1) / rate >= self.duration:
+            end -= 1
+        while end / rate < self.duration:
+            end += 1
+        return max(0, -(-(end - g) // n))
+
     def sends_per_class(self, shards: Sequence[int] | None = None) -> dict[str, int]:
         """Count the sends per class (for tests and the result's planned counts)."""
         counts = dict.fromkeys(self.classes, 0)

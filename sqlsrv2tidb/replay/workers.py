@@ -27,7 +27,7 @@ from typing import Any
 from ..target import Target
 from . import drivers
 from .params import ParameterMaker, ParameterPlan, to_driver
-from .schedule import Schedule
+from .schedule import RateSchedule, Schedule
 from .stats import Recorder
 
 RECONNECT_PAUSE = 0.1
@@ -174,8 +174,11 @@ class _Sender:
         self.last_attempt = now
         return True
 
-    def count_missed(self, stream: Any) -> None:
-        self.totals.missed += 1 + sum(1 for t, _, _ in stream if t < self.end)
+    def count_missed(self, t: float, stream: Any) -> None:
+        """Count the send due at `t`, which time ran out for, and every later one of this shard."""
+        schedule = self.job.schedule
+        left = schedule.sends_from(self.shard, t) if isinstance(schedule, RateSchedule) else None
+        self.totals.missed += left if left is not None else 1 + sum(1 for s, _, _ in stream if s < self.end)
 
 
 def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None, pacer: Pacer,
@@ -189,7 +192,7 @@ def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None,
         if not pacer.wait(t) or totals.fatal:
             break
         if clock() - start > end:
-            sender.count_missed(stream)
+            sender.count_missed(t, stream)
             break
         params = sender.values(cls, captured)
         if conn is None and sender.may_reconnect(clock() - start):
@@ -239,7 +242,7 @@ async def run_async_connection(job: Job, shard: int, conn: drivers.AsyncConnecti
         if pacer.stopped or totals.fatal:
             break
         if clock() - start > end:
-            sender.count_missed(stream)
+            sender.count_missed(t, stream)
             break
         params = sender.values(cls, captured)
         if conn is None and sender.may_reconnect(clock() - start):

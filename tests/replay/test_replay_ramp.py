@@ -43,6 +43,7 @@ def test_a_rate_above_the_ceiling_is_not_sustained(mariadb, database, tmp_path):
     assert doc["achieved_qps"] == pytest.approx(2 / 0.02, rel=0.1)
     assert doc["sustained"] is False
     assert doc["missed"] > 0, "sends still due when the time ran out are counted"
+    assert sum(row["sent"] for row in doc["timeline"]) + doc["missed"] == 300 * 1.5, "every planned send is sent or missed"
     assert doc["latency_ms"]["p99"] > 10 * doc["service_ms"]["p99"], "latency includes the wait behind the target"
     (finding,) = [f for f in outcome.findings if f.rule == "RP04"]
     assert "did not sustain 300.0 q/s" in finding.message

@@ -36,6 +36,18 @@ def test_a_rare_class_gets_its_share_within_one_send():
         assert abs(s.sends_per_class()["rare"] - seconds) <= 1
 
 
+@pytest.mark.parametrize(("qps", "duration", "shards"), [
+    (1000.0, 10.0, 7), (333.0, 2.0, 5), (3.0, 1 / 3, 2), (0.7, 10.0, 3), (48_000.0, 6.0, 16), (10.0, 0.05, 4),
+])
+def test_the_sends_left_are_counted_as_walking_the_stream_would(qps, duration, shards):
+    s = RateSchedule(("a",), (1.0,), total_qps=qps, duration=duration, shards=shards)
+    for shard in range(shards):
+        times = [t for t, _, _ in s.stream(shard)]
+        assert [s.sends_from(shard, t) for t in times] == list(range(len(times), 0, -1))
+    poisson = RateSchedule(("a",), (1.0,), total_qps=qps, duration=duration, shards=shards, arrival="poisson")
+    assert poisson.sends_from(0, 0.0) is None  # drawn times: the sender walks them
+
+
 def test_each_shard_is_in_time_order_and_ends_before_the_duration():
     s = RateSchedule(("a",), (1.0,), total_qps=333.0, duration=2.0, shards=5, arrival="poisson", seed=3)
     for shard in range(5):
