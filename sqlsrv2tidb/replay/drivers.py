@@ -103,12 +103,13 @@ def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:
     description, the rows turned into Python tuples for fetchall) costs about as much CPU per
     statement as the round trip itself (benchmarks/replay/RESULTS.md). Replay needs none of it:
     this formats the values with the connection's own `literal` (the same escaping the cursor
-    uses), sends the text, and reads every result set to its end, so the answer has fully arrived
+    uses), sends the text, and reads every result set to its end (`discard_result`, mysqlclient ≥ 2.1:
+    the rows are fetched in C and freed), so the answer has fully arrived
     and the connection is ready for the next statement. Errors are the driver's own exceptions,
     exactly as from the cursor. A plain `int` is written as its digits directly, which is what
     `literal` makes of it (str(int)) at a tenth of the cost: seed 000's insert has four of them.
     """
-    literal, query, store, next_result = raw.literal, raw.query, raw.store_result, raw.next_result
+    literal, query, discard, next_result = raw.literal, raw.query, raw.discard_result, raw.next_result
     encoding = raw.encoding
     encoded: dict[str, bytes] = {}
 
@@ -118,11 +119,12 @@ def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:
             text = encoded[sql] = sql.encode(encoding)
         # Always formatted, as the cursor does when given values: `%%` in the text becomes `%`.
         query(text % tuple([b"%d" % v if type(v) is int else literal(v) for v in params]))
-        # store_result reads every row off the wire into the client library's buffer: the answer has
-        # arrived. Turning the rows into Python objects would measure this process, not the target.
-        store()
+        # discard_result reads every row off the wire in the client library and frees it (no Python
+        # result object, no rows turned into Python values): the whole answer has arrived. Decoding
+        # it would measure this process, not the target.
+        discard()
         while next_result() == 0:
-            store()
+            discard()
 
     return run
 
