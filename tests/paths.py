@@ -11,6 +11,7 @@ from pathlib import Path
 TESTS = Path(__file__).resolve().parent
 ROOT = TESTS.parent
 CORPUS = TESTS / "corpus"
+EXAMPLES = ROOT / "examples"
 
 CORPUS_SCHEMAS = {
     "northwind": CORPUS / "northwind",

@@ -16,8 +16,13 @@ structure: statements are re-assembled token by token (sqlglot's tokenizer), key
 type sizes and TiDB options stay; comments are treated as text.
 
 Two passes: the first reads every SQL text, finding object and query-only names, and collects the
-literals; the second rewrites SQL and free text (messages, rationales, evidence) with everything
-learnt, so a name first met in a query is also replaced in a finding's message. Free text is read
+literals, and takes the names that findings and plans list (constraint names the DDL may not spell);
+the second rewrites SQL and free text (messages, rationales, evidence) with everything learnt, so a
+name first met in a query is also replaced in a finding's message. Modules kept as commented source
+are code too, but what their lines name (variables, cursors, words of their own comments) gets
+pseudonyms that stay in that file, so the tool's prose elsewhere keeps its words. SQL the tokenizer
+cannot read (a line of a string that spans lines) is rewritten word by word: only SQL's own
+vocabulary and built-in function names stay. Free text is read
 in one of two ways. The tool's prose (messages, rationales, notes, DDL comments) loses known names,
 paths, and the literals the user's SQL holds, but keeps other quoted text and the small numbers
 that are its own figures. Text from the user or a server (T-SQL comments, replay error messages)
@@ -36,12 +41,13 @@ from urllib.parse import urlsplit
 from sqlglot.dialects.mysql import MySQL
 from sqlglot.dialects.tsql import TSQL
 from sqlglot.errors import TokenError
+from sqlglot.parser import Parser
 from sqlglot.tokens import TokenType
 
 from ..outdir import write_json, write_text
 from .inputs import ReportInputs, load_inputs
 from .rulesinfo import RuleInfo
-from .sqlwords import AFTER_KEEP, KEEP_WORDS, OPTION_WORDS, SIZED_AFTER, is_setting
+from .sqlwords import AFTER_KEEP, BUILTIN_CALLS, KEEP_WORDS, OPTION_WORDS, SIZED_AFTER, SQL_KEYWORDS, is_setting
 
 _TOKENIZERS = {"tsql": TSQL().tokenizer_class(), "mysql": MySQL().tokenizer_class()}
 _NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
@@ -63,6 +69,10 @@ _URL = re.compile(r"https?://[^\s'\"<>]+")
 _OBJECT = re.compile(r"[\w#@$ \[\]-]+(?:\.[\w#@$ \[\]-]+){0,3}")
 _COMMENT = re.compile(r"/\*T!(\[[^\]]*\])?(.*?)\*/|/\*.*?\*/|--[^\n]*|#[^\n]*", re.S)
 _QUERY_ID = re.compile(r"q[0-9a-f]{6,}")
+_PSEUDONYM = re.compile(r"[a-z]+_\d{3,}|q\d{4,}")
+"""What `name`, `string` and `query_id` hand out: never replaced again."""
+_CODE_PIECE = re.compile(r"[Nn]?'(?:[^']|'')*'(?!')|'[^']*$|[^']+|'")
+"""A line of code in pieces: a whole quoted literal, or a quote left open (or closed) from another line, or code."""
 _COLLATION = re.compile(r"\w+_C[IS]_A[IS](?:_\w+)?", re.I)
 """SQL Server's collation names (`SQL_Latin1_General_CP1_CI_AS`): the product's words, like a type name."""
 _CODE_LINE = re.compile(
@@ -91,8 +101,24 @@ _KEEP_FIELDS = {"format", "tool_version", "status", "kind", "severity", "rule", 
 _PATH_FIELDS = {"file", "sources", "path", "config_file"}
 _MAP_FIELDS = {"evidence", "details", "before", "after", "leaders_by_store", "written_bytes_by_store", "qps_by_window",
                "per_query", "errors_by_message"}
+_DETAIL_NAMES = {
+    **dict.fromkeys(("constraints", "not_enforced", "foreign_keys", "referenced_by", "unique_keys"), "con"),
+    **dict.fromkeys(("indexes", "clustered_index", "hash_indexes"), "idx"),
+    **dict.fromkeys(("table", "history_table", "used_by", "examples", "columns", "column", "include", "key",
+                     "primary_key", "period_start", "period_end", "function", "scheme",
+                     "sql_server_partition_scheme"), "obj"),
+}
+"""Keys of a finding's details or a plan's evidence whose values are the user's object names, and their kind."""
 _ENUM = re.compile(r"[A-Za-z0-9_.:+-]*")
 """Enum values, versions and timestamps: kept as they are unless they are also a name."""
+
+
+def _keyword_as_name(prev: Any, nxt: Any) -> bool:
+    """A keyword token where SQL has a name: after a dot, or starting a column definition (`(Comment VARCHAR`)."""
+    if prev is not None and prev.token_type == TokenType.DOT:
+        return True
+    return (prev is not None and prev.token_type in (TokenType.L_PAREN, TokenType.COMMA)
+            and nxt is not None and nxt.token_type in Parser.TYPE_TOKENS)
 
 
 class Anonymizer:
@@ -106,6 +132,10 @@ class Anonymizer:
         self._tool_descriptions: set[str] = set()
         self._own_files: set[str] = set(OWN_FILES)
         self._strings: dict[str, str] = {}
+        self._code_words: dict[str, str] = {}
+        self._local = 0
+        """Above 0 while a kept module's commented source is rewritten (see `_name_in_sql`)."""
+        """Words of code read as text (`_code_text`), kept apart from `names`."""
         self._numbers: dict[str, str] = {}
         self._files: dict[str, str] = {}
         self._queries: dict[str, str] = {}
@@ -184,14 +214,24 @@ class Anonymizer:
         return self._sql_cache[key]
 
     def _sql(self, text: str, dialect: str) -> str:
+        tokenizer = _TOKENIZERS[dialect]
         try:
-            tokens = _TOKENIZERS[dialect].tokenize(text)
+            tokens = tokenizer.tokenize(text)
         except TokenError:
-            return self.text(text, strict=True)  # half a statement: treat it as text rather than leak it
+            return self._code_text(text)  # half a statement (a line of a string that spans lines): words, not tokens
         out: list[str] = []
         pos = 0
         keep_parens: list[bool] = []
         for i, tok in enumerate(tokens):
+            if tok.token_type in _STRINGS and i and tokens[i - 1].token_type in tokenizer.COMMANDS:
+                # What follows a command word (`FETCH ...`, MySQL's `REPLACE ...`) comes back as one string
+                # token whose position covers only its last word: read that text as SQL of its own.
+                rest = text.find(tok.text, pos)
+                if tok.text and 0 <= rest <= tok.start:
+                    out.append(self._gap(text[pos:rest], dialect))
+                    out.append(self._sql(tok.text, dialect))
+                    pos = rest + len(tok.text)
+                    continue
             out.append(self._gap(text[pos:tok.start], dialect))
             span = text[tok.start:tok.end + 1]
             prev = tokens[i - 1] if i else None
@@ -224,6 +264,8 @@ class Anonymizer:
                 before = tokens[i - 2].text.upper()
             return tok.text if keep or setting or before in OPTION_WORDS else self.number(tok.text)
         if tt not in _NAME_TOKENS and tt != TokenType.HASH:
+            if tok.text.casefold() in self.schema_names and _keyword_as_name(prev, nxt):
+                return self.names[tok.text.casefold()]  # a column called `Comment` or `Object`
             return span
         if tt == TokenType.HASH:
             return span
@@ -239,13 +281,13 @@ class Anonymizer:
             two_at = i >= 2 and tokens[i - 2].token_type == TokenType.PARAMETER
             if two_at or re.fullmatch(r"P\d+", word, re.I):
                 return span
-            return self.name(word, "p", schema_object=False)
+            return self._name_in_sql(word, "p")
         if tt == TokenType.VAR:
             qualified = prev is not None and prev.token_type == TokenType.DOT
             is_call = nxt is not None and nxt.token_type == TokenType.L_PAREN
             if word.casefold() not in self.names:
-                if word.casefold() in KEEP_WORDS or (is_call and not qualified):
-                    return span
+                if word.casefold() in KEEP_WORDS or (is_call and not qualified and word.casefold() in BUILTIN_CALLS):
+                    return span  # a built-in function; `PF_Dates(...)` or `#t (a, b)` are the user's names
                 if prev is not None and prev.text.upper() in AFTER_KEEP:
                     return span
                 if _QUERY_ID.fullmatch(word) and word.casefold() in self._queries:
@@ -255,10 +297,23 @@ class Anonymizer:
             kind = "idx"
         elif prev is not None and prev.text.upper() == "CONSTRAINT":
             kind = "con"
-        pseudo = self.name(word, kind, schema_object=False)
+        pseudo = self._name_in_sql(word, kind)
         opener = span[:1]
         closer = {"[": "]", "`": "`", '"': '"'}.get(opener)
         return f"{opener}{pseudo}{closer}" if closer and tt == TokenType.IDENTIFIER else pseudo
+
+    def _name_in_sql(self, word: str, kind: str) -> str:
+        """A name met in SQL: learnt for every later text, unless the SQL is a kept module's source."""
+        if self._local and word.casefold() not in self.names:
+            return self._code_word(word, kind)
+        return self.name(word, kind, schema_object=False)
+
+    def _code_word(self, word: str, kind: str = "obj") -> str:
+        """A pseudonym that stays where it was made: `names` (and so free text) never learns it."""
+        key = word.casefold()
+        if key not in self._code_words:
+            self._code_words[key] = self._next(f"{kind}_")
+        return self._code_words[key]
 
     def _is_setting_value(self, prev: Any, tokens: list[Any], i: int) -> bool:
         """The literal of `tidb_x = 16`, `SET GLOBAL tidb_x = 'TABLE'` or `ATTRIBUTES '...'`: a TiDB setting."""
@@ -281,19 +336,60 @@ class Anonymizer:
             if whole.startswith("/*T!"):
                 return f"/*T!{m.group(1) or ''}{self.sql(m.group(2), 'mysql')}*/"
             if whole.startswith("--") and _CODE_LINE.match(whole[2:]):
-                return "--" + self.sql(whole[2:], "tsql")  # a module kept as commented source: still code
+                # A module kept as commented source: still code, but its lines also hold the module's own
+                # comments and messages in prose, so what they name is not learnt for other text.
+                self._local += 1
+                try:
+                    return "--" + self._sql(whole[2:], "tsql")
+                finally:
+                    self._local -= 1
             return self.text(whole, strict=dialect == "tsql")  # the user's comments, or the DDL writer's
 
         return _COMMENT.sub(comment, gap)
 
+    def _code_text(self, text: str) -> str:
+        """SQL the tokenizer cannot read (one line of a string literal that spans lines): every word that
+        is not SQL's own vocabulary or a built-in function is a name, inside quotes too, since such a
+        line is often code within a dynamic-SQL string."""
+        text = _PATHLIKE.sub(lambda m: self.path(m.group(0)), text)
+
+        def word(m: re.Match[str]) -> str:
+            w = m.group(0)
+            key = w.casefold()
+            if key in self.names:
+                return self.names[key]
+            if key in self._queries:
+                return self._queries[key]
+            if key in KEEP_WORDS or key in SQL_KEYWORDS or key in BUILTIN_CALLS or w.upper() in SIZED_AFTER \
+                    or _PSEUDONYM.fullmatch(w) or (len(w) == 1 and w in "Nn"):
+                return w
+            # Not learnt as a name: such a line may be a comment in prose, and its words must not become
+            # names that free text elsewhere (the tool's own prose) then loses.
+            return self._code_word(w)
+
+        def piece(m: re.Match[str]) -> str:
+            quoted = m.group(0)
+            if len(quoted) > 1 and quoted.endswith("'") and quoted.startswith(("'", "N'", "n'")):
+                prefix = quoted[:quoted.index("'")]
+                return f"{prefix}'{self.string(quoted[len(prefix) + 1:-1])}'"
+            return _WORD.sub(word, quoted)
+
+        out = _CODE_PIECE.sub(piece, text)
+        return _NUMBER.sub(lambda m: self._numbers.get(m.group(0), m.group(0)), out)
+
     # -- free text --------------------------------------------------------------------------------
 
     def _multi_word(self) -> re.Pattern[str] | None:
-        """Names a word match cannot find (`Order Details`, `a-b`), as one pattern, rebuilt only when one is added."""
-        if self._multi is None or self._multi[0] != len(self.schema_names):
-            multi = [n for n in self.schema_names if not _WORD.fullmatch(n)]
-            pattern = re.compile("|".join(re.escape(n) for n in sorted(multi, key=len, reverse=True)), re.I) if multi else None
-            self._multi = (len(self.schema_names), pattern)
+        """Names a word match cannot find (`Order Details`, `a-b`), as one pattern, rebuilt only when one is added.
+
+        Every such name counts, the schema's and those first met in SQL (`[Current Product List]`, a view): a name
+        with a space in it is no word of the tool's prose.
+        """
+        if self._multi is None or self._multi[0] != len(self.names):
+            multi = [n for n in self.names if not _WORD.fullmatch(n) and (n in self.schema_names or len(n) >= 4)]
+            alternatives = "|".join(re.escape(n) for n in sorted(multi, key=len, reverse=True))
+            pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I) if multi else None
+            self._multi = (len(self.names), pattern)
         return self._multi[1]
 
     def _quoted(self, m: re.Match[str], strict: bool) -> str:
@@ -446,6 +542,13 @@ class Anonymizer:
                     part = part.strip().strip("[]")
                     if part and not part.isdigit() and part.casefold() not in self.names:
                         self.name(part, "obj")
+        for f in doc.get("findings") or ():
+            if isinstance(f, dict) and isinstance(f.get("details"), dict):
+                self._learn_details(f["details"])
+        for t in tables:
+            for part in ("distribution", "identity"):
+                if isinstance(t.get(part), dict) and isinstance(t[part].get("evidence"), dict):
+                    self._learn_details(t[part]["evidence"])
         for t in tables:
             for field in ("ddl", "post_data_ddl"):
                 for s in t.get(field) if isinstance(t.get(field), list) else [t.get(field)]:
@@ -463,6 +566,26 @@ class Anonymizer:
                 for field in ("source_sql", "fingerprint", "target_sql"):
                     if isinstance(q.get(field), str):
                         self.sql(q[field], _SQL_FIELDS[field])
+        # Text rewritten while learning may name something learnt later (a comment before the statement
+        # that defines the name): rewrite everything again with all that is known.
+        self._sql_cache.clear()
+
+    def _learn_details(self, details: dict[str, Any]) -> None:
+        """Names that findings and plans list (constraints, foreign keys, partition schemes): the DDL may never
+        spell them (a primary key's name, a name over TiDB's 64 characters that was shortened), so they are
+        learnt here, or free text that repeats them would keep them."""
+        for key, value in details.items():
+            kind = _DETAIL_NAMES.get(key)
+            if kind is None:
+                continue
+            for item in value if isinstance(value, list) else [value]:
+                if not isinstance(item, str):
+                    continue
+                head, _, inside = item.partition("(")  # `UQ_x (col)`, `PS_dates(col)`
+                for part in [*head.split("."), *inside.rstrip(") ").split(",")]:
+                    part = part.strip().strip("[]`\"")
+                    if part and not part.isdigit() and part.casefold() not in self.names and _OBJECT.fullmatch(part):
+                        self.name(part, kind)
 
     def document(self, doc: dict[str, Any]) -> dict[str, Any]:
         out = self._walk(doc, "", self._field)  # builds new containers: the caller's document is untouched
