@@ -133,6 +133,9 @@ class Anonymizer:
         self._own_files: set[str] = set(OWN_FILES)
         self._strings: dict[str, str] = {}
         self._code_words: dict[str, str] = {}
+        self._known_paths: dict[str, str] = {}
+        """Casefolded -> as written: every path a document names in a path field."""
+        self._path_pattern: tuple[int, re.Pattern[str] | None] | None = None
         self._local = 0
         """Above 0 while a kept module's commented source is rewritten (see `_name_in_sql`)."""
         """Words of code read as text (`_code_text`), kept apart from `names`."""
@@ -194,6 +197,21 @@ class Anonymizer:
             pure = PureWindowsPath(original) if "\\" in original else PurePosixPath(original)
             self._files[original] = self._next("file_") + pure.suffix.lower()
         return self._files[original]
+
+    def _paths(self, text: str) -> str:
+        """File paths in free text: first the ones the documents name exactly (an SSDT folder like
+        `Stored Procedures/` has spaces a pattern cannot tell from prose), then anything path-like."""
+        known = self._known_path_pattern()
+        if known is not None:
+            text = known.sub(lambda m: self.path(self._known_paths[m.group(0).casefold()]), text)
+        return _PATHLIKE.sub(lambda m: self.path(m.group(0)), text)
+
+    def _known_path_pattern(self) -> re.Pattern[str] | None:
+        if self._path_pattern is None or self._path_pattern[0] != len(self._known_paths):
+            paths = sorted(self._known_paths, key=len, reverse=True)
+            pattern = re.compile("|".join(re.escape(p) for p in paths), re.I) if paths else None
+            self._path_pattern = (len(self._known_paths), pattern)
+        return self._path_pattern[1]
 
     def url(self, text: str) -> str:
         parts = urlsplit(text)
@@ -343,15 +361,18 @@ class Anonymizer:
                     return "--" + self._sql(whole[2:], "tsql")
                 finally:
                     self._local -= 1
-            return self.text(whole, strict=dialect == "tsql")  # the user's comments, or the DDL writer's
+            if dialect == "tsql":  # the user's own comment (`-- written for <customer> by <author>`): every word goes
+                return self._code_text(whole)
+            return self.text(whole)  # the DDL writer's prose
 
         return _COMMENT.sub(comment, gap)
 
     def _code_text(self, text: str) -> str:
-        """SQL the tokenizer cannot read (one line of a string literal that spans lines): every word that
-        is not SQL's own vocabulary or a built-in function is a name, inside quotes too, since such a
-        line is often code within a dynamic-SQL string."""
-        text = _PATHLIKE.sub(lambda m: self.path(m.group(0)), text)
+        """SQL the tokenizer cannot read (one line of a string literal that spans lines), and the user's
+        comments: every word that is not SQL's own vocabulary or a built-in function is a name, inside
+        quotes too (such a line is often code within a dynamic-SQL string), and every number of two
+        digits or more is data."""
+        text = self._paths(text)
 
         def word(m: re.Match[str]) -> str:
             w = m.group(0)
@@ -375,7 +396,7 @@ class Anonymizer:
             return _WORD.sub(word, quoted)
 
         out = _CODE_PIECE.sub(piece, text)
-        return _NUMBER.sub(lambda m: self._numbers.get(m.group(0), m.group(0)), out)
+        return _NUMBER.sub(lambda m: self.number(m.group(0)), out)  # a ticket, a phone number: data
 
     # -- free text --------------------------------------------------------------------------------
 
@@ -426,7 +447,7 @@ class Anonymizer:
             pieces = _URL.split(text)
             urls = _URL.findall(text)
             return "".join(self.text(p, strict) + (urls[i] if i < len(urls) else "") for i, p in enumerate(pieces))
-        text = _PATHLIKE.sub(lambda m: self.path(m.group(0)), text)
+        text = self._paths(text)
         text = _QUOTED.sub(lambda m: self._quoted(m, strict), text)
         windows = self._window_word()
         if windows is not None:
@@ -504,6 +525,10 @@ class Anonymizer:
 
     def _learn(self, inputs: ReportInputs) -> None:
         doc = inputs.assessment
+        self._learn_paths(doc)
+        for extra in (inputs.replay, inputs.experiment):
+            if isinstance(extra, dict):
+                self._learn_paths(extra)
         source = doc.get("source") or {}
         if source.get("database"):
             self.name(str(source["database"]), "db")
@@ -569,6 +594,17 @@ class Anonymizer:
         # Text rewritten while learning may name something learnt later (a comment before the statement
         # that defines the name): rewrite everything again with all that is known.
         self._sql_cache.clear()
+
+    def _learn_paths(self, value: Any, key: str = "") -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                self._learn_paths(v, str(k))
+        elif isinstance(value, list):
+            for v in value:
+                self._learn_paths(v, key)
+        elif isinstance(value, str) and key in _PATH_FIELDS and value and value not in self._own_files \
+                and ("/" in value or "\\" in value or "." in value):
+            self._known_paths.setdefault(value.casefold(), value)
 
     def _learn_details(self, details: dict[str, Any]) -> None:
         """Names that findings and plans list (constraints, foreign keys, partition schemes): the DDL may never
