@@ -67,6 +67,7 @@ _PATHLIKE = re.compile(
 )
 _URL = re.compile(r"https?://[^\s'\"<>]+")
 _OBJECT = re.compile(r"[\w#@$ \[\]-]+(?:\.[\w#@$ \[\]-]+){0,3}")
+_MAY_COMMENT = re.compile(r"--|/\*|#")
 _COMMENT = re.compile(r"/\*T!(\[[^\]]*\])?(.*?)\*/|/\*.*?\*/|--[^\n]*|#[^\n]*", re.S)
 _QUERY_ID = re.compile(r"q[0-9a-f]{6,}")
 _PSEUDONYM = re.compile(r"[a-z]+_\d{3,}|q\d{4,}")
@@ -144,6 +145,8 @@ class Anonymizer:
         self._queries: dict[str, str] = {}
         self._counters: dict[str, int] = {}
         self._sql_cache: dict[tuple[str, str], str] = {}
+        self._later: dict[tuple[str, str], tuple[list[str], list[tuple[int, str, str, str]]]] = {}
+        """Cached SQL whose free-text parts are rewritten once learning is done (`_rewrite_later`)."""
         self._multi: tuple[int, re.Pattern[str] | None] | None = None
         self._window_words: tuple[int, re.Pattern[str] | None] | None = None
 
@@ -236,8 +239,17 @@ class Anonymizer:
         try:
             tokens = tokenizer.tokenize(text)
         except TokenError:
-            return self._code_text(text)  # half a statement (a line of a string that spans lines): words, not tokens
+            # Half a statement (a line of a string that spans lines): words, not tokens.
+            self._later[(text, dialect)] = ([""], [(0, "code", text, dialect)])
+            return self._code_text(text)
         out: list[str] = []
+        later: list[tuple[int, str, str, str]] = []
+
+        def gap(piece: str) -> None:
+            if _MAY_COMMENT.search(piece):
+                later.append((len(out), "gap", piece, dialect))
+            out.append(self._gap(piece, dialect))
+
         pos = 0
         keep_parens: list[bool] = []
         for i, tok in enumerate(tokens):
@@ -246,11 +258,13 @@ class Anonymizer:
                 # token whose position covers only its last word: read that text as SQL of its own.
                 rest = text.find(tok.text, pos)
                 if tok.text and 0 <= rest <= tok.start:
-                    out.append(self._gap(text[pos:rest], dialect))
+                    gap(text[pos:rest])
+                    if _MAY_COMMENT.search(tok.text):
+                        later.append((len(out), "sql", tok.text, dialect))
                     out.append(self._sql(tok.text, dialect))
                     pos = rest + len(tok.text)
                     continue
-            out.append(self._gap(text[pos:tok.start], dialect))
+            gap(text[pos:tok.start])
             span = text[tok.start:tok.end + 1]
             prev = tokens[i - 1] if i else None
             nxt = tokens[i + 1] if i + 1 < len(tokens) else None
@@ -261,8 +275,28 @@ class Anonymizer:
                 keep_parens.pop()
             out.append(self._token(tok, span, prev, nxt, tokens, i, bool(keep_parens and keep_parens[-1])))
             pos = tok.end + 1
-        out.append(self._gap(text[pos:], dialect))
+        gap(text[pos:])
+        if later:
+            self._later[(text, dialect)] = (out, later)
         return "".join(out)
+
+    def _rewrite_later(self) -> None:
+        """Rewrite again, with every name now known, the parts of cached SQL that are free text
+        (comments, lines read as words): a comment may name what a later statement defines. SQL
+        tokens came out final already, every name met being learnt on the spot, so nothing is
+        tokenized twice."""
+        for key, (out, later) in self._later.items():
+            if key not in self._sql_cache:
+                continue
+            for index, kind, text, dialect in later:
+                if kind == "gap":
+                    out[index] = self._gap(text, dialect)
+                elif kind == "sql":
+                    out[index] = self._sql(text, dialect)
+                else:
+                    out[index] = self._code_text(text)
+            self._sql_cache[key] = "".join(out)
+        self._later.clear()
 
     def _token(self, tok: Any, span: str, prev: Any, nxt: Any, tokens: list[Any], i: int, in_sized: bool) -> str:
         tt = tok.token_type
@@ -591,9 +625,9 @@ class Anonymizer:
                 for field in ("source_sql", "fingerprint", "target_sql"):
                     if isinstance(q.get(field), str):
                         self.sql(q[field], _SQL_FIELDS[field])
-        # Text rewritten while learning may name something learnt later (a comment before the statement
-        # that defines the name): rewrite everything again with all that is known.
-        self._sql_cache.clear()
+        # A comment rewritten while learning may name something learnt later (a comment before the
+        # statement that defines the name).
+        self._rewrite_later()
 
     def _learn_paths(self, value: Any, key: str = "") -> None:
         if isinstance(value, dict):
