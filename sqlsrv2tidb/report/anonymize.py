@@ -32,7 +32,7 @@ loses every quoted string as well.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
@@ -47,7 +47,15 @@ from sqlglot.tokens import TokenType
 from ..outdir import write_json, write_text
 from .inputs import ReportInputs, load_inputs
 from .rulesinfo import RuleInfo
-from .sqlwords import AFTER_KEEP, BUILTIN_CALLS, KEEP_WORDS, OPTION_WORDS, SIZED_AFTER, SQL_KEYWORDS, is_setting
+from .sqlwords import (
+    AFTER_KEEP,
+    BUILTIN_CALLS,
+    KEEP_WORDS,
+    OPTION_WORDS,
+    SIZED_AFTER,
+    SQL_KEYWORDS,
+    is_setting,
+)
 
 _TOKENIZERS = {"tsql": TSQL().tokenizer_class(), "mysql": MySQL().tokenizer_class()}
 _NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
@@ -114,6 +122,11 @@ _ENUM = re.compile(r"[A-Za-z0-9_.:+-]*")
 """Enum values, versions and timestamps: kept as they are unless they are also a name."""
 
 
+def _alternatives(texts: Iterable[str]) -> str:
+    """A regular-expression alternation of `texts` taken literally, longest first so none hides a longer one."""
+    return "|".join(re.escape(t) for t in sorted(texts, key=len, reverse=True))
+
+
 def _keyword_as_name(prev: Any, nxt: Any) -> bool:
     """A keyword token where SQL has a name: after a dot, or starting a column definition (`(Comment VARCHAR`)."""
     if prev is not None and prev.token_type == TokenType.DOT:
@@ -134,12 +147,12 @@ class Anonymizer:
         self._own_files: set[str] = set(OWN_FILES)
         self._strings: dict[str, str] = {}
         self._code_words: dict[str, str] = {}
+        """Words of code read as text (`_code_text`), kept apart from `names`."""
         self._known_paths: dict[str, str] = {}
         """Casefolded -> as written: every path a document names in a path field."""
         self._path_pattern: tuple[int, re.Pattern[str] | None] | None = None
         self._local = 0
         """Above 0 while a kept module's commented source is rewritten (see `_name_in_sql`)."""
-        """Words of code read as text (`_code_text`), kept apart from `names`."""
         self._numbers: dict[str, str] = {}
         self._files: dict[str, str] = {}
         self._queries: dict[str, str] = {}
@@ -211,9 +224,8 @@ class Anonymizer:
 
     def _known_path_pattern(self) -> re.Pattern[str] | None:
         if self._path_pattern is None or self._path_pattern[0] != len(self._known_paths):
-            paths = sorted(self._known_paths, key=len, reverse=True)
-            pattern = re.compile("|".join(re.escape(p) for p in paths), re.I) if paths else None
-            self._path_pattern = (len(self._known_paths), pattern)
+            paths = _alternatives(self._known_paths)
+            self._path_pattern = (len(self._known_paths), re.compile(paths, re.I) if paths else None)
         return self._path_pattern[1]
 
     def url(self, text: str) -> str:
@@ -441,10 +453,8 @@ class Anonymizer:
         with a space in it is no word of the tool's prose.
         """
         if self._multi is None or self._multi[0] != len(self.names):
-            multi = [n for n in self.names if not _WORD.fullmatch(n) and (n in self.schema_names or len(n) >= 4)]
-            alternatives = "|".join(re.escape(n) for n in sorted(multi, key=len, reverse=True))
-            pattern = re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.I) if multi else None
-            self._multi = (len(self.names), pattern)
+            multi = _alternatives(n for n in self.names if not _WORD.fullmatch(n) and (n in self.schema_names or len(n) >= 4))
+            self._multi = (len(self.names), re.compile(rf"(?<!\w)(?:{multi})(?!\w)", re.I) if multi else None)
         return self._multi[1]
 
     def _quoted(self, m: re.Match[str], strict: bool) -> str:
@@ -463,7 +473,7 @@ class Anonymizer:
     def _window_word(self) -> re.Pattern[str] | None:
         """A user's window named beside the word window, unquoted ("the nightly window", "window normal")."""
         if self._window_words is None or self._window_words[0] != len(self._windows):
-            names = "|".join(re.escape(n) for n in sorted(self._windows, key=len, reverse=True))
+            names = _alternatives(self._windows)
             pattern = re.compile(rf"(?<=\bwindow )(?:{names})\b|\b(?:{names})(?= window\b)", re.I) if names else None
             self._window_words = (len(self._windows), pattern)
         return self._window_words[1]

@@ -12,11 +12,12 @@ import re
 import shlex
 from collections import Counter
 from pathlib import Path, PurePosixPath, PureWindowsPath
-from urllib.parse import quote
 from typing import Any
+from urllib.parse import quote
 
 from . import formatting as fmt
 from .inputs import ReportInputs
+from .labels import record_facts
 from .rulesinfo import RuleInfo, unknown_rule
 from .shape import obj, objs, seq
 from .verdict import NOT_READY, SEVERITIES, decide, estimate
@@ -269,8 +270,6 @@ def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
     fast = tuple(Fact(f"{var} = {value}", f"set by {name}") for name, var, value in applied)
     if not fast:
         fast = tuple(Fact(k, v) for k, v in FAST_DDL_DEFAULTS.items())
-    from .build_replay import record_facts
-
     return PlanSection(tuple(files), fast, FAST_DDL_DOCS, record_facts(dict(sorted(settings.items()))))
 
 

@@ -17,8 +17,6 @@ from .build import Anchors
 from .shape import obj, seq
 from .viewmodel import Cell, CompareRow, Count, Evidence, Fact, GenericTable, ReplaySection
 
-_HIDDEN_KEYS = {"password", "passwd", "secret", "token"}
-
 
 def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
@@ -27,11 +25,11 @@ def _num(value: Any) -> float | None:
 def _flatten(record: dict[str, Any]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for key, value in record.items():
-        if str(key).casefold() in _HIDDEN_KEYS:
+        if str(key).casefold() in labels.HIDDEN_KEYS:
             continue
         if isinstance(value, dict) and not labels.FIELDS.get(str(key), labels.Field("")).kind:
             for sub, inner in value.items():
-                if str(sub).casefold() not in _HIDDEN_KEYS:
+                if str(sub).casefold() not in labels.HIDDEN_KEYS:
                     out[f"{key} {sub}"] = inner
         else:
             out[str(key)] = value
@@ -59,16 +57,6 @@ def _sort(key: str, value: Any) -> str:
     return labels.value(key, value) if isinstance(value, (dict, list)) else fmt.sort_key(value)
 
 
-def record_facts(data: dict[str, Any], skip: set[str] | frozenset[str] = frozenset()) -> tuple[Fact, ...]:
-    """A record as labelled facts; empty values, secrets and lists of records (shown as tables) left out."""
-    return tuple(
-        Fact(labels.label(str(k)), labels.value(str(k), v)) for k, v in data.items()
-        if k not in skip and str(k).casefold() not in _HIDDEN_KEYS and not labels.is_empty(v)
-        and not (isinstance(v, list) and v and isinstance(v[0], dict))
-    )
-
-
-
 def evidence_blocks(title: str, data: Any, table_id: str) -> tuple[Evidence, ...]:
     """Hotspot evidence in whatever shape the replay stage wrote it: a list, or named parts."""
     if isinstance(data, list):
@@ -76,7 +64,8 @@ def evidence_blocks(title: str, data: Any, table_id: str) -> tuple[Evidence, ...
         return (Evidence(title, table=table),) if table else ()
     if not isinstance(data, dict):
         return (Evidence(title, facts=(Fact(title, fmt.scalar(data)),)),) if data is not None else ()
-    blocks = [Evidence(title, facts=record_facts(data))] if record_facts(data) else []
+    facts = labels.record_facts(data)
+    blocks = [Evidence(title, facts=facts)] if facts else []
     for key, value in data.items():
         if isinstance(value, list) and value and isinstance(value[0], dict):
             table = records_table(f"{table_id}-{len(blocks)}", value, ("table", "name", "region_id", "store_id"))
@@ -186,18 +175,18 @@ def _experiment(experiment: dict[str, Any] | None) -> tuple[Evidence | None, str
     designs = [d for d in experiment.get(designs_key) or [] if isinstance(d, dict)] if designs_key else []
     table = records_table("experiment-designs", designs, ("strategy", "name", "design", "achieved_qps", "target_qps",
                                                           "ceiling_qps", "p99_ms", "errors", "sustained"))
-    facts = list(record_facts(experiment, {"format", designs_key or "", "skipped"}))
+    facts = list(labels.record_facts(experiment, {"format", designs_key or "", "skipped"}))
     for s in seq(experiment.get("skipped")):
         if isinstance(s, dict):
             facts.append(Fact(f"not tried: {s.get('strategy', '?')}", str(s.get("reason") or "")))
-    labels, values = [], []
+    names, values = [], []
     for d in designs:
-        label = d.get("strategy") or d.get("design") or d.get("name")
+        name = d.get("strategy") or d.get("design") or d.get("name")
         value = _num(d.get("achieved_qps"))
-        if label is not None and value is not None:
-            labels.append(str(label))
+        if name is not None and value is not None:
+            names.append(str(name))
             values.append(value)
-    chart = charts.bars(labels, values, "achieved queries per second", "Achieved rate per table design") if labels else None
+    chart = charts.bars(names, values, "achieved queries per second", "Achieved rate per table design") if names else None
     return Evidence("Experiment: one write-hot table, several designs", facts=tuple(facts), table=table), chart
 
 

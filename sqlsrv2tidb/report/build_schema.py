@@ -7,15 +7,13 @@ from typing import Any
 
 from . import formatting as fmt
 from .build import Anchors, finding_groups
-from .labels import STRATEGY_LABELS
+from .labels import STRATEGY_LABELS, record_facts
 from .rulesinfo import RuleInfo
 from .shape import obj, seq
 from .viewmodel import Cell, ColumnRow, Count, Fact, LossRow, SchemaSection, TableView
 
 
 def _facts(data: Any) -> tuple[Fact, ...]:
-    from .build_replay import record_facts
-
     return record_facts(data) if isinstance(data, dict) else ()
 
 

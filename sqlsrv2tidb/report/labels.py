@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import formatting as fmt
+from .viewmodel import Fact
 
 STRATEGY_LABELS = {
     "none": "left as is",
@@ -145,3 +146,16 @@ def value(key: str, raw: Any) -> str:
 
 def is_empty(raw: Any) -> bool:
     return raw is None or raw == "" or (isinstance(raw, (list, tuple, dict)) and not raw)
+
+
+HIDDEN_KEYS = {"password", "passwd", "secret", "token"}
+"""Keys whose values never reach the page."""
+
+
+def record_facts(data: dict[str, Any], skip: set[str] | frozenset[str] = frozenset()) -> tuple[Fact, ...]:
+    """A record as labelled facts; empty values, secrets and lists of records (shown as tables) left out."""
+    return tuple(
+        Fact(label(str(k)), value(str(k), v)) for k, v in data.items()
+        if k not in skip and str(k).casefold() not in HIDDEN_KEYS and not is_empty(v)
+        and not (isinstance(v, list) and v and isinstance(v[0], dict))
+    )

@@ -15,8 +15,8 @@ from sqlsrv2tidb.errors import InputError
 from sqlsrv2tidb.model import Capture, Database, Finding, Severity
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.report.build import build_report
-from sqlsrv2tidb.report.build_replay import record_facts
 from sqlsrv2tidb.report.inputs import load_inputs
+from sqlsrv2tidb.report.labels import record_facts
 from sqlsrv2tidb.report.render import render_html, render_report
 from sqlsrv2tidb.report.viewmodel import Fact
 
