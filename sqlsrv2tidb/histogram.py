@@ -43,6 +43,11 @@ def bucket_bounds(index: int) -> tuple[int, int]:
     return top << shift, (top + 1) << shift
 
 
+def us_to_ms(us: float | None) -> float | None:
+    """Microseconds as the milliseconds result files write (3 decimals); None stays None."""
+    return None if us is None else round(us / 1000, 3)
+
+
 @dataclass
 class Histogram:
     """Counts per log-linear bucket of microseconds; `merge` adds another histogram in place."""
@@ -81,10 +86,7 @@ class Histogram:
 
     def summary_ms(self) -> dict[str, float | None]:
         """p50/p95/p99/max and mean in milliseconds, as replay.json writes them."""
-
-        def ms(us: float | None) -> float | None:
-            return None if us is None else round(us / 1000, 3)
-
+        ms = us_to_ms
         return {
             "p50": ms(self.percentile(50)),
             "p95": ms(self.percentile(95)),

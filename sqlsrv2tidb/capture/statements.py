@@ -44,8 +44,10 @@ _OBJECT_TYPES = {
     "TABLE", "VIEW", "PROC", "PROCEDURE", "FUNCTION", "TRIGGER", "INDEX", "SCHEMA", "SEQUENCE", "TYPE", "DATABASE",
     "USER", "LOGIN", "ROLE", "SYNONYM", "STATISTICS", "COLUMN", "CONSTRAINT", "ASSEMBLY", "DEFAULT", "RULE",
 }
-_BODY_OBJECTS = {"PROC", "PROCEDURE", "FUNCTION", "TRIGGER", "VIEW"}
-_NOT_BLOCKS = {"TRAN", "TRANSACTION", "DISTRIBUTED", "DIALOG", "CONVERSATION"}
+BODY_OBJECTS = frozenset({"PROC", "PROCEDURE", "FUNCTION", "TRIGGER", "VIEW"})
+"""What CREATE/ALTER makes a module of: its body runs to the end of the batch."""
+NOT_BLOCKS = frozenset({"TRAN", "TRANSACTION", "DISTRIBUTED", "DIALOG", "CONVERSATION"})
+"""Words after BEGIN (or END) that make a statement, not a BEGIN ... END block."""
 _DML = {"SELECT", "INSERT", "UPDATE", "DELETE", "MERGE"}
 
 
@@ -78,7 +80,7 @@ def _statement(toks: list[Token], i: int) -> int:
             if _word(toks, k) == "ELSE":
                 j = _statement(toks, k + 1) if k + 1 < n else k + 1
         return j
-    if w == "BEGIN" and _word(toks, i + 1) not in _NOT_BLOCKS:
+    if w == "BEGIN" and _word(toks, i + 1) not in NOT_BLOCKS:
         j = i + 2 if _word(toks, i + 1) in ("TRY", "CATCH") else i + 1
         while j < n and _word(toks, j) != "END":
             j = j + 1 if toks[j].text == ";" else max(_statement(toks, j), j + 1)
@@ -88,7 +90,7 @@ def _statement(toks: list[Token], i: int) -> int:
         k = i + 1
         if _word(toks, k) == "OR":  # CREATE OR ALTER
             k += 2
-        if _word(toks, k) in _BODY_OBJECTS:
+        if _word(toks, k) in BODY_OBJECTS:
             return n  # a module's body runs to the end of its batch, as SQL Server requires
     return _simple(toks, i)
 
@@ -177,7 +179,7 @@ def incomplete(text: str) -> str | None:
     blocks = 0
     for i in range(len(toks)):
         word = _word(toks, i)
-        if word in ("BEGIN", "CASE") and not (word == "BEGIN" and _word(toks, i + 1) in _NOT_BLOCKS):
+        if word in ("BEGIN", "CASE") and not (word == "BEGIN" and _word(toks, i + 1) in NOT_BLOCKS):
             blocks += 1
         elif word == "END" and _word(toks, i + 1) != "CONVERSATION":
             blocks -= 1

@@ -97,9 +97,9 @@ def _busiest_hour(buckets: list[_Bucket], avoid: list[tuple[float, float]] | Non
     spans (None when there is no such hour)."""
     first = min(b.start for b in buckets)
     last = max(b.end for b in buckets)
-    if avoid is not None and last - first <= HOUR:
-        return None
     if last - first <= HOUR:
+        if avoid is not None:
+            return None  # the whole capture is the peak: no other hour
         total = sum(b.executions for b in buckets)
         return Window("peak", _iso(first), _iso(last), kind="busiest_hour",
                       description=f"the whole capture (under an hour): {_qps(total / (last - first))}")

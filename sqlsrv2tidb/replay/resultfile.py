@@ -42,6 +42,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
+from ..histogram import us_to_ms
 from ..model import Capture
 from ..workload_durations import CapturedDuration, captured_durations
 from .config import ReplayConfig
@@ -192,10 +193,7 @@ def _captured_ms(d: CapturedDuration | None) -> dict[str, float | None] | None:
     where the capture kept every execution's duration (Extended Events)."""
     if d is None or not d.executions:
         return None
-
-    def ms(us: float | None) -> float | None:
-        return None if us is None else round(us / 1000, 3)
-
+    ms = us_to_ms
     return {"avg": ms(d.avg_us), "min": ms(d.min_us), "max": ms(d.max_us),
             "p50": ms(d.percentile_us(50)), "p95": ms(d.percentile_us(95)), "p99": ms(d.percentile_us(99))}
 

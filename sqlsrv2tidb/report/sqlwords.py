@@ -55,6 +55,7 @@ def is_setting(word: str) -> bool:
     """
     return word.upper() in SETTING_WORDS or word.casefold().startswith(SYSTEM_VARIABLE_PREFIXES)
 
+
 # T-SQL built-ins sqlglot's reader has no entry for; a call of any other unqualified name is the user's.
 # https://learn.microsoft.com/sql/t-sql/functions/functions
 _TSQL_FUNCTIONS = """

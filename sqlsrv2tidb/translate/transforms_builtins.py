@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from .templates import call, paren
 from .transforms import Context
+from .transforms_conversions import MONEY_TYPES
 from .typing import category
 
 
@@ -143,7 +144,7 @@ def isnull_type(node: exp.Expr, ctx: Context) -> exp.Expr:
             or (isinstance(replacement, exp.Left) and (_int_value(replacement.expression) or size + 1) <= size)
         ):
             new = call("LEFT", replacement, exp.Literal.number(size))
-    elif kind in ("integer", "bit") and other is not None and other.this in (exp.DType.MONEY, exp.DType.SMALLMONEY):
+    elif kind in ("integer", "bit") and other is not None and other.this in MONEY_TYPES:
         new = exp.Cast(this=replacement, to=exp.DataType.build("INT"))  # money rounds to an integer, as CAST does
     elif kind in ("integer", "bit") and category(other) in ("decimal", "float"):
         value = _decimal_value(replacement)

@@ -21,7 +21,7 @@ from .typing import NUMERIC, TEMPORAL, category
 
 D = exp.DType
 INTEGER_TYPES = frozenset({D.TINYINT, D.UTINYINT, D.SMALLINT, D.INT, D.BIGINT})
-_MONEY = frozenset({D.MONEY, D.SMALLMONEY})
+MONEY_TYPES = frozenset({D.MONEY, D.SMALLMONEY})
 _FRACTIONAL_TYPES = frozenset({D.FLOAT, D.DOUBLE, D.DECIMAL, D.MONEY, D.SMALLMONEY})
 # Only datetime and smalldatetime are numbers of days; date, time and datetime2 do not convert to numbers.
 _DAY_NUMBERED = frozenset({D.DATETIME, D.SMALLDATETIME})
@@ -29,11 +29,17 @@ _DAY = 86400000000  # microseconds
 _DOCS = "https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql#truncating-and-rounding-results"
 
 
+def _own_ticks(datetime: exp.Expr) -> exp.Expr | None:
+    """The count a datetime built by `from_ticks` remembers (through parentheses), else None."""
+    inner = datetime.this if isinstance(datetime, exp.Paren) else datetime
+    return inner.meta.get("ticks")
+
+
 def ticks(datetime: exp.Expr) -> exp.Expr:
     """Microseconds from 1900-01-01 (SQL Server's day 0) to a datetime: an exact integer in TiDB."""
-    inner = datetime.this if isinstance(datetime, exp.Paren) else datetime
-    if inner.meta.get("ticks") is not None:
-        return inner.meta["ticks"].copy()  # a datetime built by from_ticks: its own count
+    own = _own_ticks(datetime)
+    if own is not None:
+        return own.copy()  # a datetime built by from_ticks: its own count
     return fill("TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-01' AS DATETIME), d)", d=datetime)
 
 
@@ -94,8 +100,7 @@ def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     if category(ctx.types.of(days)) in ("decimal", "float"):
         # INTERVAL n DAY rounds a fraction of a day: count microseconds instead.
         ctx.note("QY38", "rewritten", "Datetime `+`/`-` a fraction of days becomes DATE_ADD/DATE_SUB(... INTERVAL n MICROSECOND).")
-        micro = exp.Round(this=exp.Mul(this=paren(days.copy()), expression=exp.Literal.number(86400000000)))
-        return klass(this=date, expression=micro, unit=exp.var("MICROSECOND"))
+        return klass(this=date, expression=days_to_ticks(days, integral=False), unit=exp.var("MICROSECOND"))
     ctx.note("QY38", "rewritten", "Datetime `+`/`-` a number of days becomes DATE_ADD/DATE_SUB(... INTERVAL n DAY).")
     return klass(this=date, expression=days, unit=exp.var("DAY"))
 
@@ -123,7 +128,7 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
                      "rounded to the nearest day (TiDB would give its digits YYYYMMDDhhmmss).")
             rounded = fill("FLOOR((n + 43200000000) / 86400000000)", n=ticks(operand))
             return _converted(rounded, node.to)
-        if source is not None and source.this in _MONEY:
+        if source is not None and source.this in MONEY_TYPES:
             return node  # money rounds to an integer in SQL Server, as CAST does in TiDB
         if kind in ("decimal", "float"):
             ctx.note("QY51", "rewritten", "A decimal or float converted to an integer is truncated toward zero in SQL Server; "
@@ -209,8 +214,7 @@ def datetime_number_comparison(node: exp.Expr, ctx: Context) -> exp.Expr:
         ctx.note("QY38", "rewritten", "A datetime compared with a number compares days since 1900-01-01, as SQL Server "
                  "converts the number to a datetime.")
         count = days_to_ticks(number, number_kind in ("integer", "bit"))
-        inner = date.this if isinstance(date, exp.Paren) else date
-        pair = [ticks(date), count] if inner.meta.get("ticks") is not None else [date, from_ticks(count)]
+        pair = [ticks(date), count] if _own_ticks(date) is not None else [date, from_ticks(count)]
         if date_at == 1:
             pair.reverse()
         return type(node)(this=pair[0], expression=pair[1])

@@ -26,8 +26,9 @@ def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
         return merge(tree, ctx)
     if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("returning") is not None:
         return output_clause(tree, ctx)
-    if isinstance(tree, (exp.Update, exp.Delete)) and _cte_target(tree) is not None:
-        return [through_cte(tree, ctx)]
+    cte = _cte_target(tree) if isinstance(tree, (exp.Update, exp.Delete)) else None
+    if cte is not None:
+        return [through_cte(tree, cte, ctx)]
     if isinstance(tree, exp.Update) and tree.args.get("from_") is not None:
         return [update_from(tree, ctx)]
     if isinstance(tree, exp.Delete) and tree.args.get("tables"):
@@ -112,7 +113,7 @@ def _cte_target(statement: exp.Update | exp.Delete) -> exp.CTE | None:
     return next((cte for cte in with_.expressions if cte.alias.lower() in names), None)
 
 
-def through_cte(statement: exp.Update | exp.Delete, ctx: Context) -> exp.Expr:
+def through_cte(statement: exp.Update | exp.Delete, cte: exp.CTE, ctx: Context) -> exp.Expr:
     """`WITH x AS (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS rn FROM dbo.t) DELETE FROM x WHERE rn > 10` ->
     `DELETE t FROM t JOIN (SELECT id, ROW_NUMBER() OVER (ORDER BY id) AS rn, t.id AS __k1 FROM t) AS x
     ON t.id = x.__k1 WHERE x.rn > 10`; `WITH x AS (SELECT TOP 10 ...) UPDATE x SET c = ...` likewise.
@@ -123,8 +124,6 @@ def through_cte(statement: exp.Update | exp.Delete, ctx: Context) -> exp.Expr:
     https://learn.microsoft.com/sql/t-sql/queries/with-common-table-expression-transact-sql
     https://docs.pingcap.com/tidb/stable/sql-statement-with
     """
-    cte = _cte_target(statement)
-    assert cte is not None
     body, why = cte.this, None
     base = body.args.get("from_").this if isinstance(body, exp.Select) and body.args.get("from_") else None
     table = ctx.database.table(base.db or None, base.name) if isinstance(base, exp.Table) else None
@@ -164,7 +163,7 @@ def through_cte(statement: exp.Update | exp.Delete, ctx: Context) -> exp.Expr:
         bare = projection.this if isinstance(projection, exp.Alias) else projection
         projection.replace(exp.alias_(bare.copy(), name.copy()))
     qualifier = base.alias_or_name
-    keys = [c for c in table.primary_key.column_names]
+    keys = list(table.primary_key.column_names)
     for i, key in enumerate(keys, start=1):
         derived.append("expressions", exp.alias_(exp.column(key, qualifier), f"__k{i}"))
     target = exp.Table(this=base.this.copy(), db=base.args["db"].copy() if base.args.get("db") else None)

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ...model import Module
+from ..statements import BODY_OBJECTS, NOT_BLOCKS
 from .actions import Action, CreateModule
 from .context import Context, split_name
 from .cursor import Cursor, ParseError, span_text
@@ -53,9 +54,6 @@ def parse_module(cur: Cursor, ctx: Context, start: Token, first_index: int, kind
     return CreateModule(start, module, parent)
 
 
-_NOT_BLOCKS = frozenset({"TRAN", "TRANSACTION", "DISTRIBUTED", "DIALOG", "CONVERSATION"})
-
-
 def unbalanced_block(tokens: list[Token], first: int, end: int) -> tuple[Token, Token | None] | None:
     """A module's first BEGIN (or CASE) left open, as (it, None), or an END that closes nothing, as (END, END).
 
@@ -69,16 +67,13 @@ def unbalanced_block(tokens: list[Token], first: int, end: int) -> tuple[Token, 
         if tok.kind != WORD:
             continue
         nxt = tokens[i + 1] if i + 1 < end and tokens[i + 1].kind == WORD else None
-        if tok.value == "CASE" or (tok.value == "BEGIN" and (nxt is None or nxt.value not in _NOT_BLOCKS)):
+        if tok.value == "CASE" or (tok.value == "BEGIN" and (nxt is None or nxt.value not in NOT_BLOCKS)):
             open_blocks.append(tok)
         elif tok.value == "END" and not (nxt is not None and nxt.value == "CONVERSATION"):
             if not open_blocks:
                 return tok, tok
             open_blocks.pop()
     return (open_blocks[0], None) if open_blocks else None
-
-
-_MODULE_WORDS = frozenset({"VIEW", "PROC", "PROCEDURE", "FUNCTION", "TRIGGER"})
 
 
 def nested_modules(tokens: list[Token], first: int, end: int) -> list[tuple[Token, str]]:
@@ -95,7 +90,7 @@ def nested_modules(tokens: list[Token], first: int, end: int) -> list[tuple[Toke
         k = i + 1
         if tok.is_word("CREATE") and k + 1 < end and tokens[k].is_word("OR") and tokens[k + 1].is_word("ALTER"):
             k += 2
-        if k < end and tokens[k].kind == WORD and tokens[k].value in _MODULE_WORDS:
+        if k < end and tokens[k].kind == WORD and tokens[k].value in BODY_OBJECTS:
             found.append((tok, " ".join(t.value for t in tokens[i : k + 1])))
     return found
 
