@@ -19,10 +19,16 @@ from .transforms_conversions import MONEY_TYPES
 from .typing import category
 
 
-def _int_value(node: exp.Expr | None) -> int | None:
-    """The value of an integer literal (`-1` included), else None."""
+def _bare(node: exp.Expr | None) -> exp.Expr | None:
+    """The expression inside any parentheses."""
     while isinstance(node, exp.Paren):
         node = node.this
+    return node
+
+
+def _int_value(node: exp.Expr | None) -> int | None:
+    """The value of an integer literal (`-1` included), else None."""
+    node = _bare(node)
     if isinstance(node, exp.Neg):
         inner = _int_value(node.this)
         return -inner if inner is not None else None
@@ -31,8 +37,7 @@ def _int_value(node: exp.Expr | None) -> int | None:
 
 def _non_negative(node: exp.Expr) -> bool:
     """Sure to be 0 or more: a position or a length (CHARINDEX, LEN, ...), a sum of such, a literal."""
-    while isinstance(node, exp.Paren):
-        node = node.this
+    node = _bare(node)
     value = _int_value(node)
     if value is not None:
         return value >= 0
@@ -45,8 +50,7 @@ def _non_negative(node: exp.Expr) -> bool:
 
 def _at_least_one(node: exp.Expr) -> bool:
     """Sure to be 1 or more: a literal, or a non-negative value plus a positive literal (CHARINDEX(...) + 1)."""
-    while isinstance(node, exp.Paren):
-        node = node.this
+    node = _bare(node)
     value = _int_value(node)
     if value is not None:
         return value >= 1
