@@ -1,7 +1,13 @@
-"""Shared fixtures: the MariaDB server and the TiDB parser, each started once per test session."""
+"""Shared fixtures: MariaDB, TiDB, a SQL Server-protocol endpoint and the TiDB parser, each started once per run.
+
+TiDB and the SQL Server endpoint come from the environment or from the shared server builds (see
+`servers.py`). Without either, their tests skip with one line saying how to provide one; under CI
+(`CI` set) with the shared builds present, a server that does not start fails the run instead.
+"""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -9,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import MariaDB, TiDBParser
+from servers import SHARED_SERVERS, MariaDB, SqlServer, TiDB, TiDBParser, Unavailable
 
 
 @pytest.fixture(scope="session")
@@ -29,8 +35,109 @@ def mariadb() -> Iterator[MariaDB]:
 @pytest.fixture
 def database(mariadb: MariaDB, request: pytest.FixtureRequest) -> str:
     """A fresh, empty database named after the test."""
-    name = "t_" + re.sub(r"\W+", "_", request.node.name)[:56].lower()
-    return mariadb.create_database(name)
+    return mariadb.create_database(_database_name(request))
+
+
+def pytest_report_header(config) -> list[str]:
+    return [f"shared servers: {SHARED_SERVERS} ({'present' if SHARED_SERVERS.is_dir() else 'absent'}); "
+            f"{TiDB.ENV}={'set' if os.environ.get(TiDB.ENV) else 'unset'}, "
+            f"{SqlServer.ENV}={'set' if os.environ.get(SqlServer.ENV) else 'unset'}"]
+
+
+_SERVERS = {"mariadb": "MariaDB", "tidb": "TiDB", "mssql": "SQL Server endpoint"}
+_uses: dict[str, list[str]] = {}
+_outcomes: dict[str, dict[str, int]] = {name: {} for name in _SERVERS.values()}
+
+
+def pytest_collection_modifyitems(items) -> None:
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        callspec = getattr(item, "callspec", None)
+        if callspec is not None and "target" in callspec.params:
+            names.add(callspec.params["target"])
+        _uses[item.nodeid] = [label for fixture, label in _SERVERS.items() if fixture in names]
+
+
+def pytest_runtest_logreport(report) -> None:
+    if (report.when == "call") or (report.when == "setup" and report.outcome != "passed"):
+        for label in _uses.get(report.nodeid, ()):
+            counts = _outcomes[label]
+            counts[report.outcome] = counts.get(report.outcome, 0) + 1
+
+
+def pytest_terminal_summary(terminalreporter) -> None:
+    """One line per real server: how many of its tests ran, so a run that skipped them shows it."""
+    for label, counts in _outcomes.items():
+        if counts:
+            told = ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items()))
+            terminalreporter.write_line(f"tests on {label}: {told}")
+
+
+def _unavailable(reason: str):
+    if os.environ.get("CI") and SHARED_SERVERS.is_dir():
+        pytest.fail(f"{reason} (CI is set and {SHARED_SERVERS} exists, so this fails the run)", pytrace=False)
+    pytest.skip(reason)
+
+
+def _started(server_class, prefix: str):
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    server = None
+    try:
+        server = server_class(base)
+        server.start()
+    except Unavailable as exc:
+        shutil.rmtree(base, ignore_errors=True)
+        _unavailable(str(exc))
+    except Exception as exc:  # noqa: BLE001 - a server that does not start is reported in one line
+        if server is not None:
+            server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+        _unavailable(f"{server_class.__name__} did not start: {exc}")
+    return base, server
+
+
+@pytest.fixture(scope="session")
+def tidb() -> Iterator[TiDB]:
+    """A real TiDB: `SQLSRV2TIDB_TEST_TIDB`, else v8.5.3 started from the shared build."""
+    base, server = _started(TiDB, "sqlsrv2tidb-tidb-")
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def tidb_database(tidb: TiDB, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty TiDB database named after the test."""
+    return tidb.create_database(_database_name(request))
+
+
+@pytest.fixture(params=["mariadb", "tidb"])
+def target(request: pytest.FixtureRequest):
+    """Each MySQL-protocol target in turn: MariaDB, then TiDB."""
+    return request.getfixturevalue(request.param)
+
+
+@pytest.fixture
+def target_database(target, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty database on `target`, named after the test."""
+    return target.create_database(_database_name(request))
+
+
+@pytest.fixture(scope="session")
+def mssql() -> Iterator[SqlServer]:
+    """A real SQL Server-protocol endpoint: `SQLSRV2TIDB_TEST_MSSQL`, else Babelfish from the shared build."""
+    base, server = _started(SqlServer, "sqlsrv2tidb-mssql-")
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def _database_name(request: pytest.FixtureRequest) -> str:
+    return "t_" + re.sub(r"\W+", "_", request.node.name)[:56].lower()
 
 
 @pytest.fixture(scope="session")

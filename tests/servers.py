@@ -1,8 +1,14 @@
-"""Real servers for the tests: a MariaDB started on loopback in a temp folder, and TiDB's parser.
+"""Real servers for the tests: MariaDB, TiDB and a SQL Server-protocol (TDS) endpoint, and TiDB's parser.
 
 Nothing here is a mock. `MariaDB` runs Debian's `mariadbd` with its own data directory and port,
 so tests can create databases freely, restart the server mid-run, or throttle it. `TiDBParser`
 talks to `tests/tidbparser/bin/tidb-parse`, a Go program built from TiDB's own parser module.
+
+`TiDB` and `SqlServer` are either servers the user already runs, named by an environment variable
+(`SQLSRV2TIDB_TEST_TIDB`, `SQLSRV2TIDB_TEST_MSSQL`), or servers started here from the shared
+server builds beside the checkout (`../shared/servers`, or the folder `SQLSRV2TIDB_TEST_SERVERS`
+names): TiDB v8.5.3 as one `tidb-server` process, and Babelfish (PostgreSQL with SQL Server's
+protocol and catalog views). When neither is there, `Unavailable` says in one line how to give one.
 """
 
 from __future__ import annotations
@@ -40,6 +46,8 @@ def free_port() -> int:
 
 class MariaDB:
     """One mariadbd process with a private datadir; `root` without a password on 127.0.0.1."""
+
+    kind = "mariadb"
 
     def __init__(self, basedir: Path) -> None:
         self.basedir = basedir
@@ -122,6 +130,9 @@ class MariaDB:
     def url(self, database: str) -> str:
         return f"mysql://{self.user}@{self.host}:{self.port}/{database}"
 
+    def env(self) -> dict[str, str]:
+        return {}
+
     def connect(self, database: str | None = None, **kwargs) -> pymysql.Connection:
         return pymysql.connect(host=self.host, port=self.port, user=self.user, database=database,
                                autocommit=True, charset="utf8mb4", **kwargs)
@@ -174,3 +185,195 @@ def build_tidb_parser() -> Path:
     TIDB_PARSER_BIN.parent.mkdir(parents=True, exist_ok=True)
     subprocess.run([go, "build", "-o", str(TIDB_PARSER_BIN), "."], cwd=TIDB_PARSER_DIR, check=True)
     return TIDB_PARSER_BIN
+
+
+def _shared_servers() -> Path:
+    if os.environ.get("SQLSRV2TIDB_TEST_SERVERS"):
+        return Path(os.environ["SQLSRV2TIDB_TEST_SERVERS"])
+    for folder in HERE.parents:  # ../shared/servers beside the checkout, or beside a folder above it
+        if (folder / "shared" / "servers").is_dir():
+            return folder / "shared" / "servers"
+    return HERE.parent.parent / "shared" / "servers"
+
+
+SHARED_SERVERS = _shared_servers()
+"""The shared server builds (TiDB, Babelfish), each with a README; not part of the project."""
+
+
+class Unavailable(RuntimeError):
+    """A server the tests need is neither named by an environment variable nor startable here."""
+
+
+def _wait(what: str, ready, process: subprocess.Popen | None, log: Path | None, timeout: float):
+    deadline = time.monotonic() + timeout
+    last: Exception | None = None
+    while time.monotonic() < deadline:
+        if process is not None and process.poll() is not None:
+            tail = log.read_text(errors="replace")[-2000:] if log and log.exists() else ""
+            raise RuntimeError(f"{what} exited with code {process.returncode}: {tail}")
+        try:
+            return ready()
+        except Exception as exc:  # noqa: BLE001 - not up yet: any connection error means wait
+            last = exc
+            time.sleep(0.3)
+    raise RuntimeError(f"{what} did not answer in {timeout:.0f} s: {last}")
+
+
+class TiDB:
+    """A real TiDB: the one `SQLSRV2TIDB_TEST_TIDB` names (mysql://user[:password]@host:port), else
+    v8.5.3 started here as a single `tidb-server` process with unistore storage (no PD, TiKV or
+    TiFlash: what those show is out of reach, and the code under test must say so)."""
+
+    kind = "tidb"
+    ENV = "SQLSRV2TIDB_TEST_TIDB"
+    BINARY = SHARED_SERVERS / "tidb" / "tidb-server"
+
+    def __init__(self, basedir: Path) -> None:
+        self.basedir = basedir
+        self.process: subprocess.Popen[bytes] | None = None
+        self.log = basedir / "tidb.log"
+        given = os.environ.get(self.ENV)
+        if given:
+            from urllib.parse import unquote, urlsplit
+
+            url = urlsplit(given)
+            self.host, self.port = url.hostname or "127.0.0.1", url.port or 4000
+            self.user, self.password = unquote(url.username or "root"), unquote(url.password or "")
+            self.started_here = False
+        elif self.BINARY.exists():
+            self.host, self.port, self.status_port = "127.0.0.1", free_port(), free_port()
+            self.user, self.password = "root", ""
+            self.started_here = True
+        else:
+            raise Unavailable(f"no TiDB: set {self.ENV}=mysql://root@127.0.0.1:4000 (e.g. `tiup playground`) "
+                              f"or provide {self.BINARY}")
+
+    def start(self) -> None:
+        if self.started_here:
+            args = [str(self.BINARY), "-store", "unistore", "-path", str(self.basedir / "data"),
+                    "-host", self.host, "-P", str(self.port), "-status-host", self.host,
+                    "-status", str(self.status_port), "-log-file", str(self.log)]
+            self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(self.basedir / "stderr", "wb"))
+        _wait("tidb-server", lambda: self.connect().close(), self.process, self.basedir / "stderr",
+              120 if self.started_here else 15)
+
+    def stop(self) -> None:
+        if self.process is None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.process = None
+
+    def url(self, database: str) -> str:
+        """The target URL the CLI takes; a password, where there is one, goes in the environment instead."""
+        return f"mysql://{self.user}@{self.host}:{self.port}/{database}"
+
+    def env(self) -> dict[str, str]:
+        """Environment for a CLI run against this server (the password never goes on a command line)."""
+        return {"SQLSRV2TIDB_TARGET_PASSWORD": self.password} if self.password else {}
+
+    def connect(self, database: str | None = None, **kwargs) -> pymysql.Connection:
+        return pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password,
+                               database=database, autocommit=True, charset="utf8mb4", connect_timeout=5, **kwargs)
+
+    def create_database(self, name: str) -> str:
+        with self.connect() as conn, conn.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
+            cur.execute(f"CREATE DATABASE `{name}`")
+        return name
+
+    def version(self) -> str:
+        with self.connect() as conn, conn.cursor() as cur:
+            cur.execute("SELECT VERSION()")
+            return cur.fetchone()[0]
+
+
+class SqlServer:
+    """A real SQL Server-protocol (TDS) endpoint reached through pyodbc + unixODBC + FreeTDS: the one
+    `SQLSRV2TIDB_TEST_MSSQL` names (an ODBC connection string with a login that may create
+    databases), else Babelfish started here. `babelfish` says which differences to expect (its README
+    lists them: no Query Store, most DMVs missing, catalog ids and definitions in its own form)."""
+
+    kind = "mssql"
+    ENV = "SQLSRV2TIDB_TEST_MSSQL"
+    HOME = SHARED_SERVERS / "babelfish"
+
+    def __init__(self, basedir: Path) -> None:
+        self.basedir = basedir
+        self.datadir = basedir / "data"
+        self.started_here = False
+        self.pg_port: int | None = None
+        self.connection: str | None = os.environ.get(self.ENV)
+        if self.connection:
+            return
+        if not (self.HOME / "start").exists():
+            raise Unavailable(f"no SQL Server endpoint: set {self.ENV}='DRIVER={{FreeTDS}};SERVER=host;PORT=1433;"
+                              f"UID=...;PWD=...;TDS_Version=7.4' or provide {self.HOME}/start")
+        try:
+            import pyodbc
+        except ImportError:
+            raise Unavailable("pyodbc is not installed: run scripts/test, which installs it") from None
+        if not any("FreeTDS" in d for d in pyodbc.drivers()):
+            raise Unavailable("the FreeTDS ODBC driver is not installed: run scripts/test (Debian's tdsodbc)")
+        self.started_here = True
+
+    def start(self) -> None:
+        if self.started_here:
+            self.tds_port, self.pg_port = free_port(), free_port()
+            # Under root the server runs as `nobody`, which must reach the data folder.
+            self.basedir.chmod(0o755)
+            done = subprocess.run([str(self.HOME / "start"), str(self.datadir), str(self.tds_port), str(self.pg_port)],
+                                  capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                raise RuntimeError(f"Babelfish did not start: {(done.stderr or done.stdout)[-2000:]}")
+            self.connection = done.stdout.strip().splitlines()[-1]
+        version = _wait("the SQL Server endpoint", lambda: self.scalar("SELECT @@VERSION"), None, None,
+                        120 if self.started_here else 15)
+        self.babelfish = "Babelfish" in version
+
+    def stop(self) -> None:
+        if self.started_here and (self.datadir / "PG_VERSION").exists():
+            subprocess.run([str(self.HOME / "stop"), str(self.datadir)], capture_output=True, timeout=120)
+            self.started_here = False
+
+    def connection_string(self, database: str = "master") -> str:
+        parts = [p for p in (self.connection or "").split(";") if p and not p.upper().startswith("DATABASE=")]
+        return ";".join([*parts, f"DATABASE={database}"])
+
+    def connect(self, database: str = "master", autocommit: bool = True):
+        import pyodbc
+
+        return pyodbc.connect(self.connection_string(database), autocommit=autocommit, timeout=10)
+
+    def scalar(self, sql: str, database: str = "master"):
+        conn = self.connect(database)
+        try:
+            return conn.cursor().execute(sql).fetchone()[0]
+        finally:
+            conn.close()
+
+    def create_database(self, name: str) -> str:
+        conn = self.connect()
+        try:
+            cur = conn.cursor()
+            cur.execute(f"IF DB_ID('{name}') IS NOT NULL DROP DATABASE [{name}]")
+            cur.execute(f"CREATE DATABASE [{name}]")
+        finally:
+            conn.close()
+        return name
+
+    def postgres(self, sql: str) -> None:
+        """Run SQL on Babelfish's PostgreSQL side (only where the server was started here)."""
+        if not (self.started_here and self.pg_port):
+            raise Unavailable("the PostgreSQL side of Babelfish is only reachable when the tests started it")
+        cache = Path(os.environ.get("SQLSRV2TIDB_SERVER_CACHE") or (
+            "/var/cache/sqlsrv2tidb-servers" if os.geteuid() == 0 else Path.home() / ".cache/sqlsrv2tidb-servers"))
+        home = cache / "babelfish-4.3"
+        as_owner = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+        subprocess.run([*as_owner, "env", f"LD_LIBRARY_PATH={home / 'lib'}", str(home / "bin" / "psql"),
+                        "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres", "-d", "babelfish_db",
+                        "-v", "ON_ERROR_STOP=1", "-q", "-c", sql], check=True, capture_output=True, timeout=60)
