@@ -21,13 +21,13 @@ from dataclasses import replace
 
 from sqlglot import exp
 
-from ..capture.fingerprint import fingerprint as fingerprint_of
-from ..capture.fingerprint import parse_declarations, query_id, statement_kind, strip_parameter_prefix
 from ..errors import one_line
 from ..model import Capture, Database, Finding, Parameter, QueryClass, Severity
 from ..model.translation import TranslatedQuery, Translation
 from ..options import Options
 from ..progress import NullProgress, Progress
+from ..tsql.fingerprint import fingerprint as fingerprint_of
+from ..tsql.fingerprint import parse_declarations, query_id, statement_kind, strip_parameter_prefix
 from . import transforms_batch
 from .emit import generate
 from .naming import NameMap
