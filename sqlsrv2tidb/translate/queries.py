@@ -29,10 +29,11 @@ from ..progress import NullProgress, Progress
 from ..tsql.fingerprint import fingerprint as fingerprint_of
 from ..tsql.fingerprint import parse_declarations, query_id, statement_kind, strip_parameter_prefix
 from . import transforms_batch
+from .context import Context
 from .emit import generate
 from .naming import NameMap
 from .statements import Statement, parse_statements
-from .transforms import Context, translate_tree
+from .transforms import translate_tree
 from .typing import Types, type_of_declaration
 
 _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported": Severity.HIGH}

@@ -15,7 +15,8 @@ import re
 
 from sqlglot import exp
 
-from .transforms import Context, translate_tree
+from .context import Context
+from .transforms import translate_tree
 from .typing import parameter_name, table_key
 
 _ISOLATION = {
