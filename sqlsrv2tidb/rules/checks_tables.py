@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator
 
 from ..model import Table
-from ..plan.identifiers import fit
+from ..translate.identifiers import fit
 from ..translate.naming import NameMap
 from .context import RuleContext
 from .expressions import expression_problems
