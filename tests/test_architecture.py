@@ -1,9 +1,10 @@
-"""The package's imports run one way: no group of modules imports itself back in a circle.
+"""The package's imports run one way: no circles between modules, and no import up the layers.
 
 A circle makes every module in it load, read and change with all the others, so none can be tested
-or moved alone. The imports are read from the source with `ast`, including those inside functions
-and under `if TYPE_CHECKING:`: deferring an import hides a circle from Python at load time, but the
-modules still depend on each other. (docs/architecture.md draws the stages and their arrows.)
+or moved alone; an import from a lower layer to a higher one (rules reaching into the planner, say)
+is the start of one. The imports are read from the source with `ast`, including those inside
+functions and under `if TYPE_CHECKING:`: deferring an import hides a circle from Python at load
+time, but the modules still depend on each other. docs/architecture.md draws the layers.
 """
 
 from __future__ import annotations
@@ -148,3 +149,65 @@ def test_the_reader_sees_every_kind_of_import():
     assert f"{ROOT}.model.finding" in graph[f"{ROOT}.model"]  # a package's __init__: from .finding import ...
     assert f"{ROOT}.api" in graph[f"{ROOT}.cli"]  # from . import api, inside a function
     assert circles({"a": {"b": ""}, "b": {"c": ""}, "c": {"a": ""}, "d": {"a": ""}}) == [["a", "b", "c"]]
+
+
+# The layers, lowest first: a module may import from its own layer or a lower one, never a higher
+# one. A unit is a subpackage or a top-level module; docs/architecture.md says what each owns.
+LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    # Needed by everything, needing nothing: errors, options, files and progress, data files,
+    # the latency histogram (replay's measurements and the capture's durations).
+    ("foundation", frozenset({"__init__", "errors", "options", "outdir", "progress", "resources", "histogram"})),
+    # The model, and the rates and durations every stage reads off its workload.
+    ("model", frozenset({"model", "workload_rates", "workload_durations"})),
+    ("T-SQL reading", frozenset({"tsql"})),
+    ("translate", frozenset({"translate"})),
+    # Capture asks the translator's statement reader whether a statement can be translated (IN48).
+    ("capture", frozenset({"capture"})),
+    ("rules", frozenset({"rules"})),
+    ("plan", frozenset({"plan"})),
+    # The stages api strings together last, with what only they use: the replay target, the
+    # assessment.json document, and the summary `schema` prints.
+    ("replay and report", frozenset({"replay", "report", "target", "assessment", "summary"})),
+    ("api", frozenset({"api"})),
+    ("cli", frozenset({"cli", "__main__"})),
+)
+
+KNOWN_EXCEPTIONS: dict[tuple[str, str], str] = {}
+"""(importing module, imported module) -> why this upward import is allowed for now."""
+
+
+def unit_of(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def layer_of(unit: str) -> int | None:
+    return next((rank for rank, (_, units) in enumerate(LAYERS) if unit in units), None)
+
+
+def test_every_unit_has_one_layer():
+    units = [u for _, group in LAYERS for u in group]
+    assert len(units) == len(set(units)), "a unit is in two layers"
+    present = {unit_of(m) for m in modules()}
+    unplaced = sorted(present - set(units))
+    assert not unplaced, f"put these in a layer of LAYERS (and docs/architecture.md): {unplaced}"
+    gone = sorted(set(units) - present)
+    assert not gone, f"LAYERS names units the package no longer has: {gone}"
+
+
+def test_imports_point_down_the_layers():
+    graph = import_graph()
+    upward = []
+    for importer, edges in sorted(graph.items()):
+        for imported, where in sorted(edges.items()):
+            low, high = layer_of(unit_of(importer)), layer_of(unit_of(imported))
+            if low is not None and high is not None and high > low and (importer, imported) not in KNOWN_EXCEPTIONS:
+                upward.append(f"  {where}: {LAYERS[low][0]} imports {imported.removeprefix(f'{ROOT}.')} "
+                              f"({LAYERS[high][0]})")
+    assert not upward, "imports from a lower layer to a higher one:\n" + "\n".join(upward)
+
+
+def test_known_exceptions_are_still_needed():
+    graph = import_graph()
+    stale = [pair for pair in KNOWN_EXCEPTIONS if pair[1] not in graph.get(pair[0], {})]
+    assert not stale, f"these imports are gone; drop them from KNOWN_EXCEPTIONS: {stale}"
