@@ -11,7 +11,7 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .assessment import Parts, build_assessment
 from .errors import UsageError
@@ -21,6 +21,10 @@ from .model.translation import Translation
 from .options import Options
 from .outdir import prepare_output, write_json, write_text
 from .progress import NullProgress, Progress
+
+if TYPE_CHECKING:
+    from .replay.config import ReplayConfig
+    from .target import Target
 
 
 def read(sources: Sequence[Path | str], progress: Progress | None = None) -> Capture:
@@ -169,9 +173,9 @@ def run_assess(
     )
     files.append(write_json(out / "assessment.json", doc))
     if replay_target is not None:
-        from .replay.runner import run_replay
+        from .replay import runner
 
-        result = run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress)
+        result = runner.run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress)
         findings.extend(_with_rule_settings(result.findings, options))
         files.append(out / "replay.json")
     # Anonymized, every file written above is rewritten in place with the page's pseudonyms.
@@ -179,6 +183,46 @@ def run_assess(
                            templates=options.templates_dir, rules=options.rules_dir)
     files.append(report)
     return Outcome(out, files, findings, doc)
+
+
+def run_replay(
+    sources: Sequence[Path | str], out: Path, options: Options, *, target: Target, config: ReplayConfig,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Read and translate SOURCES, replay them against TARGET, write OUT/replay.json.
+
+    Unconfirmed writes are refused before anything is read.
+    """
+    from .replay import runner
+    from .replay.safety import check_writes_confirmed
+
+    progress = progress or NullProgress()
+    check_writes_confirmed(target, config)
+    out = prepare_output(out, sources)
+    capture = read(sources, progress)
+    translation = translate(capture, options, progress)
+    outcome = runner.run_replay(capture, translation, target, config, out=out, progress=progress)
+    return Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
+
+
+def run_experiment(
+    sources: Sequence[Path | str], out: Path, options: Options, *, target: Target, table: str, config: ReplayConfig,
+    progress: Progress | None = None,
+) -> Outcome:
+    """Read and translate SOURCES, build each design of TABLE on TARGET, replay its inserts on each.
+
+    Writes OUT/experiment.json; without --confirm-database nothing is read or created.
+    """
+    from .replay.experiment import check_confirmed
+    from .replay.experiment import run_experiment as experiment
+
+    progress = progress or NullProgress()
+    check_confirmed(target, config)
+    out = prepare_output(out, sources)
+    capture = read(sources, progress)
+    translation = translate(capture, options, progress)
+    outcome = experiment(capture, translation, target, table, config, options, out=out, progress=progress)
+    return Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
 
 
 def render_report(

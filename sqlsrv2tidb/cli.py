@@ -284,15 +284,14 @@ def replay_cmd(
     password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Send the captured workload, translated, to a TiDB/MySQL target at the captured rate."""
-    from .replay.runner import replay_command
+    from . import api
     from .target import parse_target
 
-    outcome = replay_command(
-        sources, out, parse_target(target, prompt=password_prompt),
-        _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed, speed, ramp,
-                       p99_limit, allow_writes, confirm_database, seed, driver),
-        _options(tidb_version, 3, None, config), progress=_progress(quiet),
-    )
+    replay_target = parse_target(target, prompt=password_prompt)
+    replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed, speed,
+                                   ramp, p99_limit, allow_writes, confirm_database, seed, driver)
+    outcome = api.run_replay(sources, out, _options(tidb_version, 3, None, config), target=replay_target,
+                             config=replay_config, progress=_progress(quiet))
     _finish(outcome.findings, fail_on, f"{out}/replay.json")
 
 
@@ -308,15 +307,14 @@ def experiment_cmd(
     password_prompt: PromptPassword = False, quiet: Quiet = False,
 ) -> None:
     """Create each design of one write-hot table side by side and replay its inserts against each."""
-    from .replay.experiment import experiment_command
+    from . import api
     from .target import parse_target
 
-    outcome = experiment_command(
-        sources, out, parse_target(target, prompt=password_prompt), table,
-        _replay_config(window, scale, qps, duration, warmup, workers, connections, "uniform", False, 1.0, ramp,
-                       p99_limit, confirm_database is not None, confirm_database, seed, driver),
-        _options(tidb_version, tikv_nodes, None, config), progress=_progress(quiet),
-    )
+    replay_target = parse_target(target, prompt=password_prompt)
+    replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, "uniform", False, 1.0,
+                                   ramp, p99_limit, confirm_database is not None, confirm_database, seed, driver)
+    outcome = api.run_experiment(sources, out, _options(tidb_version, tikv_nodes, None, config), target=replay_target,
+                                 table=table, config=replay_config, progress=_progress(quiet))
     _finish(outcome.findings, "never", f"{out}/experiment.json")
 
 

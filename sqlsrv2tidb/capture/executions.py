@@ -29,7 +29,7 @@ from ..model.workload import (
     format_time,
     parse_time,
 )
-from .fingerprint import fingerprint, query_id, statement_kind
+from ..tsql.fingerprint import fingerprint, query_id, statement_kind
 from .wrappers import procedure_name
 
 SAMPLE_LIMIT = 20

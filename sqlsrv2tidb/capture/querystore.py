@@ -28,8 +28,14 @@ from typing import Any
 from ..errors import InputError
 from ..model import Finding, IntervalStat, QueryClass, Severity, SourceRef, Workload
 from ..model.workload import Scalar, format_time, parse_time
+from ..tsql.fingerprint import (
+    fingerprint,
+    parse_declarations,
+    query_id,
+    statement_kind,
+    strip_parameter_prefix,
+)
 from .catalog_sql import MARKER
-from .fingerprint import fingerprint, parse_declarations, query_id, statement_kind, strip_parameter_prefix
 from .textfile import TextFile
 
 SHOWPLAN_NS = "http://schemas.microsoft.com/sqlserver/2004/07/showplan"

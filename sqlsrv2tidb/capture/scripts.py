@@ -3,7 +3,7 @@
 `capture/sources.py` sends every file that `looks_like_schema` here, all together: SSMS "Generate
 Scripts" output, install scripts such as Northwind or AdventureWorks (SQLCMD mode included), and
 the one-object-per-file folders of SSDT projects, whose files may come in any order. The work is
-done by the `tsql` package; this module is its entry point and the content sniffing.
+done by the `ddl` package; this module is its entry point and the content sniffing.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ from pathlib import Path
 
 from ..model import Database, Finding
 from ..progress import Task
+from .ddl.batches import BatchSplitter, SqlcmdState, included_paths
+from .ddl.builder import build
+from .ddl.context import Context
+from .ddl.problems import Findings
+from .ddl.statements import StatementReader
+from .ddl.tokens import Source
 from .textfile import TextFile
-from .tsql.batches import BatchSplitter, SqlcmdState, included_paths
-from .tsql.builder import build
-from .tsql.context import Context
-from .tsql.problems import Findings
-from .tsql.statements import StatementReader
-from .tsql.tokens import Source
 
 _NAME = r"(?:\[[^\]\n]*\]|\"[^\"\n]*\"|[^\W\d][\w@$#]*)"
 _OBJECT = rf"{_NAME}(?:\s*\.\s*{_NAME}){{0,3}}"

@@ -23,7 +23,13 @@ import yaml
 from ..errors import InputError
 from ..model import Finding, Generator, IntervalStat, QueryClass, Severity, SourceRef, Window, Workload
 from ..model.workload import Parameter, Scalar, format_time, parse_time
-from .fingerprint import fingerprint, parse_declarations, query_id, statement_kind, strip_parameter_prefix
+from ..tsql.fingerprint import (
+    fingerprint,
+    parse_declarations,
+    query_id,
+    statement_kind,
+    strip_parameter_prefix,
+)
 from .statements import SplitError, split_batch
 from .textfile import TextFile
 from .wrappers import procedure_name

@@ -27,8 +27,8 @@ from datetime import UTC, timedelta
 from ..errors import one_line
 from ..model import Finding, IntervalStat, Severity, Window, Workload
 from ..model.workload import format_time, parse_time
+from ..tsql.literals import tokens
 from .executions import Collector, Piece
-from .literals import tokens
 from .statements import SplitError, incomplete, split_batch
 from .textfile import TextFile
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from ..model.workload import Parameter, Scalar
+from ..tsql.literals import NotALiteral, Token, literal_value, tokens, typed_value
 from .executions import Piece, TextCache
-from .literals import NotALiteral, Token, literal_value, tokens, typed_value
 
 _LITERAL_KINDS = ("str", "num", "bin")
 

@@ -26,7 +26,7 @@ from statistics import median
 
 from ..model import Window, Workload
 from ..model.workload import format_time, parse_time
-from .fingerprint import is_write
+from ..tsql.fingerprint import is_write
 
 HOUR = 3600.0
 MIN_BATCH_SECONDS = 300.0

@@ -24,9 +24,9 @@ from functools import lru_cache
 from typing import Literal
 
 from ..model.workload import Parameter, Scalar
-from .fingerprint import parse_declarations as _parse_declarations
-from .fingerprint import strip_parameter_prefix
-from .literals import NotALiteral, Token, literal_value, tokens, typed_value
+from ..tsql.fingerprint import parse_declarations as _parse_declarations
+from ..tsql.fingerprint import strip_parameter_prefix
+from ..tsql.literals import NotALiteral, Token, literal_value, tokens, typed_value
 
 # A driver sends the same declaration list with every call of a statement.
 parse_declarations = lru_cache(maxsize=4096)(_parse_declarations)

@@ -31,8 +31,8 @@ from lxml import etree
 from ..errors import InputError
 from ..model import Finding, Severity, Workload
 from ..model.workload import parse_time
+from ..tsql.fingerprint import parse_declarations, strip_parameter_prefix
 from .executions import Collector, Context, Metrics, Piece
-from .fingerprint import parse_declarations, strip_parameter_prefix
 from .statements import SplitError, split_batch
 from .textfile import TextFile
 from .wrappers import Unwrapper, wrapper_name

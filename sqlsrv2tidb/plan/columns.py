@@ -17,10 +17,10 @@ from ..model import Column, Database, Finding, Severity, Table
 from ..model.plan import ColumnPlan
 from ..options import Options
 from ..translate.ddl import ColumnDef
+from ..translate.identifiers import fit, sql_name
 from ..translate.naming import NameMap
 from ..translate.types import MappedType, TypeInfo, TypeMapper, type_info
 from .expressions import constant_value, translate_ddl_expression
-from .identifiers import fit, sql_name
 from .identity import AUTO_RANDOM_BITS, IdentityPlan, SequencePlan, sequence_reference
 
 # Severity of each type-loss rule, as in its YAML in rules/types/.

@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 
 from ..model import Column, Database, Finding, Sequence, Severity, Table
 from ..options import DEFAULT_TIDB_VERSION, Version
+from ..translate.identifiers import object_name
 from ..translate.naming import NameMap
 from ..translate.types import TypeMapper
 from .config import AUTO_RANDOM_BITS, PlanConfig
-from .identifiers import object_name
 from .table_rates import WorkloadRates
 
 AUTO_ID_CACHE_1_SINCE = Version(6, 4)

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from ..model import Finding, Index, IndexColumn, Severity, Table
 from ..translate.ddl import IndexDdl
+from ..translate.identifiers import NameScope, sql_name
 from ..translate.types import TypeInfo
-from .identifiers import NameScope, sql_name
 
 MAX_KEY_BYTES = 3072
 MAX_KEY_COLUMNS = 16

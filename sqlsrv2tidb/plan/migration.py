@@ -19,6 +19,7 @@ from ..model.plan import MigrationPlan, TablePlan
 from ..options import Options, Version
 from ..progress import NullProgress, Progress
 from ..translate.ddl import DdlRenderer, ForeignKeyDdl, TableDdl
+from ..translate.identifiers import NameScope, object_name, sql_name
 from ..translate.naming import NameMap
 from ..translate.types import TypeMapper
 from .columns import BuiltColumn, ColumnBuilder, shrink_row, unparen
@@ -26,7 +27,6 @@ from .config import PlanConfig, load_plan_config
 from .distribution import DistributionPlanner, TableDesign
 from .expressions import translate_ddl_expression
 from .files import PlannedTable, assemble_files
-from .identifiers import NameScope, object_name, sql_name
 from .identity import IdentityPlanner, SequencePlan
 from .indexes import KeyPlanner, TableKeys
 from .table_rates import table_write_rates

@@ -17,8 +17,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from ..capture.fingerprint import strip_parameter_prefix
 from ..model import Database, Window, Workload
+from ..tsql.fingerprint import strip_parameter_prefix
 from ..workload_rates import class_rates, whole_capture
 
 WRITE_KINDS = ("insert", "update", "merge")

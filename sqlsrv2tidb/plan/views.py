@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from ..model import Database, Finding, Module, Severity
 from ..options import Options
 from ..translate.ddl import SourceBlock, ViewDdl
+from ..translate.identifiers import object_name, sql_name
 from ..translate.naming import NameMap
-from .identifiers import object_name, sql_name
 
 _VIEW_HEAD = re.compile(
     r"^\s*CREATE\s+(?:OR\s+ALTER\s+)?VIEW\s+(?P<name>(?:\[[^\]]+\]|\"[^\"]+\"|[\w$#@]+)(?:\s*\.\s*(?:\[[^\]]+\]|\"[^\"]+\"|[\w$#@]+))*)"

@@ -3,7 +3,7 @@
 For one write-hot table it creates each design side by side on the target (`<table>__as_captured`,
 `__key_partition`, `__pre_split`, `__auto_random` where TiDB allows it), replays the same captured
 insert workload against each with the same seed, and compares the sustained rate and p99. Each
-variant's DDL comes from the planner (`api.plan` with a per-table `distribution` override), so the
+variant's DDL comes from the planner (`build_plan` with a per-table `distribution` override), so the
 experiment measures exactly what `sqlsrv2tidb ddl` would create. Variant tables are dropped and
 recreated by name; nothing else on the target is touched, and nothing is created without
 `--confirm-database` naming the target's database.
@@ -20,21 +20,20 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from ..errors import InputError, Refused, UsageError
 from ..model import Capture, Finding, Severity, Table
 from ..model.translation import Translation
 from ..options import Options
-from ..outdir import prepare_output, write_json
+from ..outdir import write_json
+from ..plan.migration import build_plan
 from ..progress import NullProgress, Progress
 from ..target import Target
 from . import drivers, evidence
 from .config import ReplayConfig
-from .runner import run_replay
+from .runner import ReplayOutcome, run_replay
 from .safety import check_not_source, check_writes_confirmed
 
 FORMAT = "sqlsrv2tidb.experiment/1"
@@ -43,20 +42,8 @@ VARIANT_NAMES = {"none": "as_captured", "key_partition": "key_partition", "pre_s
                  "auto_random": "auto_random"}
 
 
-def experiment_command(sources: Sequence[Path | str], out: Path, target: Target, table: str, config: ReplayConfig,
-                       options: Options, progress: Progress | None = None) -> Any:
-    """Read SOURCES, build each design of TABLE on TARGET, replay its inserts on each, write experiment.json."""
-    from .. import api
-
-    progress = progress or NullProgress()
-    _check_confirmed(target, config)
-    out = prepare_output(out, sources)
-    capture = api.read(sources, progress)
-    translation = api.translate(capture, options, progress)
-    return run_experiment(capture, translation, target, table, config, options, out=out, progress=progress)
-
-
-def _check_confirmed(target: Target, config: ReplayConfig) -> None:
+def check_confirmed(target: Target, config: ReplayConfig) -> None:
+    """The experiment creates tables: refuse unless --confirm-database names the target's database."""
     if not config.allow_writes:
         raise Refused("experiment creates tables and inserts rows: give --confirm-database NAME naming the "
                       f"target's database ({target.database})")
@@ -64,11 +51,9 @@ def _check_confirmed(target: Target, config: ReplayConfig) -> None:
 
 
 def run_experiment(capture: Capture, translation: Translation, target: Target, table: str, config: ReplayConfig,
-                   options: Options, *, out: Path, progress: Progress | None = None) -> Any:
+                   options: Options, *, out: Path, progress: Progress | None = None) -> ReplayOutcome:
     """Create each design of TABLE on TARGET, replay the table's inserts on each, write OUT/experiment.json."""
-    from .. import api
-
-    _check_confirmed(target, config)
+    check_confirmed(target, config)
     check_not_source(target, capture.server)
     found = _find_table(capture, table)
     inserts = [q for q in translation.queries if q.kind == "insert" and q.target_sql and q.status != "unsupported"
@@ -113,7 +98,7 @@ def run_experiment(capture: Capture, translation: Translation, target: Target, t
                 + (f"; {notes[0]}" if notes else ""),
         details={"variants": [{k: r[k] for k in ("strategy", "achieved_qps", "p99_ms", "ceiling_qps")}
                               for r in results]})
-    return api.Outcome(out, [path], [finding])
+    return ReplayOutcome([finding], doc, path)
 
 
 def _find_table(capture: Capture, name: str) -> Table:
@@ -127,12 +112,11 @@ def _find_table(capture: Capture, name: str) -> Table:
 
 def _variant_ddl(capture: Capture, options: Options, table: Table, strategy: str) -> tuple[str | None, str]:
     """(the planner's CREATE TABLE and post-data indexes for one design, "") or (None, why it is skipped)."""
-    from .. import api
-
     tables = dict(options.config.get("tables") or {})
     tables[table.qualified_name] = {**(tables.get(table.qualified_name) or {}), "distribution": strategy}
     try:
-        plan = api.plan(capture, replace(options, config={**options.config, "tables": tables}))
+        settings = replace(options, config={**options.config, "tables": tables})
+        plan = build_plan(capture, settings, progress=NullProgress())
     except InputError as exc:
         # The user's own settings for the table may not fit this design (pre_split_regions beyond
         # AUTO_RANDOM's shard bits, say): skip the design, keep the others.

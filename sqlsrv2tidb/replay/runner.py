@@ -1,5 +1,8 @@
 """`sqlsrv2tidb replay` and the replay inside `assess --target`: from a capture to `replay.json`.
 
+The capture and its translation come in from `api` (`api.run_replay`, `api.run_assess`); replay
+never reads or translates sources itself.
+
 Order of work: refuse unsafe targets and unconfirmed writes before anything connects; choose the
 classes and their rates; open one probe connection to learn what the target is, sample parameter
 domains and take the "before" hotspot evidence; run the schedule (or each ramp step) over the
@@ -10,7 +13,6 @@ run was cut short by Ctrl-C or a fatal error, raise — so whatever was measured
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,8 +21,7 @@ from ..errors import ConnectionFailed, Interrupted, one_line
 from ..model import Capture, Finding, Severity
 from ..model.translation import Translation
 from ..model.workload import parse_time
-from ..options import Options
-from ..outdir import prepare_output, write_json
+from ..outdir import write_json
 from ..progress import NullProgress, Progress
 from ..target import Target
 from ..translate.emit import split_target_sql
@@ -40,23 +41,11 @@ POOL_ROWS = 1000
 
 @dataclass
 class ReplayOutcome:
+    """What a replay (or a design experiment) found and wrote: its findings, its document and where it is."""
+
     findings: list[Finding] = field(default_factory=list)
     result: dict[str, Any] = field(default_factory=dict)
     path: Path | None = None
-
-
-def replay_command(sources: Sequence[Path | str], out: Path, target: Target, config: ReplayConfig, options: Options,
-                   progress: Progress | None = None) -> Any:
-    """Read SOURCES, translate them, replay against TARGET, write OUT/replay.json."""
-    from .. import api
-
-    progress = progress or NullProgress()
-    check_writes_confirmed(target, config)
-    out = prepare_output(out, sources)
-    capture = api.read(sources, progress)
-    translation = api.translate(capture, options, progress)
-    outcome = run_replay(capture, translation, target, config, out=out, progress=progress)
-    return api.Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
 
 
 def run_replay(capture: Capture, translation: Translation, target: Target, config: ReplayConfig | None, *,

@@ -11,11 +11,11 @@ from __future__ import annotations
 import socket
 from dataclasses import dataclass
 
-from ..capture.fingerprint import is_write
 from ..errors import Refused
 from ..model import ServerInfo
 from ..model.workload import QueryKind
 from ..target import Target
+from ..tsql.fingerprint import is_write
 from .config import ReplayConfig
 
 SQL_SERVER_DEFAULT_PORT = 1433

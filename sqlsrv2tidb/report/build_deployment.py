@@ -6,8 +6,8 @@ import base64
 from typing import Any
 
 from . import formatting as fmt
-from .build import safe_href
 from .build_replay import records_table
+from .links import safe_href
 from .shape import obj, seq
 from .viewmodel import Assumption, DeploymentSection, Fact, Link, NodeRow, SettingRow
 

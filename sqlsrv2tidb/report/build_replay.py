@@ -13,7 +13,7 @@ from typing import Any
 
 from . import charts, compare, labels
 from . import formatting as fmt
-from .build import Anchors
+from .links import Anchors
 from .shape import obj, seq
 from .viewmodel import Cell, CompareRow, Count, Evidence, Fact, GenericTable, ReplaySection
 

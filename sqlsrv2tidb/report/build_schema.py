@@ -6,8 +6,9 @@ from collections import Counter
 from typing import Any
 
 from . import formatting as fmt
-from .build import Anchors, finding_groups
+from .findings import finding_groups
 from .labels import STRATEGY_LABELS, record_facts
+from .links import Anchors
 from .rulesinfo import RuleInfo
 from .shape import obj, seq
 from .viewmodel import Cell, ColumnRow, Count, Fact, LossRow, SchemaSection, TableView

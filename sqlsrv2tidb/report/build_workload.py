@@ -8,7 +8,7 @@ from typing import Any
 from ..model.workload import parse_time
 from . import charts
 from . import formatting as fmt
-from .build import Anchors, docs_links, query_label
+from .links import Anchors, docs_links, query_label
 from .rulesinfo import RuleInfo, unknown_rule
 from .shape import seq
 from .viewmodel import Cell, Count, Fact, Note, QueryView, WindowRow, WorkloadSection

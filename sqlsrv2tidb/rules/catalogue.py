@@ -21,7 +21,7 @@ import yaml
 from ..errors import InputError, UsageError
 from ..model import Severity
 from ..resources import search_path
-from .registry import CODE_PATTERN, PREFIXES, validate_code
+from .codes import CODE_PATTERN, PREFIXES, validate_code
 from .versions import VersionRange
 
 EFFORT_DAYS: dict[str, float] = {"simple": 0.25, "medium": 1.0, "significant": 3.0}

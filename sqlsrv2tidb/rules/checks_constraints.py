@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..model import Table
-from .engine import RuleContext
+from .context import RuleContext
 from .expressions import expression_problems
 from .registry import Hit, rule
 

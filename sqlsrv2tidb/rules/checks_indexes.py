@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 
 from ..model import Index, IndexColumn, Key, Module, Severity, Table
-from .engine import RuleContext
+from .context import RuleContext
 from .registry import Hit, rule
 
 

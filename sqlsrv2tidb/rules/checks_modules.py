@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from ..model import Module, SourceRef
 from ..workload_rates import executions_in
-from .engine import RuleContext
+from .context import RuleContext
 from .references import ExternalReference, find_external_references
 from .registry import Hit, rule
 

@@ -11,9 +11,9 @@ import re
 from collections.abc import Iterator
 
 from ..model import Table
-from ..plan.identifiers import fit
+from ..translate.identifiers import fit
 from ..translate.naming import NameMap
-from .engine import RuleContext
+from .context import RuleContext
 from .expressions import expression_problems
 from .registry import Hit, rule
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from sqlglot.tokens import TokenType
 
 from ..model import Module, SourceRef
-from .engine import RuleContext
+from .context import RuleContext
 from .references import tokens_of
 from .registry import Hit, rule
 

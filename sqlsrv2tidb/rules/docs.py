@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from .catalogue import Catalogue, Rule, load_catalogue
-from .registry import PREFIXES
+from .codes import PREFIXES
 
 DOC_PATH = Path(__file__).resolve().parents[2] / "docs" / "rules.md"
 COMMAND = "python -m sqlsrv2tidb.rules.docs"

@@ -11,43 +11,13 @@ twice and a user's catalogue override changes every finding of that code consist
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..model import Severity, SourceRef
-
-if TYPE_CHECKING:
-    from .engine import RuleContext
-
-CODE_PATTERN = re.compile(r"^[A-Z]{2}\d{2}$")
-
-PREFIXES: dict[str, str] = {
-    "IN": "input",
-    "TY": "types",
-    "ID": "identity",
-    "DI": "distribution",
-    "IX": "indexes",
-    "TB": "tables",
-    "MO": "modules",
-    "QY": "queries",
-    "RP": "replay",
-}
-"""Code prefix -> category, as rules/README.md lists them."""
-
-
-def category_of(code: str) -> str | None:
-    return PREFIXES.get(code[:2])
-
-
-def validate_code(code: str) -> str:
-    """Return `code` if it is two capital letters of a known prefix and two digits, else raise ValueError."""
-    if not isinstance(code, str) or not CODE_PATTERN.match(code):
-        raise ValueError(f"rule code {code!r} is not two capital letters and two digits (e.g. IX01)")
-    if code[:2] not in PREFIXES:
-        raise ValueError(f"rule code {code!r} has an unknown prefix; known: {', '.join(PREFIXES)}")
-    return code
+from .codes import validate_code
+from .context import RuleContext
 
 
 @dataclass(frozen=True)
@@ -62,7 +32,7 @@ class Hit:
     """Only when this occurrence is clearly worse or milder than the rule's usual severity."""
 
 
-CheckFn = Callable[["RuleContext"], Iterable[Hit]]
+CheckFn = Callable[[RuleContext], Iterable[Hit]]
 
 
 @dataclass(frozen=True)
@@ -93,14 +63,9 @@ def rule(code: str) -> Callable[[CheckFn], CheckFn]:
     return register
 
 
-def registered_checks() -> list[Check]:
-    """Every registered check, in code order (the check modules are imported first)."""
-    from . import (  # noqa: F401 - importing registers the checks
-        checks_constraints,
-        checks_indexes,
-        checks_modules,
-        checks_tables,
-        checks_views,
-    )
+def checks_so_far() -> list[Check]:
+    """The checks registered by the check modules imported so far, in code order.
 
+    `checks.registered_checks` imports every check module first; call that one.
+    """
     return [_CHECKS[code] for code in sorted(_CHECKS)]

@@ -17,10 +17,10 @@ from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, TokenError, Uns
 from sqlglot.tokens import TokenType
 
 from ..errors import one_line
+from .context import Context
 from .dialect import TiDB
 from .statements import parse_error
 from .tidb_functions import is_builtin
-from .transforms import Context
 
 _MARKER = re.compile(r"^__sqlsrv2tidb_param_(.+)__$")
 

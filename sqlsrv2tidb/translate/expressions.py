@@ -16,12 +16,13 @@ from sqlglot.errors import ErrorLevel, ParseError, TokenError
 from ..model import Database, Table
 from ..model.translation import Note
 from ..options import Options
+from .context import Context
 from .dialect import SqlServer
 from .emit import generate
 from .naming import NameMap
 from .queries import deep_recursion
 from .statements import parse_error
-from .transforms import Context, translate_tree
+from .transforms import translate_tree
 from .typing import Types
 
 

@@ -13,26 +13,23 @@ reader) become `?` markers; `TranslatedQuery.parameters` names the source parame
 
 from __future__ import annotations
 
-import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
-from sqlglot import exp
-
-from ..capture.fingerprint import fingerprint as fingerprint_of
-from ..capture.fingerprint import parse_declarations, query_id, statement_kind, strip_parameter_prefix
 from ..errors import one_line
 from ..model import Capture, Database, Finding, Parameter, QueryClass, Severity
 from ..model.translation import TranslatedQuery, Translation
 from ..options import Options
 from ..progress import NullProgress, Progress
-from . import transforms_batch
+from ..tsql.fingerprint import fingerprint as fingerprint_of
+from ..tsql.fingerprint import parse_declarations, query_id, statement_kind, strip_parameter_prefix
+from .batch import translate_statements
+from .context import Context
 from .emit import generate
 from .naming import NameMap
-from .statements import Statement, parse_statements
-from .transforms import Context, translate_tree
+from .statements import parse_statements
 from .typing import Types, type_of_declaration
 
 _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported": Severity.HIGH}
@@ -119,81 +116,6 @@ def deep_recursion(limit: int = 8000) -> Iterator[None]:
     finally:
         if previous < limit:
             sys.setrecursionlimit(previous)
-
-
-def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.Expr]:
-    """Translate a batch's statements in order; the context carries variables and temp tables along."""
-    _declare_ahead(statements, ctx)
-    out: list[exp.Expr] = []
-    for statement in statements:
-        if statement.error is not None:
-            code, message = unreadable(statement)
-            ctx.note(code, "unsupported", message)
-            continue
-        if statement.control_flow:
-            ctx.note("QY31", "unsupported", "Control flow (IF, WHILE, BEGIN...END, TRY...CATCH, GOTO, RETURN): TiDB has no "
-                     "procedural SQL outside stored programs, so the batch cannot run as one unit.")
-            continue
-        tree = statement.tree
-        if tree is None:
-            continue
-        handled = transforms_batch.statement(tree, ctx)
-        out.extend(handled if handled is not None else translate_tree(tree, ctx))
-        ctx.previous = tree
-    return out
-
-
-# Statements sqlglot cannot read whose kind is still clear from their text: each gets the note of
-# what it is (dynamic SQL, a procedure call, OUTPUT) rather than "could not be read". First match wins.
-_UNREADABLE: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"^\s*(?:INSERT\b.*?\b)?EXEC(?:UTE)?\s*\(", re.IGNORECASE | re.DOTALL), "QY25",
-     "EXEC (...) of SQL built at run time: dynamic SQL is unknown until it runs; capture the statements it executes instead."),
-    (re.compile(r"^\s*INSERT\b.*?\bEXEC(?:UTE)?\b", re.IGNORECASE | re.DOTALL), "QY24",
-     "INSERT ... EXEC of a stored procedure: TiDB has no stored procedures; run the procedure's query in the INSERT ... "
-     "SELECT, or its logic in the application."),
-    (re.compile(r"^\s*EXEC(?:UTE)?\b", re.IGNORECASE), "QY24",
-     "EXEC of a stored procedure: TiDB has no stored procedures; move its logic to the application."),
-    (re.compile(r"\bOUTPUT\b", re.IGNORECASE), "QY11",
-     "A statement with an OUTPUT clause: TiDB has no OUTPUT/RETURNING; read the rows in a separate SELECT."),
-)
-
-
-def unreadable(statement: Statement) -> tuple[str, str]:
-    """The note code and message for a statement sqlglot could not read."""
-    text = re.sub(r"N?'(?:[^']|'')*'", "''", statement.sql)  # words inside string literals say nothing
-    for pattern, code, message in _UNREADABLE:
-        if pattern.search(text):
-            return code, f"{message} ({statement.error})"
-    return "QY01", f"T-SQL that could not be read: {statement.error} in `{one_line(statement.sql, 120)}`"
-
-
-def _declare_ahead(statements: list[Statement], ctx: Context) -> None:
-    """Know every DECLAREd variable's type before translating the statements that use it."""
-    for statement in statements:
-        if isinstance(statement.tree, exp.Declare):
-            for item in statement.tree.expressions:
-                kind = item.args.get("kind")
-                for name in item.this if isinstance(item.this, list) else [item.this]:
-                    if isinstance(name, exp.Parameter) and isinstance(kind, exp.DataType):
-                        ctx.types.variables.setdefault(name.this.name.lower(), kind)
-
-
-def inner_statements(text: str, values: dict[str, exp.Expr], ctx: Context) -> list[exp.Expr]:
-    """The statements of dynamic SQL given as a literal (sp_executesql, EXEC ('...')), with the
-    values passed to its parameters put in their place."""
-    statements = parse_statements(text)
-    bound = []
-    for statement in statements:
-        tree = statement.tree
-        if tree is not None and values:
-            tree = tree.copy()
-            for node in list(tree.find_all(exp.Parameter)):
-                name = node.this.name.lower() if not isinstance(node.this, exp.Parameter) else ""
-                if name in values:
-                    node.replace(values[name].copy())
-            statement = Statement(statement.sql, tree=tree)
-        bound.append(statement)
-    return translate_statements(bound, ctx)
 
 
 def _findings(queries: list[TranslatedQuery], capture: Capture) -> list[Finding]:

@@ -4,6 +4,7 @@ Each rewrite is a small function `rewrite(node, ctx) -> node` over sqlglot trees
 node unchanged when it does not apply, a new node when it does, and records why in `ctx` (a
 `Note` with a rule code and the status it implies). The tree passed in is the rewrite's only
 input besides the read-only context, so each can be tested alone; `ctx` only collects notes.
+The context is its own module (`context`), so the rewrite modules import it and not this one.
 
 The pipeline runs in three passes over a copy of the statement:
 
@@ -21,53 +22,14 @@ Nothing is dropped silently: what no rewrite can keep is a note with status `uns
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 
 from sqlglot import exp
 
-from ..model import Database
-from ..model.translation import Note, Status
-from ..options import Options
-from .naming import NameMap
-from .typing import Types
+from . import transforms_dml, transforms_functions, transforms_names, transforms_query, transforms_scalar
+from .context import Context
+from .typing import parameter_name
 
-STATUS_RANK: dict[Status, int] = {"translated": 0, "rewritten": 1, "review": 2, "unsupported": 3}
-
-Rewrite = Callable[[exp.Expr, "Context"], exp.Expr]
-
-
-@dataclass
-class Context:
-    """What a statement's rewrites may read (schema, names, types) and where they put their notes."""
-
-    database: Database
-    names: NameMap
-    options: Options
-    types: Types
-    parameters: dict[str, str] = field(default_factory=dict)
-    """Lower-case name (no `@`) -> the source spelling (`@P1`) of parameters that become `?`."""
-    local_variables: set[str] = field(default_factory=set)
-    """Lower-case names of variables the batch DECLAREd; they become session user variables."""
-    previous: exp.Expr | None = None
-    """The statement before this one in the same batch (e.g. what @@ROWCOUNT counts)."""
-    notes: list[Note] = field(default_factory=list)
-
-    def note(self, code: str, status: Status, message: str) -> None:
-        """Record a construct that changed the statement; the same note is kept once."""
-        if not any(n.code == code and n.message == message for n in self.notes):
-            self.notes.append(Note(code, message, status))
-
-    @property
-    def status(self) -> Status:
-        worst: Status = "translated"
-        for note in self.notes:
-            if note.status is not None and STATUS_RANK[note.status] > STATUS_RANK[worst]:
-                worst = note.status
-        return worst
-
-    @property
-    def unsupported(self) -> bool:
-        return self.status == "unsupported"
+Rewrite = Callable[[exp.Expr, Context], exp.Expr]
 
 
 def bottom_up(tree: exp.Expr, rewrites: Iterable[Rewrite], ctx: Context) -> exp.Expr:
@@ -99,8 +61,6 @@ def bottom_up(tree: exp.Expr, rewrites: Iterable[Rewrite], ctx: Context) -> exp.
 
 def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
     """Run every pass over one parsed statement; the result may be several TiDB statements."""
-    from . import transforms_dml, transforms_functions, transforms_names, transforms_query, transforms_scalar
-
     used = parameters_of(tree, ctx)
     tree = tree.copy()
     tree = bottom_up(tree, (*transforms_functions.REWRITES, *transforms_scalar.REWRITES), ctx)
@@ -122,8 +82,6 @@ def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
 def parameters_of(tree: exp.Expr, ctx: Context) -> set[str]:
     """Lower-case names (no `@`) of the parameters a statement uses: variables it neither declares
     nor names a table variable by, and not @@ functions. Each must reach the TiDB text as a `?`."""
-    from .typing import parameter_name
-
     names = set()
     for node in tree.find_all(exp.Parameter):
         if isinstance(node.this, exp.Parameter) or isinstance(node.parent, (exp.Parameter, exp.Table)):

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .transforms import Context
+from .context import Context
+from .transforms_dml import projection_columns
 
 
 def _conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
@@ -212,8 +213,6 @@ def _expand_star(select: exp.Select, ctx: Context) -> exp.Select:
     """`SELECT *` with sources whose columns are known -> the columns by name (for a wrapping query)."""
     if not any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in select.selects):
         return select
-    from .transforms_dml import projection_columns
-
     columns = projection_columns(select, ctx)
     if columns is None or len({n.lower() for n, _ in columns}) != len(columns):
         return select

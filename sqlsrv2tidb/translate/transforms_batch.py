@@ -1,11 +1,12 @@
-"""Batch-level T-SQL: variables, session settings, transactions, EXEC, and statements TiDB lacks.
+"""Batch-level T-SQL: variables, session settings, transactions, and statements TiDB lacks.
 
 A captured batch is not only queries. DECLARE/SET of local variables become session user
 variables (`SET @x = 5`), because a TiDB session has no batch scope and user variables are the
-only variables outside stored programs; SET options become their TiDB setting or nothing; EXEC of
-a procedure, cursors, TRY/CATCH, RAISERROR/THROW and control flow have no TiDB counterpart and
-are reported, never dropped. `statement(tree, ctx)` returns the TiDB statements (possibly none),
-or None when the tree is an ordinary query for the rest of the pipeline.
+only variables outside stored programs; SET options become their TiDB setting or nothing;
+cursors, TRY/CATCH, RAISERROR/THROW and control flow have no TiDB counterpart and are reported,
+never dropped. `statement(tree, ctx)` returns the TiDB statements (possibly none), or None when
+the tree is an ordinary query for the rest of the pipeline. EXEC, which may hold a batch of its
+own, is `batch.execute`, beside the walk over a batch's statements.
 https://docs.pingcap.com/tidb/stable/user-defined-variables
 """
 
@@ -15,7 +16,8 @@ import re
 
 from sqlglot import exp
 
-from .transforms import Context, translate_tree
+from .context import Context
+from .transforms import translate_tree
 from .typing import parameter_name, table_key
 
 _ISOLATION = {
@@ -50,8 +52,6 @@ def statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr] | None:
         return set_variables(tree, ctx)
     if isinstance(tree, exp.Command):
         return command(tree, ctx)
-    if isinstance(tree, (exp.Execute, exp.ExecuteSql)):
-        return execute(tree, ctx)
     if isinstance(tree, (exp.IfBlock, exp.WhileBlock, exp.Block)):
         ctx.note("QY31", "unsupported", "IF/WHILE/BEGIN...END control flow: TiDB has no procedural SQL outside stored programs (which it lacks).")
         return []
@@ -288,45 +288,6 @@ def command(tree: exp.Command, ctx: Context) -> list[exp.Expr]:
         ctx.note("QY31", "unsupported", "TRY...CATCH has no TiDB equivalent: handle errors in the application.")
         return []
     ctx.note("QY49", "unsupported", f"{word} {rest[:40]}: no TiDB equivalent.")
-    return []
-
-
-def execute(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
-    """`EXEC dbo.p @a = 1` -> unsupported (TiDB has no procedures); `EXEC sp_executesql N'...', N'@a int', @a = 1`
-    and `EXEC ('SELECT ...')` with literal text -> the inner statement, translated, with the values bound.
-    https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp-executesql-transact-sql
-    https://docs.pingcap.com/tidb/stable/mysql-compatibility#unsupported-features
-    """
-    target = tree.this
-    if isinstance(tree, exp.ExecuteSql) or (isinstance(target, exp.Table) and target.name.lower() == "sp_executesql"):
-        args = tree.expressions
-        text = args[0] if args else None
-        if not isinstance(text, (exp.National, exp.Literal)) or not (isinstance(text, exp.National) or text.is_string):
-            ctx.note("QY25", "unsupported", "sp_executesql with SQL text built at run time: the statement is unknown until it runs.")
-            return []
-        from .queries import inner_statements
-
-        values = {}
-        for arg in args[2:]:
-            if isinstance(arg, exp.EQ) and isinstance(arg.this, exp.Parameter):
-                values[parameter_name(arg.this).lower()] = arg.expression
-        ctx.note("QY25", "rewritten", "sp_executesql with literal SQL runs the statement directly, with the values bound in place.")
-        return inner_statements(text.name, values, ctx)
-    if isinstance(target, exp.Subquery):
-        inner = target.this
-        if isinstance(inner, exp.Table) and isinstance(inner.this, exp.Identifier) and inner.this.quoted and " " in inner.name:
-            from .queries import inner_statements
-
-            ctx.note("QY25", "rewritten", "EXEC ('literal SQL') runs the statement directly.")
-            return inner_statements(inner.name, {}, ctx)
-        ctx.note("QY25", "unsupported", "EXEC (@sql): dynamic SQL is unknown until it runs; capture the statements it executes instead.")
-        return []
-    name = target.sql("sqlserver") if target is not None else "?"
-    module = ctx.database.modules and next(
-        (m for m in ctx.database.modules if m.kind == "procedure" and m.qualified_name.lower().endswith(name.lower().split(".")[-1])), None
-    )
-    size = f" ({module.line_count} lines)" if module else ""
-    ctx.note("QY24", "unsupported", f"EXEC {name}{size}: TiDB has no stored procedures; move its logic to the application.")
     return []
 
 

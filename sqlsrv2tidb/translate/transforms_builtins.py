@@ -13,8 +13,8 @@ from decimal import Decimal, InvalidOperation
 
 from sqlglot import exp
 
+from .context import Context
 from .templates import call, paren
-from .transforms import Context
 from .transforms_conversions import MONEY_TYPES
 from .typing import category
 

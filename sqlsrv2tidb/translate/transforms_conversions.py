@@ -15,8 +15,8 @@ import re
 
 from sqlglot import exp
 
+from .context import Context
 from .templates import call, fill, paren
-from .transforms import Context
 from .typing import NUMERIC, TEMPORAL, category
 
 D = exp.DType

@@ -10,7 +10,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..model import Table
-from .transforms import Context
+from .context import Context
+from .transforms_merge import merge
 from .transforms_pivot import source_columns
 from .typing import _sources as sources
 from .typing import dml_target, table_key
@@ -18,8 +19,6 @@ from .typing import dml_target, table_key
 
 def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
     """Dispatch on the statement's kind; statements without a T-SQL-only shape pass through."""
-    from .transforms_merge import merge
-
     if isinstance(tree, exp.Select) and tree.args.get("into") is not None:
         return select_into(tree, ctx)
     if isinstance(tree, exp.Merge):

@@ -11,8 +11,8 @@ import re
 
 from sqlglot import exp
 
+from .context import Context
 from .templates import call, fill, paren
-from .transforms import Context
 from .transforms_builtins import isnull_type, random_order, replicate_count, start_positions
 
 # SQL Server's default for a new instance, assumed when the capture does not say (as the DDL generator does).

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .transforms import Context
+from .context import Context
 
 _NOTE = "QY12"
 

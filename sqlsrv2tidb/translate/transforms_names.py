@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .transforms import Context
+from .context import Context
 from .typing import parameter_name
 
 PARAMETER_MARKER = "__sqlsrv2tidb_param_{}__"

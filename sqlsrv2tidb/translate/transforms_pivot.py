@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .transforms import Context
+from .context import Context
 from .typing import NUMERIC, _find_cte, table_key
 
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from . import transforms_pivot
-from .transforms import Context
+from .context import Context
+from .transforms_apply import decorrelate, top_window
 
 _APPLY_DOCS = "https://docs.pingcap.com/tidb/stable/mysql-compatibility (lateral derived tables, tidb#40328)"
 
@@ -221,8 +222,6 @@ def apply_join(select: exp.Select, ctx: Context) -> exp.Select:
     ROW_NUMBER() window. Other shapes (functions, VALUES, scalar aggregates) stay unsupported.
     https://learn.microsoft.com/sql/t-sql/queries/from-transact-sql#using-apply
     """
-    from .transforms_apply import decorrelate
-
     for join in list(select.args.get("joins") or []):
         lateral = join.this
         if not isinstance(lateral, exp.Lateral):
@@ -321,8 +320,6 @@ def top_percent_or_ties(select: exp.Select, ctx: Context) -> exp.Expr:
     MySQL's LIMIT takes neither PERCENT nor WITH TIES.
     https://learn.microsoft.com/sql/t-sql/queries/top-transact-sql
     """
-    from .transforms_apply import top_window
-
     limit = select.args.get("limit")
     options = limit.args.get("limit_options") if isinstance(limit, exp.Limit) else None
     if options is not None and (options.args.get("percent") or options.args.get("with_ties")):

@@ -11,9 +11,9 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..model import Table
+from .context import Context
 from .dialect import DATE_PARTS
 from .templates import call, fill, paren
-from .transforms import Context
 from .transforms_conversions import (
     datetime_arithmetic,
     datetime_number_comparison,

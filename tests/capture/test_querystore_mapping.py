@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from sqlsrv2tidb.capture.catalog import read_catalog
-from sqlsrv2tidb.capture.fingerprint import fingerprint, query_id
 from sqlsrv2tidb.capture.querystore import assess_options, compiled_literal, compiled_values
 from sqlsrv2tidb.model import Parameter, Window
+from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
 from sqlsrv2tidb.workload_rates import class_rates, executions_in, total_rate
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))

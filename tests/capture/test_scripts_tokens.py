@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from sqlsrv2tidb.capture.tsql.batches import BatchSplitter, SqlcmdState
-from sqlsrv2tidb.capture.tsql.problems import Findings, snippet
-from sqlsrv2tidb.capture.tsql.tokens import (
+from sqlsrv2tidb.capture.ddl.batches import BatchSplitter, SqlcmdState
+from sqlsrv2tidb.capture.ddl.problems import Findings, snippet
+from sqlsrv2tidb.capture.ddl.tokens import (
     BINARY,
     COMMAND,
     GO,

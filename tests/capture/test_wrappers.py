@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from sqlsrv2tidb.capture.literals import NotALiteral, literal_value, tokens, typed_value
 from sqlsrv2tidb.capture.wrappers import Unwrapper, procedure_name, wrapper_name
 from sqlsrv2tidb.model import Parameter
+from sqlsrv2tidb.tsql.literals import NotALiteral, literal_value, tokens, typed_value
 
 
 @pytest.mark.parametrize(("text", "value"), [

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from sqlsrv2tidb.assessment import Parts, build_assessment
-from sqlsrv2tidb.capture.fingerprint import fingerprint, query_id
 from sqlsrv2tidb.model import (
     Capture,
     Column,
@@ -41,6 +40,7 @@ from sqlsrv2tidb.model.translation import Note, TranslatedQuery, Translation
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.outdir import write_json, write_text
 from sqlsrv2tidb.plan.sizing import advise
+from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
 
 FIXED_VERSION = "0.0.0-test"
 DAY = datetime(2024, 5, 1, tzinfo=UTC)

@@ -10,7 +10,6 @@ from pathlib import Path
 
 from sample import _col, _t, write_out
 
-from sqlsrv2tidb.capture.fingerprint import fingerprint, query_id
 from sqlsrv2tidb.model import (
     Capture,
     Finding,
@@ -28,6 +27,7 @@ from sqlsrv2tidb.model.plan import ColumnPlan, DdlFile, Distribution, MigrationP
 from sqlsrv2tidb.model.schema import Database
 from sqlsrv2tidb.model.translation import Note, TranslatedQuery, Translation
 from sqlsrv2tidb.options import Options
+from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
 
 
 def synthetic_out(out: Path, tables: int = 1000, classes: int = 10_000, intervals: int = 24) -> Path:

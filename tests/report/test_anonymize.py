@@ -13,13 +13,13 @@ import pytest
 import sample
 from typer.testing import CliRunner
 
-from sqlsrv2tidb.capture.fingerprint import fingerprint, query_id
 from sqlsrv2tidb.cli import app
 from sqlsrv2tidb.model import IntervalStat, QueryClass
 from sqlsrv2tidb.model.translation import Note, TranslatedQuery
 from sqlsrv2tidb.report.anonymize import Anonymizer, anonymize_outputs
 from sqlsrv2tidb.report.render import render_report
 from sqlsrv2tidb.report.sqlwords import BUILTIN_CALLS, KEEP_WORDS, SQL_KEYWORDS
+from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
 
 SECRET_STRING = "Zebra-Ledger Secret"
 SECRET_NUMBER = "987654321"

@@ -13,7 +13,7 @@ from sqlsrv2tidb.model import Severity
 from sqlsrv2tidb.options import Version
 from sqlsrv2tidb.resources import builtin_dir
 from sqlsrv2tidb.rules.catalogue import EFFORT_DAYS, REQUIRED, load_catalogue
-from sqlsrv2tidb.rules.registry import PREFIXES
+from sqlsrv2tidb.rules.codes import PREFIXES
 from sqlsrv2tidb.rules.versions import VersionRange
 
 RULES = builtin_dir("rules")

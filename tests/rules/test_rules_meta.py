@@ -17,7 +17,8 @@ import yaml
 import sqlsrv2tidb
 from sqlsrv2tidb.resources import builtin_dir
 from sqlsrv2tidb.rules.catalogue import load_catalogue
-from sqlsrv2tidb.rules.registry import PREFIXES, registered_checks
+from sqlsrv2tidb.rules.checks import registered_checks
+from sqlsrv2tidb.rules.codes import PREFIXES
 
 PACKAGE = Path(sqlsrv2tidb.__file__).resolve().parent
 CODE = re.compile(rf"^(?:{'|'.join(PREFIXES)})\d{{2}}$")

@@ -23,10 +23,10 @@ from translate_golden import (
     write_cases,
 )
 
-from sqlsrv2tidb.capture.fingerprint import parse_declarations, strip_parameter_prefix
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.translate.naming import NameMap
 from sqlsrv2tidb.translate.queries import translate_sql
+from sqlsrv2tidb.tsql.fingerprint import parse_declarations, strip_parameter_prefix
 
 CASES = read_cases()
 UPDATE = os.environ.get("UPDATE_GOLDEN") == "1"

@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 from sqlsrv2tidb import api
-from sqlsrv2tidb.capture.fingerprint import fingerprint, query_id
 from sqlsrv2tidb.cli import app
 from sqlsrv2tidb.model import (
     Capture,
@@ -30,6 +29,7 @@ from sqlsrv2tidb.model import (
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.translate import queries
 from sqlsrv2tidb.translate.queries import render_queries_sql, translate_workload
+from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
 
 DATABASE = Database(
     name="shop",

@@ -4,7 +4,9 @@ SQL Server allows 128-character names and constraint names that repeat across sc
 MySQL) allows 64 characters (https://docs.pingcap.com/tidb/stable/tidb-limitations), keeps index
 names per table and foreign-key names per database. A name is quoted with backticks only when it
 is not a plain word or is a reserved word of MySQL or TiDB, so the DDL stays readable:
-`PARTITION BY KEY(e_type, e_id)` but `` `Order Details` `` and `` `order` ``.
+`PARTITION BY KEY(e_type, e_id)` but `` `Order Details` `` and `` `order` ``. It sits beside
+`naming` (which TiDB name an object gets) because the planner writes these names and the rules
+check them, and the rules come before the planner.
 
     >>> sql_name("e_type"), sql_name("Order Details"), sql_name("order")
     ('e_type', '`Order Details`', '`order`')

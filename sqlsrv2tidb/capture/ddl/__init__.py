@@ -13,4 +13,7 @@ The stages, each in its own module:
     tables, indexes, objects, modules, procs (with cursor, options, types)   the parsers -> `actions`
     builder      all actions of all files -> the `Database` model (with tablestate, resolve)
     problems     the findings, with file, line and the start of the statement
+
+Only the schema-script reader uses this parser, so it lives in `capture/`; what capture shares with
+the other stages about T-SQL text (fingerprints, literals) is the top-level `tsql` package.
 """
