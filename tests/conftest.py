@@ -53,8 +53,10 @@ def pytest_collection_modifyitems(items) -> None:
     for item in items:
         names = set(getattr(item, "fixturenames", ()))
         callspec = getattr(item, "callspec", None)
-        if callspec is not None and "target" in callspec.params:
-            names.add(callspec.params["target"])
+        params = callspec.params if callspec is not None else {}
+        names -= set(params)  # a parametrized argument that happens to share a server's name
+        if "target" in params:
+            names.add(params["target"])
         _uses[item.nodeid] = [label for fixture, label in _SERVERS.items() if fixture in names]
 
 
