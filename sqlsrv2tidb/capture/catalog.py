@@ -122,6 +122,8 @@ def data_type(row: dict[str, Any]) -> DataType:
     """A column's (or alias type's) DataType from sys.types names and the column's max_length/precision/scale."""
     type_name = as_text(row.get("type_name")) or "sql_variant"
     base = as_text(row.get("base_type_name"))
+    if type_name == "sysname":  # nvarchar(128) by definition; Babelfish gives it as its own base type
+        return DataType("nvarchar", 128, alias="sys.sysname")
     assembly = bool(as_bool(row.get("is_assembly_type")))
     alias = None
     name = type_name
@@ -167,7 +169,9 @@ class _Mapper:
                 self.finding("IN22", Severity.LOW, name, "sys.dm_db_partition_stats could not be read on the server, so "
                              f"table sizes are unknown; row counts come from sys.partitions: {message}")
             elif name == "COMPUTED_COLUMNS":
-                computed = sorted({str(r.get("column_name")) for r in self.rows("COLUMNS") if as_bool(r.get("is_computed"))})
+                tables = {r.get("object_id"): f"{r.get('schema_name')}.{r.get('table_name')}" for r in self.rows("TABLES")}
+                computed = sorted(f"{tables.get(r.get('object_id'), r.get('object_id'))}.{r.get('column_name')}"
+                                  for r in self.rows("COLUMNS") if as_bool(r.get("is_computed")))
                 listed = f" ({len(computed)}: {', '.join(computed[:20])}{', ...' if len(computed) > 20 else ''})" if computed else ""
                 self.finding("IN22", Severity.HIGH, name, "catalog rowset COMPUTED_COLUMNS could not be read on the server, "
                              f"so the computed columns{listed} are read as plain columns without their expressions: "
@@ -280,6 +284,9 @@ def _index(m: _Mapper, row: dict[str, Any], columns: list[dict[str, Any]]) -> In
         m.finding("IN24", Severity.LOW, str(row.get("index_name")),
                   f"index type {code} ({row.get('type_desc')}) is not known to this version; read as a rowstore index")
         kind = "rowstore"
+    if any(r.get("column_name") is None for r in columns):
+        # column_id 0: an expression, not a column (Babelfish's full-text index); SQL Server has none
+        raise ValueError("a key column without a name (an expression), which no TiDB index can hold")
     if kind in ("rowstore", "hash"):
         keys = _key_columns(columns)
         include = tuple(str(r["column_name"]) for r in columns if as_bool(r.get("is_included_column")))
@@ -403,8 +410,15 @@ class _Tables:
                 primary = key
             else:
                 uniques.append(key)
-        indexes = [_index(self.m, i, self.index_columns.get((oid, iid), [])) for iid, i in sorted(by_id.items())
-                   if not as_bool(i.get("is_primary_key")) and not as_bool(i.get("is_unique_constraint"))]
+        indexes = []
+        for iid, i in sorted(by_id.items()):
+            if as_bool(i.get("is_primary_key")) or as_bool(i.get("is_unique_constraint")):
+                continue
+            try:
+                indexes.append(_index(self.m, i, self.index_columns.get((oid, iid), [])))
+            except (ValueError, KeyError, TypeError) as exc:
+                self.m.finding("IN25", Severity.LOW, f"{table_name}.{i.get('index_name')}",
+                               f"index {i.get('index_name')} of {table_name} left out: {exc}")
         if oid in self.fulltext:
             ft = _sorted([r for r in self.fulltext[oid] if r.get("column_name")], "column_id")
             indexes.append(Index(None, tuple(IndexColumn(str(r["column_name"])) for r in ft), kind="fulltext",

@@ -193,8 +193,10 @@ class Session:
         state, text = _state_and_text(exc, self.conn.password)
         if state in _CONNECTION_LOST:
             return ConnectionFailed(f"lost the connection to SQL Server at {self.conn.host}: {text}")
-        text = re.sub(r"\s*\(\d+\) \(SQL\w+\)$", "", text)  # the native error number and ODBC call
-        return RowsetError(text if not state or text.startswith(f"[{state}]") else f"[{state}] {text}")
+        # The server's own words: no native error number and ODBC call, no driver and vendor tags.
+        text = re.sub(r"\s*\(\d+\) \(SQL\w+\)$", "", text)
+        text = re.sub(r"^(\[\w+\]\s*)?(\[[^\]]+\])+\s*", "", text) if "][" in text[:120] else text
+        return RowsetError(f"[{state}] {text}" if state and not text.startswith(f"[{state}]") else text)
 
 
 def row_to_json(names: list[str], row: Any) -> dict[str, Any]:

@@ -294,7 +294,7 @@ def test_sysname_and_a_zero_identity_seed():
     rows["IDENTITY_COLUMNS"][0] = {**rows["IDENTITY_COLUMNS"][0], "seed_value": Decimal("0")}
     customer = read_catalog(live_document(rows), PATH).database.table("Sales", "Customer")
     # sysname is SQL Server's own alias of nvarchar(128): is_user_defined = 0, base type nvarchar.
-    assert customer.column("CreatedBy").type == DataType("nvarchar", 128, alias="sysname")
+    assert customer.column("CreatedBy").type == DataType("nvarchar", 128, alias="sys.sysname")  # as scripts read it
     assert customer.column("CustomerID").identity.seed == 0
 
 
@@ -395,3 +395,20 @@ def test_a_server_without_query_store_says_so_in_one_line_and_one_finding():
     about_the_server = sorted((f.rule, f.severity.value) for f in capture.findings if f.rule in ("IN21", "IN22", "IN31"))
     assert about_the_server == [("IN22", "low"), ("IN31", "medium")]
     assert capture.workload.is_empty and capture.database.table("Sales", "Orders").row_count == 1_250_000
+
+
+def test_babelfish_sysname_and_an_index_over_an_expression():
+    rows = all_rows()
+    # Babelfish: sysname is its own base type, 256 bytes; a full-text index is an index on an expression.
+    rows["COLUMNS"].append({**fx.col(581577110, 13, "CreatedBy", "sysname", base="nvarchar", length=128),
+                            "base_type_name": "sysname", "max_length": 256})
+    rows["INDEXES"].append(fx.index(581577110, 9, "ft_indexcustomer", 2, "NONCLUSTERED"))
+    rows["INDEX_COLUMNS"].append({"object_id": 581577110, "index_id": 9, "index_column_id": 1, "column_id": 0,
+                                  "column_name": None, "key_ordinal": 1, "partition_ordinal": 0,
+                                  "is_descending_key": False, "is_included_column": False})
+    capture = read_catalog(live_document(rows), PATH)
+    customer = capture.database.table("Sales", "Customer")
+    assert customer.column("CreatedBy").type == DataType("nvarchar", 128, alias="sys.sysname")
+    assert [i.kind for i in customer.indexes] == ["fulltext"]  # from sys.fulltext_indexes, as before
+    left_out = [f for f in capture.findings if f.rule == "IN25"]
+    assert [f.object for f in left_out] == ["Sales.Customer.ft_indexcustomer"] and "expression" in left_out[0].message
