@@ -399,10 +399,10 @@ def compared(live: View, script: View, babelfish: bool) -> tuple[View, View, lis
     A computed column's type is the server's inference, which a script does not state: it is
     left out on both sides for the columns the script computes.
     """
-    computed = {(key, c["name"].lower()) for key, t in script["tables"].items() for c in t["columns"] if c["computed"]}
+    computed = {(schema, table.lower(), c["name"].lower()) for (schema, table), t in script["tables"].items()
+                for c in t["columns"] if c["computed"]}
     live = _map_tables(live, lambda key, t: {**t, "columns": tuple(
-        {**c, "type": None} if ((key[0], key[1].lower()), c["name"].lower()) in _folded(computed) else c
-        for c in t["columns"])})
+        {**c, "type": None} if (key[0], key[1].lower(), c["name"].lower()) in computed else c for c in t["columns"])})
     script = _columns(script, lambda c: {**c, "type": None} if c["computed"] else c)
     if not babelfish:
         return live, script, []
@@ -419,10 +419,6 @@ def compared(live: View, script: View, babelfish: bool) -> tuple[View, View, lis
             applied.append(difference.name)
         script = changed
     return live, script, applied
-
-
-def _folded(keys: set) -> set:
-    return {((schema, table.lower()), column) for (schema, table), column in keys}
 
 
 def check_columns(expression: str, columns: list[str]) -> list[str]:
