@@ -350,9 +350,11 @@ def capture_cmd(
     """Read a live SQL Server's catalog (and Query Store) into a capture folder."""
     from .capture.live import capture_to_folder
 
-    path = capture_to_folder(connection, out, password_env=password_env, prompt=password_prompt,
+    done = capture_to_folder(connection, out, password_env=password_env, prompt=password_prompt,
                              query_store=query_store, days=days, timeout=timeout, progress=_progress(quiet))
-    typer.echo(f"Wrote {path}", err=True)
+    for note in done.notes:
+        typer.echo(note, err=True)
+    typer.echo(f"Wrote {done.path}", err=True)
 
 
 @app.command("capture-script")

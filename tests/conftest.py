@@ -149,3 +149,19 @@ def tidb_parser() -> Iterator[TiDBParser]:
         yield parser
     finally:
         parser.close()
+
+
+@pytest.fixture(scope="session")
+def mssql_corpus(mssql: SqlServer, tmp_path_factory: pytest.TempPathFactory):
+    """Northwind, Chinook and AdventureWorks loaded into the SQL Server endpoint once per run (tests/tds_load.py):
+    {corpus: LoadResult}, each with its database name, what ran, what failed, and the script as executed
+    written beside it (`executed_path`), for the script reader to read."""
+    from tds_load import SCRIPTS, load
+
+    folder = tmp_path_factory.mktemp("tds-corpus")
+    loaded = {}
+    for corpus, script in SCRIPTS.items():
+        result = load(mssql, script, f"tds_{corpus}")
+        result.executed_path = result.write_executed(folder / f"{corpus}.sql")
+        loaded[corpus] = result
+    return loaded

@@ -77,6 +77,18 @@ _MODULE_TYPES: dict[str, tuple[str, str | None, bool]] = {
 }
 
 
+def query_store_absent(server: dict[str, Any]) -> str | None:
+    """Why the server has no Query Store at all (Babelfish, or SQL Server before 2016), else None."""
+    babelfish = as_text(server.get("babelfish_version"))
+    if babelfish:
+        return f"Babelfish {babelfish} has no Query Store"
+    version = as_text(server.get("product_version")) or ""
+    major = version.split(".")[0]
+    if major.isdigit() and 0 < int(major) < 13:
+        return f"Query Store needs SQL Server 2016 or later; this is {version}"
+    return None
+
+
 def looks_like_catalog(head: str) -> bool:
     """The capture document, even with client noise (headers, messages) around it."""
     return bool(_MARK.search(head))
@@ -110,6 +122,8 @@ def data_type(row: dict[str, Any]) -> DataType:
     """A column's (or alias type's) DataType from sys.types names and the column's max_length/precision/scale."""
     type_name = as_text(row.get("type_name")) or "sql_variant"
     base = as_text(row.get("base_type_name"))
+    if type_name == "sysname":  # nvarchar(128) by definition; Babelfish gives it as its own base type
+        return DataType("nvarchar", 128, alias="sys.sysname")
     assembly = bool(as_bool(row.get("is_assembly_type")))
     alias = None
     name = type_name
@@ -151,7 +165,18 @@ class _Mapper:
             self.finding("IN26", Severity.HIGH, "catalog", f"capture lacks the {', '.join(missing)} rowset(s); "
                          "the schema cannot be read from it (was the output cut short?)")
         for name, message in sorted(self.errors.items()):
-            if name not in _QUERY_STORE:
+            if name == "PARTITION_STATS" and "TABLE_ROWS" in rowsets:
+                self.finding("IN22", Severity.LOW, name, "sys.dm_db_partition_stats could not be read on the server, so "
+                             f"table sizes are unknown; row counts come from sys.partitions: {message}")
+            elif name == "COMPUTED_COLUMNS":
+                tables = {r.get("object_id"): f"{r.get('schema_name')}.{r.get('table_name')}" for r in self.rows("TABLES")}
+                computed = sorted(f"{tables.get(r.get('object_id'), r.get('object_id'))}.{r.get('column_name')}"
+                                  for r in self.rows("COLUMNS") if as_bool(r.get("is_computed")))
+                listed = f" ({len(computed)}: {', '.join(computed[:20])}{', ...' if len(computed) > 20 else ''})" if computed else ""
+                self.finding("IN22", Severity.HIGH, name, "catalog rowset COMPUTED_COLUMNS could not be read on the server, "
+                             f"so the computed columns{listed} are read as plain columns without their expressions: "
+                             f"{message}", columns=computed)
+            elif name not in _QUERY_STORE:
                 self.finding("IN22", Severity.HIGH, name, f"catalog rowset {name} could not be read on the server, "
                              f"so that part of the schema is missing: {message}")
 
@@ -220,12 +245,36 @@ def _column(m: _Mapper, row: dict[str, Any], extras: dict[str, dict]) -> Column:
 
 def _identity(row: dict[str, Any]) -> Identity:
     seed, increment = as_int(row.get("seed_value")), as_int(row.get("increment_value"))
+    seed = as_int(row.get("table_seed")) if seed is None else seed
+    increment = as_int(row.get("table_increment")) if increment is None else increment
     return Identity(1 if seed is None else seed, increment or 1, bool(as_bool(row.get("is_not_for_replication"))))
 
 
 def _key_columns(rows: list[dict[str, Any]]) -> tuple[IndexColumn, ...]:
     keyed = sorted((r for r in rows if _order(r, "key_ordinal") > 0), key=lambda r: _order(r, "key_ordinal"))
     return tuple(IndexColumn(str(r["column_name"]), bool(as_bool(r.get("is_descending_key")))) for r in keyed)
+
+
+def _enforcing_index(constraint: dict[str, Any], indexes: dict[int, dict[str, Any]], has_columns: set[int],
+                     is_pk: bool) -> int | None:
+    """The index_id of the index that enforces a PRIMARY KEY or UNIQUE constraint.
+
+    SQL Server gives it as sys.key_constraints.unique_index_id (reference §1.10). A server that
+    numbers the two views differently (Babelfish) is matched by the index's own flag
+    (is_primary_key / is_unique_constraint) and name, which SQL Server gives the constraint's.
+    """
+    flag = "is_primary_key" if is_pk else "is_unique_constraint"
+    iid = _order(constraint, "unique_index_id")
+    if as_bool(indexes[iid].get(flag)) if iid in indexes else iid in has_columns:
+        return iid  # SQL Server: the constraint names its index (also when INDEXES itself was not readable)
+    flagged = {i: row for i, row in indexes.items() if as_bool(row.get(flag))}
+    name = (as_text(constraint.get("constraint_name")) or "").casefold()
+    named = [i for i, row in flagged.items() if (as_text(row.get("index_name")) or "").casefold() == name]
+    if len(named) == 1:
+        return named[0]
+    if is_pk and len(flagged) == 1:
+        return next(iter(flagged))
+    return None
 
 
 def _index(m: _Mapper, row: dict[str, Any], columns: list[dict[str, Any]]) -> Index:
@@ -235,6 +284,9 @@ def _index(m: _Mapper, row: dict[str, Any], columns: list[dict[str, Any]]) -> In
         m.finding("IN24", Severity.LOW, str(row.get("index_name")),
                   f"index type {code} ({row.get('type_desc')}) is not known to this version; read as a rowstore index")
         kind = "rowstore"
+    if any(r.get("column_name") is None for r in columns):
+        # column_id 0: an expression, not a column (Babelfish's full-text index); SQL Server has none
+        raise ValueError("a key column without a name (an expression), which no TiDB index can hold")
     if kind in ("rowstore", "hash"):
         keys = _key_columns(columns)
         include = tuple(str(r["column_name"]) for r in columns if as_bool(r.get("is_included_column")))
@@ -308,6 +360,9 @@ class _Tables:
                 self.extras[kind][key] = as_text(rows[0].get("property_value")) if kind == "description" else rows[0]
         self.index_columns = {k: _sorted(v, "index_column_id") for k, v in
                               _grouped(m, "INDEX_COLUMNS", "object_id", "index_id").items()}
+        self.indexed: dict[int, set[int]] = defaultdict(set)
+        for oid, iid in self.index_columns:
+            self.indexed[oid].add(iid)
         self.indexes = _grouped(m, "INDEXES", "object_id")
         self.keys, self.checks = _grouped(m, "KEY_CONSTRAINTS", "parent_object_id"), _grouped(m, "CHECK_CONSTRAINTS", "parent_object_id")
         self.foreign_keys = _grouped(m, "FOREIGN_KEYS", "parent_object_id")
@@ -337,16 +392,33 @@ class _Tables:
         names = {as_int(c.get("column_id")): str(c["column_name"]) for c in column_rows}
         by_id = {_order(i, "index_id"): i for i in self.indexes.get(oid, [])}
         primary, uniques = None, []
+        table_name = f"{row['schema_name']}.{row['table_name']}"
         for kc in sorted(self.keys.get(oid, []), key=lambda r: str(r.get("constraint_name"))):
-            iid = _order(kc, "unique_index_id")
-            key = Key(_named(kc, "constraint_name"), _key_columns(self.index_columns.get((oid, iid), [])),
-                      clustered=as_int(by_id.get(iid, {}).get("type")) == 1)
-            if (as_text(kc.get("constraint_type")) or "").strip() == "PK":
+            is_pk = (as_text(kc.get("constraint_type")) or "").strip() == "PK"
+            iid = _enforcing_index(kc, by_id, self.indexed.get(oid, set()), is_pk)
+            columns = _key_columns(self.index_columns.get((oid, iid), [])) if iid is not None else ()
+            kind = "primary key" if is_pk else "unique constraint"
+            if not columns:
+                self.m.finding("IN30", Severity.HIGH, table_name,
+                               f"the columns of {kind} {kc.get('constraint_name')} on {table_name} could not be resolved: "
+                               f"no index of the table enforces it (unique_index_id {kc.get('unique_index_id')}), so the "
+                               f"table is read without that {kind}; check it on the server and add it to the DDL by hand",
+                               constraint=as_text(kc.get("constraint_name")))
+                continue
+            key = Key(_named(kc, "constraint_name"), columns, clustered=as_int(by_id.get(iid, {}).get("type")) == 1)
+            if is_pk:
                 primary = key
             else:
                 uniques.append(key)
-        indexes = [_index(self.m, i, self.index_columns.get((oid, iid), [])) for iid, i in sorted(by_id.items())
-                   if not as_bool(i.get("is_primary_key")) and not as_bool(i.get("is_unique_constraint"))]
+        indexes = []
+        for iid, i in sorted(by_id.items()):
+            if as_bool(i.get("is_primary_key")) or as_bool(i.get("is_unique_constraint")):
+                continue
+            try:
+                indexes.append(_index(self.m, i, self.index_columns.get((oid, iid), [])))
+            except (ValueError, KeyError, TypeError) as exc:
+                self.m.finding("IN25", Severity.LOW, f"{table_name}.{i.get('index_name')}",
+                               f"index {i.get('index_name')} of {table_name} left out: {exc}")
         if oid in self.fulltext:
             ft = _sorted([r for r in self.fulltext[oid] if r.get("column_name")], "column_id")
             indexes.append(Index(None, tuple(IndexColumn(str(r["column_name"])) for r in ft), kind="fulltext",
@@ -503,7 +575,12 @@ def _workload(m: _Mapper, data: dict[str, Any], database: str | None) -> Workloa
         except ValueError as exc:
             m.finding("IN25", Severity.LOW, "Query Store", f"Query Store options unreadable ({exc}): {_short(options)}")
     failed = {n: msg for n, msg in m.errors.items() if n in _QUERY_STORE}
-    if failed:
+    absent = query_store_absent(data.get("server") if isinstance(data.get("server"), dict) else {})
+    if failed and absent:
+        m.finding("IN31", Severity.MEDIUM, "Query Store",
+                  f"{absent}, so the capture has the schema and no workload; give the workload as an Extended Events "
+                  "XML export, a Query Store export or a workload spec", rowsets=sorted(failed))
+    elif failed:
         first = next(iter(sorted(failed.items())))
         m.finding("IN21", Severity.MEDIUM, "Query Store",
                   f"Query Store could not be read ({first[1]}); the schema was captured, the workload was not. "

@@ -64,6 +64,8 @@ def window_minutes(days: float) -> int:
     return max(1, round(days * 1440))
 
 
+# BabelfishVersion is NULL on SQL Server (an unknown property) and the version on Babelfish, which
+# reports itself as SQL Server 2014 (12.0) and has no Query Store and few DMVs.
 SERVER_PROPERTIES = CatalogQuery("SERVER_PROPERTIES", """
 SELECT {mark}
        CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128)) AS product_version,
@@ -75,16 +77,20 @@ SELECT {mark}
        DB_NAME() AS [database],
        CAST(DATABASEPROPERTYEX(DB_NAME(), 'Collation') AS nvarchar(128)) AS database_collation,
        CAST(DATABASEPROPERTYEX(DB_NAME(), 'IsParameterizationForced') AS int) AS is_parameterization_forced,
-       d.compatibility_level
+       d.compatibility_level,
+       CAST(SERVERPROPERTY('BabelfishVersion') AS nvarchar(128)) AS babelfish_version
 FROM sys.databases AS d
 WHERE d.database_id = DB_ID()
 """)
 
-# The fixed database-role schemas (db_owner, ...) have ids from 16384 and hold no user objects.
+# The fixed database-role schemas (db_owner, ...) hold no user objects. They are left out by name,
+# not by their ids (16384 and up on SQL Server), because Babelfish numbers every schema above 16384.
 SCHEMAS = CatalogQuery("SCHEMAS", """
 SELECT {mark} s.schema_id, s.name AS schema_name
 FROM sys.schemas AS s
-WHERE s.schema_id < 16384 AND s.name NOT IN (N'sys', N'INFORMATION_SCHEMA', N'guest')
+WHERE s.name NOT IN (N'sys', N'INFORMATION_SCHEMA', N'guest', N'db_owner', N'db_accessadmin', N'db_securityadmin',
+                     N'db_ddladmin', N'db_backupoperator', N'db_datareader', N'db_datawriter', N'db_denydatareader',
+                     N'db_denydatawriter')
 """)
 
 TABLES = CatalogQuery("TABLES", """
@@ -152,12 +158,16 @@ WHERE ty.is_user_defined = 1
 """)
 
 # seed/increment/last_value are sql_variant; decimal(38,0) holds every IDENTITY type (§1.6).
+# IDENT_SEED/IDENT_INCR give the same numbers from the table; the mapper reads them only where
+# the view's own are NULL (Babelfish leaves them NULL for tables outside dbo).
 IDENTITY_COLUMNS = CatalogQuery("IDENTITY_COLUMNS", """
 SELECT {mark} ic.object_id, ic.column_id,
        CONVERT(decimal(38, 0), ic.seed_value) AS seed_value,
        CONVERT(decimal(38, 0), ic.increment_value) AS increment_value,
        CONVERT(decimal(38, 0), ic.last_value) AS last_value,
-       ic.is_not_for_replication
+       ic.is_not_for_replication,
+       CONVERT(decimal(38, 0), IDENT_SEED(QUOTENAME(OBJECT_SCHEMA_NAME(ic.object_id)) + N'.' + QUOTENAME(OBJECT_NAME(ic.object_id)))) AS table_seed,
+       CONVERT(decimal(38, 0), IDENT_INCR(QUOTENAME(OBJECT_SCHEMA_NAME(ic.object_id)) + N'.' + QUOTENAME(OBJECT_NAME(ic.object_id)))) AS table_increment
 FROM sys.identity_columns AS ic
 JOIN sys.tables AS t ON t.object_id = ic.object_id
 WHERE t.is_ms_shipped = 0
@@ -248,10 +258,11 @@ WHERE sq.is_ms_shipped = 0
 """, min_major=11)
 
 # SQL modules, then database DDL triggers (not in sys.objects), then CLR modules (no SQL text).
-# A NULL definition on a SQL module means WITH ENCRYPTION (§1.15).
+# A NULL definition on a SQL module means WITH ENCRYPTION (§1.15). The char(2) type is cast to
+# itself: Babelfish refuses a UNION of char columns and literals without an explicit length.
 MODULES = CatalogQuery("MODULES", """
 SELECT {mark} o.object_id, SCHEMA_NAME(o.schema_id) AS schema_name, o.name AS object_name,
-       o.type, o.type_desc, o.parent_object_id,
+       CAST(o.type AS char(2)) AS type, o.type_desc, o.parent_object_id,
        OBJECT_SCHEMA_NAME(NULLIF(o.parent_object_id, 0)) AS parent_schema,
        OBJECT_NAME(NULLIF(o.parent_object_id, 0)) AS parent_name,
        m.definition, m.uses_ansi_nulls, m.uses_quoted_identifier, m.is_schema_bound,
@@ -260,14 +271,14 @@ FROM sys.sql_modules AS m
 JOIN sys.objects AS o ON o.object_id = m.object_id
 WHERE o.is_ms_shipped = 0 AND o.type IN ('P', 'FN', 'IF', 'TF', 'V', 'TR')
 UNION ALL
-SELECT tr.object_id, NULL, tr.name, 'TR', N'DATABASE_DDL_TRIGGER', 0, NULL, NULL,
+SELECT tr.object_id, NULL, tr.name, CAST('TR' AS char(2)), N'DATABASE_DDL_TRIGGER', 0, NULL, NULL,
        m.definition, m.uses_ansi_nulls, m.uses_quoted_identifier, m.is_schema_bound,
        m.execute_as_principal_id, {uses_native_compilation}
 FROM sys.triggers AS tr
 JOIN sys.sql_modules AS m ON m.object_id = tr.object_id
 WHERE tr.parent_class = 0 AND tr.is_ms_shipped = 0
 UNION ALL
-SELECT o.object_id, SCHEMA_NAME(o.schema_id), o.name, o.type, o.type_desc, o.parent_object_id,
+SELECT o.object_id, SCHEMA_NAME(o.schema_id), o.name, CAST(o.type AS char(2)), o.type_desc, o.parent_object_id,
        OBJECT_SCHEMA_NAME(NULLIF(o.parent_object_id, 0)), OBJECT_NAME(NULLIF(o.parent_object_id, 0)),
        CAST(NULL AS nvarchar(max)), NULL, NULL, NULL, NULL, CAST(0 AS bit)
 FROM sys.objects AS o

@@ -26,7 +26,7 @@ from ..errors import ConnectionFailed, UsageError
 from ..model.workload import format_time, jsonable
 from ..outdir import prepare_output, write_json
 from ..progress import NullProgress, Progress
-from .catalog import CATALOG_FORMAT
+from .catalog import CATALOG_FORMAT, query_store_absent
 from .catalog_sql import QUERY_STORE_OPTIONS, QUERY_STORE_ROWSETS, SCHEMA_QUERIES, SERVER_PROPERTIES
 
 _SERVER_KEYS = ("server", "address", "addr", "data source")
@@ -193,7 +193,10 @@ class Session:
         state, text = _state_and_text(exc, self.conn.password)
         if state in _CONNECTION_LOST:
             return ConnectionFailed(f"lost the connection to SQL Server at {self.conn.host}: {text}")
-        return RowsetError(f"[{state}] {text}" if state else text)
+        # The server's own words: no native error number and ODBC call, no driver and vendor tags.
+        text = re.sub(r"\s*\(\d+\) \(SQL\w+\)$", "", text)
+        text = re.sub(r"^(\[\w+\]\s*)?(\[[^\]]+\])+\s*", "", text) if "][" in text[:120] else text
+        return RowsetError(f"[{state}] {text}" if state and not text.startswith(f"[{state}]") else text)
 
 
 def row_to_json(names: list[str], row: Any) -> dict[str, Any]:
@@ -242,8 +245,9 @@ def collect(
                 doc["rowsets"][query.name] = rows
             task.advance()
         if query_store:
-            if major and major < QUERY_STORE_OPTIONS.min_major:
-                doc["errors"][QUERY_STORE_OPTIONS.name] = f"Query Store needs SQL Server 2016 or later; this is {version}"
+            absent = query_store_absent(server)
+            if absent:
+                doc["errors"][QUERY_STORE_OPTIONS.name] = absent
             else:
                 options = run(QUERY_STORE_OPTIONS)
                 if options is not None:
@@ -257,11 +261,38 @@ def collect(
     return doc
 
 
+def capture_notes(doc: dict[str, Any]) -> list[str]:
+    """One line for each part of the capture the server could not give, to show after the capture."""
+    errors: dict[str, str] = doc.get("errors") or {}
+    absent = query_store_absent(doc.get("server") or {})
+    lines = []
+    if absent and QUERY_STORE_OPTIONS.name in errors:
+        lines.append(f"No workload captured: {absent}; the schema was captured. Give the workload as an Extended "
+                     "Events XML export, a Query Store export or a workload spec.")
+    elif any(name.startswith("QUERY_STORE") for name in errors):
+        first = next(name for name in sorted(errors) if name.startswith("QUERY_STORE"))
+        lines.append(f"No workload captured: Query Store could not be read ({errors[first]}).")
+    for name, message in sorted(errors.items()):
+        if name == "PARTITION_STATS" and "TABLE_ROWS" in (doc.get("rowsets") or {}):
+            lines.append(f"Table sizes not read ({message}); row counts come from sys.partitions.")
+        elif not name.startswith("QUERY_STORE"):
+            lines.append(f"Not read: {name} ({message})")
+    return lines
+
+
+@dataclass(frozen=True)
+class LiveCapture:
+    path: Path
+    """The catalog.json written."""
+    notes: tuple[str, ...]
+    """What the server could not give (capture_notes), one line each."""
+
+
 def capture_to_folder(
     connection: str, out: Path, *, password_env: str, prompt: bool, query_store: bool, days: float,
     timeout: int, progress: Progress | None = None,
-) -> Path:
-    """Capture a live SQL Server into OUT/catalog.json and return that file's path."""
+) -> LiveCapture:
+    """Capture a live SQL Server into OUT/catalog.json; returns its path and what could not be read."""
     if days <= 0:
         raise UsageError(f"--days must be more than 0, got {days:g}")
     conn = resolve_password(parse_connection(connection), password_env=password_env, prompt=prompt)
@@ -281,4 +312,4 @@ def capture_to_folder(
         if not existed and not any(out.iterdir()):
             out.rmdir()  # leave nothing behind for a capture that did not finish
         raise
-    return write_json(out / "catalog.json", doc)
+    return LiveCapture(write_json(out / "catalog.json", doc), tuple(capture_notes(doc)))

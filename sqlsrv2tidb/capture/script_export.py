@@ -7,13 +7,19 @@ It runs the same constants as the live capture (capture/catalog_sql.py), each wr
 - The query text is chosen by the server's major version where columns differ (SQL Server 2016
   is the oldest the script supports: FOR JSON and Query Store start there).
 - TRY/CATCH records a failing rowset (no permission on Query Store, say) under `errors` and the
-  script goes on, as the live capture does.
-- Results collect in one temp table across GO batches; the last batch selects the document.
+  script goes on, as the live capture does. The views a query reads are looked up first, so a view
+  the server lacks (Query Store before 2016, the DMVs Babelfish has not) is recorded the same way.
+- Babelfish reports version 12 (2014) but has FOR JSON: the version check lets it through.
+- Results collect in one temp table across GO batches; the last batch records any rowset that
+  has neither rows nor an error (its batch ended on an error CATCH did not see) and selects the
+  document.
 
 FOR JSON: https://learn.microsoft.com/sql/relational-databases/json/format-query-results-as-json-with-for-json-sql-server
 """
 
 from __future__ import annotations
+
+import re
 
 from .. import __version__
 from .catalog import CATALOG_FORMAT
@@ -62,10 +68,26 @@ def _literal(text: str) -> str:
     return "N'" + text.replace("'", "''") + "'"
 
 
+def _json(query: CatalogQuery, major: int, days: float) -> str:
+    """One rowset as JSON: its query as a derived table, formatted by FOR JSON."""
+    return (f"(SELECT * FROM (\n{query.sql(major, days=days)}\n) AS r "
+            "FOR JSON PATH, INCLUDE_NULL_VALUES)")
+
+
 def _json_sql(query: CatalogQuery, major: int, days: float) -> str:
-    """The dynamic SQL of one rowset: its query as a derived table, formatted by FOR JSON."""
-    return (f"SET @json = (SELECT * FROM (\n{query.sql(major, days=days)}\n) AS r "
-            "FOR JSON PATH, INCLUDE_NULL_VALUES);")
+    """The dynamic SQL of one rowset: a single UPDATE storing its JSON in the temp table.
+
+    One statement, so the query and the store are parsed together: Babelfish parses a batch's
+    statements as it reaches them, and after some catalog functions (those behind
+    sys.identity_columns and SERVERPROPERTY) it fails any later statement naming a #temp table.
+    Server properties and Query Store options are single objects, the rest rowsets.
+    """
+    json = _json(query, major, days)
+    if query is SERVER_PROPERTIES:
+        return f"UPDATE {_MARK} {TEMP} SET server_json = JSON_QUERY({json}, '$[0]');"
+    if query is QUERY_STORE_OPTIONS:
+        return f"UPDATE {_MARK} {TEMP} SET query_store_json = ISNULL(JSON_QUERY({json}, '$[0]'), N'{{}}');"
+    return f"""UPDATE {_MARK} {TEMP} SET rowsets = rowsets + N',"{query.name}":' + ISNULL({json}, N'[]');"""
 
 
 def _choose(query: CatalogQuery, days: float) -> tuple[bool, str]:
@@ -81,25 +103,30 @@ def _choose(query: CatalogQuery, days: float) -> tuple[bool, str]:
     return True, f"SET @sql = CASE{branches}\n    ELSE {_literal(variants[0][1])}\nEND;"
 
 
-def _store(query: CatalogQuery) -> str:
-    """Where a rowset's JSON goes: the server and Query Store options are single objects, the rest rowsets."""
-    if query is SERVER_PROPERTIES:
-        return f"UPDATE {_MARK} {TEMP} SET server_json = JSON_QUERY(@json, '$[0]');"
-    if query is QUERY_STORE_OPTIONS:
-        return f"UPDATE {_MARK} {TEMP} SET query_store_json = ISNULL(JSON_QUERY(@json, '$[0]'), N'{{}}');"
-    return f"""UPDATE {_MARK} {TEMP} SET rowsets = rowsets + N',"{query.name}":' + ISNULL(@json, N'[]');"""
+def _views(query: CatalogQuery) -> list[str]:
+    """The sys.* views a query reads, in the order they first appear."""
+    return list(dict.fromkeys(re.findall(r"\bsys\.\w+", query.template)))
+
+
+def _missing(view: str) -> str:
+    """The dynamic SQL run instead of a query whose view the server lacks: it raises the reason."""
+    return f"RAISERROR({_literal(f'{view} does not exist on this server')}, 16, 1);"
 
 
 def _batch(query: CatalogQuery, days: float) -> str:
     versioned, choose = _choose(query, days)
     declare = f"DECLARE @major int = {_MAJOR};\n" if versioned else ""
+    # A view the server lacks fails the query at compile time, which some servers (Babelfish) do not
+    # hand to CATCH: each view is looked up first, and a missing one makes the dynamic SQL raise
+    # the error instead, so its absence is recorded like any other.
+    lookups = "".join(f"\n    WHEN OBJECT_ID(N'{view}') IS NULL THEN {_literal(_missing(view))}" for view in _views(query))
+    checks = f"SET @sql = CASE{lookups}\n    ELSE @sql\nEND;\n"
     return f"""\
 -- {query.name}
-{declare}DECLARE @sql nvarchar(max), @json nvarchar(max);
+{declare}DECLARE @sql nvarchar(max);
 {choose}
-BEGIN TRY
-    EXEC sys.sp_executesql @sql, N'@json nvarchar(max) OUTPUT', @json = @json OUTPUT;
-    {_store(query)}
+{checks}BEGIN TRY
+    EXEC sys.sp_executesql @sql;
 END TRY
 BEGIN CATCH
     UPDATE {_MARK} {TEMP} SET errors = errors + N',"{query.name}":"' + STRING_ESCAPE(ERROR_MESSAGE(), 'json') + N'"';
@@ -111,7 +138,7 @@ GO
 def _setup() -> str:
     return f"""\
 SET NOCOUNT ON;
-IF {_MAJOR} < {OLDEST_MAJOR}
+IF {_MAJOR} < {OLDEST_MAJOR} AND SERVERPROPERTY('BabelfishVersion') IS NULL
     RAISERROR(N'The sqlsrv2tidb capture-script needs SQL Server 2016 or later; use sqlsrv2tidb capture instead.', 16, 1);
 IF OBJECT_ID(N'tempdb..{TEMP}') IS NOT NULL
     DROP TABLE {TEMP};
@@ -123,9 +150,27 @@ GO
 """
 
 
-def _final(days: float) -> str:
+_NO_ANSWER = ("no answer: the server ended this batch with an error that TRY...CATCH could not catch; "
+              "its message is among those printed beside the document")
+
+
+def _unanswered(query: CatalogQuery) -> str:
+    """Records a rowset whose batch stored neither rows nor an error (an error CATCH never saw)."""
+    if query is SERVER_PROPERTIES:
+        stored = "server_json IS NULL"
+    elif query is QUERY_STORE_OPTIONS:
+        stored = "query_store_json IS NULL"
+    else:
+        stored = f"""CHARINDEX(N',"{query.name}":', rowsets) = 0"""
+    return (f"""UPDATE {_MARK} {TEMP} SET errors = errors + N',"{query.name}":"{_NO_ANSWER}"'\n"""
+            f"""WHERE {stored} AND CHARINDEX(N',"{query.name}":', errors) = 0;\n""")
+
+
+def _final(queries: tuple[CatalogQuery, ...], days: float) -> str:
     head = f'{{"format":"{CATALOG_FORMAT}","generator":"capture-script","tool_version":"{__version__}","days":{days:g}'
     return f"""\
+-- Rowsets whose batch failed before it could record why.
+{"".join(_unanswered(q) for q in queries)}
 -- The document: one row, one column.
 SELECT {_MARK}
     CAST({_literal(head)} AS nvarchar(max))
@@ -148,5 +193,5 @@ def capture_script(days: float) -> str:
         raise UsageError(f"--days must be more than 0, got {days:g}")
     queries = (SERVER_PROPERTIES, *SCHEMA_QUERIES, QUERY_STORE_OPTIONS, *QUERY_STORE_ROWSETS)
     parts = [_HEADER.format(version=__version__, days=f"{days:g}", temp=TEMP),
-             _setup(), *(_batch(q, days) for q in queries), _final(days)]
+             _setup(), *(_batch(q, days) for q in queries), _final(queries, days)]
     return "\n".join(parts)

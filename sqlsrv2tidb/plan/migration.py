@@ -11,10 +11,10 @@ from __future__ import annotations
 
 import re
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..errors import InputError
-from ..model import Capture, Finding, ForeignKey, Severity, Table
+from ..model import Capture, Database, Finding, ForeignKey, Severity, Table
 from ..model.plan import MigrationPlan, TablePlan
 from ..options import Options, Version
 from ..progress import NullProgress, Progress
@@ -38,6 +38,27 @@ _NONDETERMINISTIC = re.compile(
 _ACTIONS = {"cascade": "CASCADE", "set_null": "SET NULL", "no_action": None, "set_default": None}
 
 
+def _without_empty_keys(db: Database, findings: list[Finding]) -> Database:
+    """The schema with every PRIMARY KEY or UNIQUE constraint that has no columns left out, each named
+    in a finding: `PRIMARY KEY ()` is no DDL, and a key dropped without a word would hide it."""
+    tables = []
+    for table in db.tables:
+        keys = [("primary key", table.primary_key)] if table.primary_key is not None else []
+        keys += [("unique constraint", k) for k in table.unique_keys]
+        empty = [(kind, key) for kind, key in keys if not key.columns]
+        for kind, key in empty:
+            findings.append(Finding(
+                rule="IN30", severity=Severity.HIGH, object=table.qualified_name,
+                message=f"{kind} {key.name or '(unnamed)'} of {table.qualified_name} has no columns (they could not be "
+                        f"resolved where the schema was read); the table is planned without it",
+                file=key.source.file or table.source.file, line=key.source.line or table.source.line))
+        if empty:
+            table = replace(table, primary_key=table.primary_key if table.primary_key and table.primary_key.columns else None,
+                            unique_keys=tuple(k for k in table.unique_keys if k.columns))
+        tables.append(table)
+    return replace(db, tables=tuple(tables)) if any(a is not b for a, b in zip(tables, db.tables, strict=True)) else db
+
+
 @dataclass
 class _TableWork:
     table: Table
@@ -50,7 +71,8 @@ class _TableWork:
 
 def build_plan(capture: Capture, options: Options, progress: Progress | None = None) -> MigrationPlan:
     progress = progress or NullProgress()
-    db = capture.database
+    findings: list[Finding] = []
+    db = _without_empty_keys(capture.database, findings)
     config = load_plan_config(options)
     mapper = TypeMapper(options.rules_dir, type_overrides=config.types, column_overrides=config.columns,
                         collation_overrides=config.collations)
@@ -60,7 +82,6 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
     names = NameMap.for_database(db)
     renderer = DdlRenderer(options.templates_dir)
     rates = table_write_rates(capture.workload, db)
-    findings: list[Finding] = []
 
     identity = IdentityPlanner(db, names, config, rates, options.tidb_version, mapper)
     sequences, seq_findings = identity.plan_sequences()

@@ -27,7 +27,7 @@ from ..errors import InputError
 from ..model import DataType
 from ..resources import find_file
 
-TYPE_LOSS_RULES = ("TY01", "TY02", "TY03", "TY04", "TY05", "TY06", "TY07", "TY08", "TY09", "TY10", "TY14")
+TYPE_LOSS_RULES = ("TY01", "TY02", "TY03", "TY04", "TY05", "TY06", "TY07", "TY08", "TY09", "TY10", "TY14", "TY27")
 """The codes the type map may raise; a mapping file naming any other code is rejected."""
 
 MAX_FSP = 6

@@ -294,7 +294,7 @@ def test_sysname_and_a_zero_identity_seed():
     rows["IDENTITY_COLUMNS"][0] = {**rows["IDENTITY_COLUMNS"][0], "seed_value": Decimal("0")}
     customer = read_catalog(live_document(rows), PATH).database.table("Sales", "Customer")
     # sysname is SQL Server's own alias of nvarchar(128): is_user_defined = 0, base type nvarchar.
-    assert customer.column("CreatedBy").type == DataType("nvarchar", 128, alias="sysname")
+    assert customer.column("CreatedBy").type == DataType("nvarchar", 128, alias="sys.sysname")  # as scripts read it
     assert customer.column("CustomerID").identity.seed == 0
 
 
@@ -311,3 +311,104 @@ def test_without_query_store_the_capture_reads_no_workload():
     capture = read_catalog(doc, PATH)
     assert capture.workload.is_empty and capture.workload.notes == ("Query Store was not read (capture --no-query-store)",)
     assert capture.findings == ()
+
+
+def _babelfish_keys(rows: dict[str, list[dict]]) -> dict[str, list[dict]]:
+    """The key constraints as Babelfish reports them: unique_index_id is not the index's index_id."""
+    return {**rows, "KEY_CONSTRAINTS": [{**k, "unique_index_id": 24000 + i}
+                                        for i, k in enumerate(rows["KEY_CONSTRAINTS"])]}
+
+
+def test_key_columns_come_from_the_index_the_constraint_names_or_its_flag_and_name():
+    same = read_catalog(live_document(), PATH).database
+    babelfish = read_catalog(live_document(_babelfish_keys(all_rows())), PATH)
+    for table in same.tables:
+        other = babelfish.database.table(table.schema, table.name)
+        assert (other.primary_key, other.unique_keys) == (table.primary_key, table.unique_keys), table.name
+    assert babelfish.database.table("HR", "Employee").unique_keys[0].column_names == ("Email",)
+    assert not [f for f in babelfish.findings if f.rule == "IN30"]
+
+
+def test_a_key_whose_columns_cannot_be_resolved_is_a_finding_never_an_empty_key():
+    from sqlsrv2tidb import api
+    from sqlsrv2tidb.options import Options
+
+    rows = _babelfish_keys(all_rows())
+    # No index of Sales.Orders carries the primary-key flag: the constraint's columns are unknowable.
+    rows["INDEXES"] = [{**i, "is_primary_key": False} if i["object_id"] == 613577224 else i for i in rows["INDEXES"]]
+    capture = read_catalog(live_document(rows), PATH)
+    orders = capture.database.table("Sales", "Orders")
+    assert orders.primary_key is None
+    unresolved = [f for f in capture.findings if f.rule == "IN30"]
+    assert [(f.object, f.severity.value) for f in unresolved] == [("Sales.Orders", "high")]
+    assert "PK_Orders" in unresolved[0].message and "unique_index_id 24001" in unresolved[0].message
+    plan = api.plan(capture, Options())
+    ddl = next(t.ddl for t in plan.tables if t.name == "Orders")
+    assert "PRIMARY KEY ()" not in ddl and "PRIMARY KEY" not in ddl
+
+
+def test_the_planner_never_writes_a_key_without_columns():
+    from sqlsrv2tidb import api
+    from sqlsrv2tidb.model import Key
+    from sqlsrv2tidb.options import Options
+
+    capture = read_catalog(live_document(), PATH)
+    db = capture.database
+    broken = replace(db, tables=tuple(replace(t, primary_key=Key("PK_Orders", ())) if t.name == "Orders" else t
+                                      for t in db.tables))
+    plan = api.plan(replace(capture, database=broken), Options())
+    assert "PRIMARY KEY ()" not in next(t.ddl for t in plan.tables if t.name == "Orders")
+    assert [f.object for f in plan.findings if f.rule == "IN30"] == ["Sales.Orders"]
+
+
+def test_a_null_identity_seed_is_taken_from_ident_seed():
+    rows = all_rows()
+    # Babelfish leaves seed_value/increment_value NULL for tables outside dbo; IDENT_SEED/INCR answer.
+    rows["IDENTITY_COLUMNS"][1] = {**rows["IDENTITY_COLUMNS"][1], "seed_value": None, "increment_value": None,
+                                   "table_increment": Decimal("5")}
+    order_id = read_catalog(live_document(rows), PATH).database.table("Sales", "Orders").column("OrderID")
+    assert (order_id.identity.seed, order_id.identity.increment) == (1_000_000_000, 5)
+
+
+def test_a_server_without_query_store_says_so_in_one_line_and_one_finding():
+    from sqlsrv2tidb.capture.live import capture_notes
+
+    babelfish = {**fx.SERVER, "product_version": "12.0.2000.8", "babelfish_version": "4.3.0"}
+    by_sql = {q.sql(12): q.name for q in catalog_sql.ALL_QUERIES}
+    asked = []
+
+    def fetch(sql: str) -> list[dict]:
+        asked.append(by_sql[sql])
+        if by_sql[sql] == "PARTITION_STATS":
+            raise RowsetError('[42000] relation "sys.dm_db_partition_stats" does not exist')
+        return [babelfish] if by_sql[sql] == "SERVER_PROPERTIES" else all_rows().get(by_sql[sql], [])
+
+    doc = collect(fetch, "db1", query_store=True, days=7)
+    assert not any(name.startswith("QUERY_STORE") for name in asked)
+    assert doc["errors"]["QUERY_STORE_OPTIONS"] == "Babelfish 4.3.0 has no Query Store"
+    assert capture_notes(doc) == [
+        "No workload captured: Babelfish 4.3.0 has no Query Store; the schema was captured. Give the workload as an "
+        "Extended Events XML export, a Query Store export or a workload spec.",
+        'Table sizes not read ([42000] relation "sys.dm_db_partition_stats" does not exist); row counts come from '
+        "sys.partitions."]
+    capture = read_catalog(doc, PATH)
+    about_the_server = sorted((f.rule, f.severity.value) for f in capture.findings if f.rule in ("IN21", "IN22", "IN31"))
+    assert about_the_server == [("IN22", "low"), ("IN31", "medium")]
+    assert capture.workload.is_empty and capture.database.table("Sales", "Orders").row_count == 1_250_000
+
+
+def test_babelfish_sysname_and_an_index_over_an_expression():
+    rows = all_rows()
+    # Babelfish: sysname is its own base type, 256 bytes; a full-text index is an index on an expression.
+    rows["COLUMNS"].append({**fx.col(581577110, 13, "CreatedBy", "sysname", base="nvarchar", length=128),
+                            "base_type_name": "sysname", "max_length": 256})
+    rows["INDEXES"].append(fx.index(581577110, 9, "ft_indexcustomer", 2, "NONCLUSTERED"))
+    rows["INDEX_COLUMNS"].append({"object_id": 581577110, "index_id": 9, "index_column_id": 1, "column_id": 0,
+                                  "column_name": None, "key_ordinal": 1, "partition_ordinal": 0,
+                                  "is_descending_key": False, "is_included_column": False})
+    capture = read_catalog(live_document(rows), PATH)
+    customer = capture.database.table("Sales", "Customer")
+    assert customer.column("CreatedBy").type == DataType("nvarchar", 128, alias="sys.sysname")
+    assert [i.kind for i in customer.indexes] == ["fulltext"]  # from sys.fulltext_indexes, as before
+    left_out = [f for f in capture.findings if f.rule == "IN25"]
+    assert [f.object for f in left_out] == ["Sales.Customer.ft_indexcustomer"] and "expression" in left_out[0].message

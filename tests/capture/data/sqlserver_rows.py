@@ -163,9 +163,11 @@ def catalog_rows() -> dict[str, list[dict[str, object]]]:
         # The seed is a sql_variant on the server; the query casts it to decimal(38,0).
         "IDENTITY_COLUMNS": [
             {"object_id": c, "column_id": 1, "seed_value": Decimal("1"), "increment_value": Decimal("1"),
-             "last_value": Decimal("20571"), "is_not_for_replication": False},
+             "last_value": Decimal("20571"), "is_not_for_replication": False,
+             "table_seed": Decimal("1"), "table_increment": Decimal("1")},
             {"object_id": o, "column_id": 1, "seed_value": Decimal("1000000000"), "increment_value": Decimal("1"),
-             "last_value": None, "is_not_for_replication": True},
+             "last_value": None, "is_not_for_replication": True,
+             "table_seed": Decimal("1000000000"), "table_increment": Decimal("1")},
         ],
         "COMPUTED_COLUMNS": [
             {"object_id": ol, "column_id": 7, "definition": "([Quantity]*[UnitPrice])", "is_persisted": True},
@@ -347,7 +349,7 @@ def _module(oid: int, schema: str | None, name: str, code: str, desc: str, defin
 SERVER = {
     "product_version": "16.0.4135.4", "product_level": "RTM", "edition": "Developer Edition (64-bit)",
     "engine_edition": 3, "collation": CI, "server_name": "SQLPROD01", "database": "Sales",
-    "database_collation": CI, "is_parameterization_forced": 0, "compatibility_level": 160,
+    "database_collation": CI, "is_parameterization_forced": 0, "compatibility_level": 160, "babelfish_version": None,
 }
 
 QUERY_STORE_OPTIONS = {
