@@ -253,7 +253,9 @@ class TiDB:
             args = [str(self.BINARY), "-store", "unistore", "-path", str(self.basedir / "data"),
                     "-host", self.host, "-P", str(self.port), "-status-host", self.host,
                     "-status", str(self.status_port), "-log-file", str(self.log)]
-            self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(self.basedir / "stderr", "wb"))
+            # In its own folder: tidb-server writes tidb-slow.log into its working directory.
+            self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(self.basedir / "stderr", "wb"),
+                                            cwd=self.basedir)
         _wait("tidb-server", lambda: self.connect().close(), self.process, self.basedir / "stderr",
               120 if self.started_here else 15)
 
