@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +27,7 @@ from ..translate.emit import split_target_sql
 from . import drivers, evidence, resultfile
 from .config import ReplayConfig
 from .engine import live_printer, run_schedule
-from .params import MarkerColumn, marker_columns, plan_parameters
+from .params import MarkerColumn, marker_columns, plan_parameters, serial_span
 from .resultfile import StepResult
 from .safety import check_not_source, check_writes_confirmed
 from .schedule import RateSchedule, Schedule, TimedSchedule
@@ -62,7 +62,7 @@ def replay_command(sources: Sequence[Path | str], out: Path, target: Target, con
 def run_replay(capture: Capture, translation: Translation, target: Target, config: ReplayConfig | None, *,
                out: Path, progress: Progress | None = None) -> ReplayOutcome:
     """Replay the translated workload against TARGET; writes OUT/replay.json and returns its findings."""
-    config = config or ReplayConfig()
+    config = (config or ReplayConfig()).with_seed()
     check_not_source(target, capture.server)
     check_writes_confirmed(target, config)
     selection = select(capture, translation, config)
@@ -71,9 +71,11 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     try:
         server = evidence.detect_server(probe)
         statements, sources = _statements(probe, capture, selection)
+        held = _tables_holding_rows(probe, statements, selection)
         tables = [t for t, _ in evidence.written_tables(
             [(c.query.kind, c.query.target_sql or "", c.rate) for c in selection.chosen])]
-        before = evidence.snapshot(probe, tables) if server.kind == "tidb" else {}
+        shape = evidence.cluster_shape(probe) if server.kind == "tidb" else None
+        before = evidence.snapshot(probe, tables, shape) if server.kind == "tidb" else {}
     except Exception:
         probe.close()
         raise
@@ -83,13 +85,15 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     ceiling: float | None = None
     stopped_by: str | None = None
     mode = "timed" if config.timed else "ramp" if config.ramp else "rate"
+    serial_base = 0
     try:
         for number, schedule in enumerate(_schedules(capture, selection, config)):
             warmup = config.warmup if number == 0 else 0.0
             if not quiet:
                 sys.stderr.write(f"Replaying {schedule.total_qps:.1f} q/s for {schedule.duration:.0f}s "
                                  f"against {target.display}\n")
-            job = Job(target, driver.name, statements, schedule, config.seed)
+            job = Job(target, driver.name, statements, schedule, config.seed, step=number, serial_base=serial_base)
+            serial_base += _serial_span(schedule)
             data = run_schedule(job, config.worker_count, live)
             step = StepResult(schedule.total_qps, warmup, schedule.duration - warmup, data,
                               tuple(c.query.id for c in selection.chosen), tuple(c.rate for c in selection.chosen))
@@ -107,13 +111,18 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     if live is not None and sys.stderr.isatty():
         sys.stderr.write("\n")
     try:
-        after = evidence.snapshot(probe, tables) if server.kind == "tidb" else {}
+        after = evidence.snapshot(probe, tables, shape) if server.kind == "tidb" else {}
     finally:
         probe.close()
     findings = _findings(capture, selection, config, steps, ceiling, mode)
+    findings = [explain_duplicates(f, config, statements, selection, held, steps) for f in findings]
     if server.kind == "tidb":
-        findings += evidence.hotspot_findings(before, after, capture, evidence.distribution_rules())
-        proof: dict[str, Any] = {"tables": tables, "before": before, "after": after}
+        findings += evidence.hotspot_findings(before, after, capture, evidence.distribution_rules(), shape)
+        missing = evidence.not_measured(shape)
+        if missing:
+            findings.append(evidence.limited_note(server, missing))
+        proof: dict[str, Any] = {"tables": tables, "before": before, "after": after, "cluster": shape,
+                                 "not_measured": missing}
     else:
         findings.append(evidence.skipped_note(server))
         proof = {"skipped": findings[-1].message}
@@ -122,6 +131,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
         capture=capture, selection=selection, config=config, steps=steps, chosen=chosen, target=target.display,
         server={"kind": server.kind, "version": server.version}, driver=driver.name, mode=mode, evidence=proof,
         parameters=sources, ceiling=ceiling, stopped_by=stopped_by,
+        why={f.details["code"]: f.details["why"] for f in findings if f.rule == "RP05" and f.details.get("why")},
     )
     path = write_json(Path(out) / "replay.json", doc)
     if stopped_by == "interrupt":
@@ -161,6 +171,68 @@ def _statements(probe: drivers.Connection, capture: Capture,
         out.append(Statement(tq.id, sql, plan, batch))
         described[tq.id] = plan.description or "no parameters"
     return tuple(out), described
+
+
+def _tables_holding_rows(probe: drivers.Connection, statements: tuple[Statement, ...],
+                         selection: Selection) -> dict[str, bool]:
+    """For each table an INSERT class writes: whether it held rows before the run (to explain duplicate keys)."""
+    out: dict[str, bool] = {}
+    for chosen in selection.chosen:
+        if chosen.query.kind != "insert":
+            continue
+        table = evidence.written_table(chosen.query.target_sql or "")
+        if table is None or table in out:
+            continue
+        try:
+            out[table] = bool(probe.fetch(f"SELECT 1 FROM {evidence.quote_table(table)} LIMIT 1"))
+        except Exception:  # noqa: BLE001 - a table the target lacks fails the inserts with its own error
+            continue
+    return out
+
+
+DUPLICATE_KEY = 1062
+
+
+def explain_duplicates(finding: Finding, config: ReplayConfig, statements: tuple[Statement, ...],
+                       selection: Selection, held: dict[str, bool], steps: list[StepResult]) -> Finding:
+    """An RP05 finding for duplicate keys (MySQL error 1062), with why the replay sent keys already there."""
+    if finding.rule != "RP05" or finding.details.get("code") != DUPLICATE_KEY:
+        return finding
+    queries = {s["query"] for s in finding.details.get("samples", [])}
+    reasons = []
+    for statement in statements:
+        if statement.id not in queries:
+            continue
+        chosen = next(c for c in selection.chosen if c.query.id == statement.id)
+        table = evidence.written_table(chosen.query.target_sql or "") or "the table"
+        kinds = {m.kind for m in statement.plan.markers}
+        sequences = [m.generator for m in statement.plan.markers
+                     if m.kind == "generator" and m.generator is not None and m.generator.kind == "sequence"]
+        sent = sum(s.per_class[i].ok + s.per_class[i].errors for s in steps
+                   for i, cid in enumerate(s.classes) if cid == statement.id and i in s.per_class)
+        before = f"{table} held rows before this run"
+        if held.get(table) and "sample" in kinds:
+            why = f"{before}, and the replay sends the captured values again: empty {table} before replaying"
+        elif held.get(table) and sequences:
+            why = (f"{before}, and the sequence generator starts at {sequences[0].start or 1} on every run: empty "
+                   f"{table} before replaying, or start the sequence past its rows")
+        elif held.get(table) and not config.seed_drawn:
+            why = (f"{before}, and --seed {config.seed} draws the same keys as any earlier run with that seed (a seed "
+                   f"repeats its statements): empty {table}, or leave out --seed so that each run draws new keys")
+        elif held.get(table):
+            why = (f"{before}, and keys drawn for this run (seed {config.seed}) met rows already there: widen the "
+                   f"generators' ranges, or empty {table}")
+        elif "sample" in kinds:
+            why = (f"the capture holds {len(statement.plan.samples)} value row(s) for this statement and the replay "
+                   f"sent it {sent} times, so captured values repeat")
+        else:
+            why = (f"{table} was empty, so the keys repeated within this run: the generated values' ranges are too "
+                   f"narrow for {sent} inserts (widen them in the workload spec)")
+        reasons.append(why)
+    if not reasons:
+        return finding
+    return replace(finding, message=f"{finding.message}. Why: {' / '.join(reasons)}",
+                   details={**finding.details, "why": reasons})
 
 
 def _pool(probe: drivers.Connection, col: MarkerColumn) -> tuple[Any, ...]:
@@ -203,6 +275,12 @@ def _schedules(capture: Capture, selection: Selection, config: ReplayConfig) -> 
     return [RateSchedule(total_qps=send_rate(selection, config), duration=length, **common)]
 
 
+def _serial_span(schedule: Schedule) -> int:
+    if isinstance(schedule, RateSchedule):
+        return serial_span(schedule.total_qps, schedule.duration, schedule.shards, schedule.arrival)
+    return (len(schedule.sends) + 1) * schedule.shards
+
+
 def _chosen_step(steps: list[StepResult], ceiling: float | None, mode: str) -> StepResult:
     if mode == "ramp" and ceiling is not None:
         return next(s for s in steps if s.target_qps == ceiling)
@@ -231,7 +309,17 @@ def _findings(capture: Capture, selection: Selection, config: ReplayConfig, step
     p99_text = "no answers" if p99 is None else f"p99 {p99 / 1000:.1f} ms"
     if mode == "ramp":
         wanted = send_rate(selection, config) if selection.rated or config.qps else None
-        if ceiling is None or (wanted and ceiling < wanted):
+        last = steps[-1]
+        if last.shortfall(config.p99_limit_ms) == "errors" and not (last.data.interrupted or last.data.fatal):
+            # The target answered at the step's rate: it was failing statements, not falling behind.
+            findings.append(Finding(
+                rule="RP04", severity=Severity.HIGH, object="replay target",
+                message=f"the ramp stopped at {last.target_qps:g} q/s because {last.total.errors:,} statement(s) "
+                        f"failed (see the MySQL errors), not because the target fell behind: the ceiling was not "
+                        f"measured" + (f"; {ceiling:g} q/s was sustained before" if ceiling is not None else ""),
+                details={"ceiling_qps": ceiling, "needed_qps": wanted, "stopped_by": "errors",
+                         "errors": last.total.errors}))
+        elif ceiling is None or (wanted and ceiling < wanted):
             findings.append(Finding(
                 rule="RP04", severity=Severity.HIGH, object="replay target",
                 message=(f"the target sustained at most {ceiling:g} q/s" if ceiling is not None else
