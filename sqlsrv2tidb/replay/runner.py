@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from ..target import Target
 from ..translate.emit import split_target_sql
 from . import drivers, evidence, resultfile
 from .config import ReplayConfig
+from .duplicates import explain_duplicates, tables_holding_rows
 from .engine import live_printer, run_schedule
 from .params import MarkerColumn, marker_columns, plan_parameters, serial_span
 from .resultfile import StepResult
@@ -71,7 +72,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     try:
         server = evidence.detect_server(probe)
         statements, sources = _statements(probe, capture, selection)
-        held = _tables_holding_rows(probe, statements, selection)
+        held = tables_holding_rows(probe, selection)
         tables = [t for t, _ in evidence.written_tables(
             [(c.query.kind, c.query.target_sql or "", c.rate) for c in selection.chosen])]
         shape = evidence.cluster_shape(probe) if server.kind == "tidb" else None
@@ -171,68 +172,6 @@ def _statements(probe: drivers.Connection, capture: Capture,
         out.append(Statement(tq.id, sql, plan, batch))
         described[tq.id] = plan.description or "no parameters"
     return tuple(out), described
-
-
-def _tables_holding_rows(probe: drivers.Connection, statements: tuple[Statement, ...],
-                         selection: Selection) -> dict[str, bool]:
-    """For each table an INSERT class writes: whether it held rows before the run (to explain duplicate keys)."""
-    out: dict[str, bool] = {}
-    for chosen in selection.chosen:
-        if chosen.query.kind != "insert":
-            continue
-        table = evidence.written_table(chosen.query.target_sql or "")
-        if table is None or table in out:
-            continue
-        try:
-            out[table] = bool(probe.fetch(f"SELECT 1 FROM {evidence.quote_table(table)} LIMIT 1"))
-        except Exception:  # noqa: BLE001 - a table the target lacks fails the inserts with its own error
-            continue
-    return out
-
-
-DUPLICATE_KEY = 1062
-
-
-def explain_duplicates(finding: Finding, config: ReplayConfig, statements: tuple[Statement, ...],
-                       selection: Selection, held: dict[str, bool], steps: list[StepResult]) -> Finding:
-    """An RP05 finding for duplicate keys (MySQL error 1062), with why the replay sent keys already there."""
-    if finding.rule != "RP05" or finding.details.get("code") != DUPLICATE_KEY:
-        return finding
-    queries = {s["query"] for s in finding.details.get("samples", [])}
-    reasons = []
-    for statement in statements:
-        if statement.id not in queries:
-            continue
-        chosen = next(c for c in selection.chosen if c.query.id == statement.id)
-        table = evidence.written_table(chosen.query.target_sql or "") or "the table"
-        kinds = {m.kind for m in statement.plan.markers}
-        sequences = [m.generator for m in statement.plan.markers
-                     if m.kind == "generator" and m.generator is not None and m.generator.kind == "sequence"]
-        sent = sum(s.per_class[i].ok + s.per_class[i].errors for s in steps
-                   for i, cid in enumerate(s.classes) if cid == statement.id and i in s.per_class)
-        before = f"{table} held rows before this run"
-        if held.get(table) and "sample" in kinds:
-            why = f"{before}, and the replay sends the captured values again: empty {table} before replaying"
-        elif held.get(table) and sequences:
-            why = (f"{before}, and the sequence generator starts at {sequences[0].start or 1} on every run: empty "
-                   f"{table} before replaying, or start the sequence past its rows")
-        elif held.get(table) and not config.seed_drawn:
-            why = (f"{before}, and --seed {config.seed} draws the same keys as any earlier run with that seed (a seed "
-                   f"repeats its statements): empty {table}, or leave out --seed so that each run draws new keys")
-        elif held.get(table):
-            why = (f"{before}, and keys drawn for this run (seed {config.seed}) met rows already there: widen the "
-                   f"generators' ranges, or empty {table}")
-        elif "sample" in kinds:
-            why = (f"the capture holds {len(statement.plan.samples)} value row(s) for this statement and the replay "
-                   f"sent it {sent} times, so captured values repeat")
-        else:
-            why = (f"{table} was empty, so the keys repeated within this run: the generated values' ranges are too "
-                   f"narrow for {sent} inserts (widen them in the workload spec)")
-        reasons.append(why)
-    if not reasons:
-        return finding
-    return replace(finding, message=f"{finding.message}. Why: {' / '.join(reasons)}",
-                   details={**finding.details, "why": reasons})
 
 
 def _pool(probe: drivers.Connection, col: MarkerColumn) -> tuple[Any, ...]:
