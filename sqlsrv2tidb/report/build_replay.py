@@ -185,7 +185,11 @@ def _experiment(experiment: dict[str, Any] | None) -> tuple[Evidence | None, str
     designs_key = "variants" if isinstance(experiment.get("variants"), list) else next(
         (k for k, v in experiment.items() if isinstance(v, list) and v and isinstance(v[0], dict)), None)
     designs = [d for d in experiment.get(designs_key) or [] if isinstance(d, dict)] if designs_key else []
-    table = records_table("experiment-designs", designs, ("strategy", "name", "design", "achieved_qps", "target_qps",
+    # TiDB: each design's Region count when its replay started and ended (SHOW TABLE ... REGIONS).
+    designs = [{**{k: v for k, v in d.items() if k != "regions"},
+                **{f"regions_{k}": v for k, v in obj(d.get("regions")).items()}} for d in designs]
+    table = records_table("experiment-designs", designs, ("strategy", "name", "design", "regions_at_start",
+                                                          "regions_at_end", "achieved_qps", "target_qps",
                                                           "ceiling_qps", "p99_ms", "errors", "sustained"))
     facts = list(labels.record_facts(experiment, {"format", designs_key or "", "skipped"}))
     for s in seq(experiment.get("skipped")):

@@ -39,6 +39,7 @@ def test_each_design_is_created_and_measured(target, target_database, tmp_path):
     capture, translation = _case()
     config = ReplayConfig(window="nightly", qps=150, duration=1.0, warmup=0, workers=1, connections=2,
                           allow_writes=True, confirm_database=database)
+    api.run_ddl([EXAMPLE], tmp_path, Options(tikv_nodes=3))  # assessment.json, for the report below
     outcome = run_experiment(capture, translation, parse_target(target.url(database)), "dbo.keywords", config,
                              Options(tikv_nodes=3), out=tmp_path)
     doc = json.loads((tmp_path / "experiment.json").read_text())
@@ -64,6 +65,9 @@ def test_each_design_is_created_and_measured(target, target_database, tmp_path):
         if cluster_shape(target)["pd"] == 0:
             assert any("no PD" in m for m in doc["not_measured"]) and any("1 TiKV store" in m for m in doc["not_measured"])
             assert "not measured on this cluster" in finding.message
+        # The report shows the designs side by side with their Region counts.
+        page = api.render_report(tmp_path).read_text(encoding="utf-8")
+        assert "Regions at the start" in page and "keywords__pre_split" in page
     else:
         assert [v["name"] for v in doc["variants"]] == ["keywords__as_captured"]
         assert set(skipped) == {"key_partition", "pre_split", "auto_random"}
