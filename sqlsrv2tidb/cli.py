@@ -224,7 +224,9 @@ RampOpt = Annotated[str | None, typer.Option("--ramp", help="START:STEP:MAX: rai
 P99Limit = Annotated[float, typer.Option("--p99-limit", help="p99 latency (ms) a ramp step must stay under.")]
 AllowWrites = Annotated[bool, typer.Option("--allow-writes", help="Also send statements that change data.")]
 ConfirmDb = Annotated[str | None, typer.Option("--confirm-database", help="The target database's name, required with --allow-writes.")]
-Seed = Annotated[int, typer.Option("--seed", help="Seed for generated parameter values.")]
+Seed = Annotated[int | None, typer.Option("--seed", help=(
+    "Seed for generated parameter values: the same seed sends the same statements again. Default: a new seed "
+    "each run, written to replay.json, so a rerun does not send the keys of the last one."))]
 Driver = Annotated[str, typer.Option("--driver", help="MySQL driver: auto (mysqlclient if installed, else PyMySQL), pymysql, mysqlclient, asyncmy.")]
 PromptPassword = Annotated[bool, typer.Option("--password-prompt", help="Ask for the target's password.")]
 
@@ -252,7 +254,7 @@ def assess_cmd(
     target: Target = None, window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 60.0,
     warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
-    allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = 1, driver: Driver = "auto",
+    allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
     password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Run every stage and write report.html, assessment.json, ddl/ (and replay.json with --target)."""
@@ -280,7 +282,7 @@ def replay_cmd(
     window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 60.0,
     warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
-    allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = 1, driver: Driver = "auto",
+    allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
     password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Send the captured workload, translated, to a TiDB/MySQL target at the captured rate."""
@@ -303,10 +305,13 @@ def experiment_cmd(
     tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3, config: Config = None,
     window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 30.0, warmup: Warmup = 5.0,
     workers: Workers = None, connections: Connections = 16, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
-    confirm_database: ConfirmDb = None, seed: Seed = 1, driver: Driver = "auto",
+    confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
     password_prompt: PromptPassword = False, quiet: Quiet = False,
 ) -> None:
-    """Create each design of one write-hot table side by side and replay its inserts against each."""
+    """Create each design of one write-hot table side by side on TiDB and replay its inserts against each.
+
+    On MySQL or MariaDB TiDB's table options are comments, so every design would be the same table: the table is measured once, as captured, and the result says so.
+    """
     from . import api
     from .target import parse_target
 

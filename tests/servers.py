@@ -254,7 +254,8 @@ class TiDB:
                     "-host", self.host, "-P", str(self.port), "-status-host", self.host,
                     "-status", str(self.status_port), "-log-file", str(self.log),
                     "-log-slow-query", str(self.basedir / "tidb-slow.log")]
-            self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(self.basedir / "stderr", "wb"))
+            self.process = subprocess.Popen(args, stdout=subprocess.DEVNULL, stderr=open(self.basedir / "stderr", "wb"),
+                                            cwd=self.basedir)
         _wait("tidb-server", lambda: self.connect().close(), self.process, self.basedir / "stderr",
               120 if self.started_here else 15)
 

@@ -2,17 +2,25 @@
 
     01-sequences.sql              CREATE SEQUENCE (tables' defaults need them)
     02-tables.sql                 CREATE TABLE with primary keys and TiDB options, nothing else
-    03-tidb-placement.sql         TiDB-only: merge_option=deny, TiFlash replicas (no comment form exists)
+    03-tidb-placement.sql         TiDB-only: merge_option=deny (no comment form exists)
     04-indexes.sql                secondary and unique indexes, after the data load, with fast DDL on
     05-foreign-keys.sql           foreign keys, once the data and the indexes are in
     06-views.sql                  views translated to TiDB SQL (the rest kept as comments)
     07-modules-not-migrated.sql   procedures, functions, triggers, synonyms as commented source
+    08-tiflash-replicas.sql       only when a table had a columnstore index: TiFlash replicas, which
+                                  need TiFlash servers in the cluster (topology.yaml then lists them)
 
 Seed 004: creating secondary indexes after the load with `tidb_ddl_enable_fast_reorg` (ingest
 mode, v6.3+) and more `tidb_ddl_reorg_worker_cnt` workers is several times faster than loading
 into indexed tables (https://docs.pingcap.com/tidb/stable/system-variables#tidb_ddl_enable_fast_reorg-new-in-v630).
 Settings TiDB needs before a statement are written as `/*T! SET ... */;`, which TiDB runs and
-MySQL/MariaDB skip as an empty statement.
+MySQL/MariaDB skip as an empty statement. A GLOBAL setting a file changes is put back at its end
+to the value the file found (kept in a user variable of the session that applies the file).
+
+`ALTER TABLE ... SET TIFLASH REPLICA n` fails on a cluster with fewer than n TiFlash servers ("the
+tiflash replica count: n should be less than the total tiflash server count: 0"), so those
+statements live in a file of their own that says what it needs, and the plan's settings name it
+(`tiflash`) for the sizing, which then adds TiFlash servers to the topology.
 """
 
 from __future__ import annotations
@@ -36,6 +44,11 @@ from .identity import SequencePlan
 from .views import ViewOutcome
 
 FAST_REORG_SINCE = Version(6, 3)
+REORG_SESSION_SINCE = Version(8, 3)
+"""`tidb_ddl_reorg_worker_cnt` has SESSION scope from v8.3 (pingcap/tidb#55334): a DDL job takes the value of
+the session that starts it, and the GLOBAL value is only the default of new sessions."""
+TIFLASH_FILE = "08-tiflash-replicas.sql"
+TIFLASH_DOC = "https://docs.pingcap.com/tidb/stable/create-tiflash-replicas"
 
 
 @dataclass
@@ -95,10 +108,17 @@ def assemble_files(
         else:
             scatter_global = True
             table_statements.append(renderer.tidb_statement(
+                "/*T! SET @sqlsrv2tidb_tidb_scatter_region = @@GLOBAL.tidb_scatter_region */",
+                ("Remember the cluster's tidb_scatter_region: the end of this file puts it back.",)))
+            table_statements.append(renderer.tidb_statement(
                 "/*T! SET GLOBAL tidb_scatter_region = ON */",
                 (f"Pre-split and partitioned tables ({names}): CREATE TABLE waits until their Regions are scattered",
-                 "over the TiKV nodes (seed 000). A GLOBAL setting before v8.4: 03-tidb-placement.sql turns it off.")))
+                 "over the TiKV nodes (seed 000). A GLOBAL setting before v8.4.")))
     table_statements += [t.create_statement for t in tables]
+    if scatter_global:
+        table_statements.append(renderer.tidb_statement(
+            "/*T! SET GLOBAL tidb_scatter_region = @sqlsrv2tidb_tidb_scatter_region */",
+            ("Put tidb_scatter_region back to the value this file found.",)))
     files.append(_file("02-tables.sql", "Tables with their primary keys and TiDB options",
                        [*common, "Secondary indexes and foreign keys come after the data load (04, 05)."],
                        table_statements, renderer))
@@ -118,15 +138,6 @@ def assemble_files(
                 f"ALTER TABLE {t.target} ATTRIBUTES 'merge_option=deny'",
                 (f"{t.table.qualified_name}: keep PD from merging its empty pre-split Regions (or partitions) back "
                  "(https://docs.pingcap.com/tidb/stable/table-attributes)",)))
-    for t in tables:
-        if t.columnstore and config.tiflash_replicas:
-            placement.append(renderer.tidb_statement(
-                f"ALTER TABLE {t.target} SET TIFLASH REPLICA {config.tiflash_replicas}",
-                (f"{t.table.qualified_name} had a columnstore index: a TiFlash replica serves its analytic scans "
-                 "(https://docs.pingcap.com/tidb/stable/create-tiflash-replicas)",)))
-    if scatter_global:
-        placement.append(renderer.tidb_statement("SET GLOBAL tidb_scatter_region = OFF",
-                                                 ("Undo the setting made at the top of 02-tables.sql.",)))
     files.append(_file("03-tidb-placement.sql", "TiDB-only placement statements", placement_header, placement, renderer))
 
     settings = []
@@ -136,13 +147,29 @@ def assemble_files(
             "/*T! SET SESSION tidb_enable_global_index = ON */",
             (f"Global indexes ({', '.join(global_tables)}) are experimental in TiDB 8.3 and refused unless this switch "
              "is on; from v8.4 they are GA and it is always on (https://docs.pingcap.com/tidb/stable/global-indexes).",)))
+    restore = []
+    globals_set = []
     if options.tidb_version >= FAST_REORG_SINCE:
-        settings.append(renderer.tidb_statement("/*T! SET GLOBAL tidb_ddl_enable_fast_reorg = ON */",
-                                                ("Build indexes in ingest mode (seed 004).",)))
-    settings.append(renderer.tidb_statement(
-        f"/*T! SET GLOBAL tidb_ddl_reorg_worker_cnt = {config.reorg_worker_cnt} */",
-        (f"Backfill with {config.reorg_worker_cnt} workers (TiDB's default is 4); set it back after the migration.",)))
-    index_statements = settings + [s for t in tables for s in t.index_statements]
+        globals_set.append(("tidb_ddl_enable_fast_reorg", "ON", "Build indexes in ingest mode (seed 004)."))
+    workers = f"Backfill with {config.reorg_worker_cnt} workers (TiDB's default is 4)"
+    session_workers = options.tidb_version >= REORG_SESSION_SINCE
+    if not session_workers:
+        globals_set.append(("tidb_ddl_reorg_worker_cnt", str(config.reorg_worker_cnt), workers + "."))
+    for name, value, why in globals_set:
+        saved = f"@sqlsrv2tidb_{name}"
+        settings.append(renderer.tidb_statement(
+            f"/*T! SET {saved} = @@GLOBAL.{name} */",
+            (f"Remember the cluster's {name}: the end of this file puts it back.",)))
+        settings.append(renderer.tidb_statement(f"/*T! SET GLOBAL {name} = {value} */", (why,)))
+        restore.insert(0, renderer.tidb_statement(
+            f"/*T! SET GLOBAL {name} = {saved} */",
+            (f"Put {name} back to the value this file found (if the file stopped early, set it back by hand).",)))
+    if session_workers:
+        settings.append(renderer.tidb_statement(
+            f"/*T! SET SESSION tidb_ddl_reorg_worker_cnt = {config.reorg_worker_cnt} */",
+            (f"{workers} in this session: from v8.3 a DDL job takes the value of the session that",
+             "starts it, and the global value is only the default of new sessions (nothing to put back).")))
+    index_statements = settings + [s for t in tables for s in t.index_statements] + restore
     files.append(_file("04-indexes.sql", "Secondary indexes, after the data load", common, index_statements, renderer))
 
     fk_statements = [s for t in tables for s in foreign_keys.get(id(t.table), ())]
@@ -157,4 +184,32 @@ def assemble_files(
     module_statements = [renderer.source_block(b) for b in modules]
     files.append(_file("07-modules-not-migrated.sql", "Modules TiDB cannot run, kept as source",
                        [*common, "Nothing in this file is executed: every line is a comment."], module_statements, renderer))
+
+    replicas = tiflash_tables(tables, config)
+    if replicas:
+        files.append(_file(TIFLASH_FILE, "TiFlash replicas (needs TiFlash servers)",
+                           [*common, *tiflash_header(len(replicas), config.tiflash_replicas)],
+                           [renderer.tidb_statement(
+                               f"ALTER TABLE {t.target} SET TIFLASH REPLICA {config.tiflash_replicas}",
+                               (f"{t.table.qualified_name} had a columnstore index: a TiFlash replica serves its "
+                                f"analytic scans ({TIFLASH_DOC})",)) for t in replicas], renderer))
     return files
+
+
+def tiflash_tables(tables: list[PlannedTable], config: PlanConfig) -> list[PlannedTable]:
+    """The tables that get a TiFlash replica: those that had a columnstore index (none with `tiflash_replicas: 0`)."""
+    return [t for t in tables if t.columnstore] if config.tiflash_replicas else []
+
+
+def tiflash_header(count: int, replicas: int) -> list[str]:
+    """What the TiFlash file needs, where that comes from, and what TiDB says without it."""
+    refusal = f"the tiflash replica count: {replicas} should be less than the total tiflash server count: 0"
+    return [
+        f"NEEDS TIFLASH: {count} table(s) had a columnstore index; each gets {replicas} TiFlash replica(s), so the",
+        f"cluster needs at least {replicas} TiFlash server(s). Without them TiDB refuses every statement here:",
+        f'  "{refusal}"',
+        "topology.yaml (written by `assess`) lists the tiflash_servers; apply this file once they are up, any",
+        "time after 02-tables.sql (a replica copies the rows already there and follows later writes).",
+        "TiDB ONLY: MySQL and MariaDB have no TiFlash.",
+        "Progress: SELECT * FROM information_schema.tiflash_replica (AVAILABLE = 1 once a replica is ready).",
+    ]

@@ -26,7 +26,7 @@ from .columns import BuiltColumn, ColumnBuilder, shrink_row, unparen
 from .config import PlanConfig, load_plan_config
 from .distribution import DistributionPlanner, TableDesign
 from .expressions import translate_ddl_expression
-from .files import PlannedTable, assemble_files
+from .files import TIFLASH_FILE, PlannedTable, assemble_files, tiflash_tables
 from .identity import IdentityPlanner, SequencePlan
 from .indexes import KeyPlanner, TableKeys
 from .table_rates import table_write_rates
@@ -167,6 +167,12 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
         "unmatched_write_classes": list(rates.unmatched),
         "views": "query translator" if views.translator else "kept as source (query translator not installed)",
     }
+    replicas = tiflash_tables(planned, config)
+    if replicas:
+        # What the sizing reads to put TiFlash servers in the topology (the DDL file needs them).
+        settings["tiflash_replicas"] = config.tiflash_replicas
+        settings["tiflash_tables"] = [t.table.qualified_name for t in replicas]
+        settings["tiflash_file"] = TIFLASH_FILE
     files = assemble_files(planned, [*sequences, *extra_sequences], fk_statements, views, kept_modules(db),
                            renderer, options, config)
     return MigrationPlan(tables=tuple(plans), files=tuple(files), findings=tuple(findings), settings=settings)

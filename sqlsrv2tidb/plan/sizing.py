@@ -17,6 +17,12 @@ verdict: the DDL and the suggested cluster must describe the same cluster before
 
 The machine shape comes from the `deployment:` section of `--config` (`machines`, `cores`,
 `memory_gb`); without it, machines are assumed to have 16 cores and 32 GB, like the guide's.
+
+TiFlash: when the plan gives tables TiFlash replicas (a columnstore index in SQL Server), its
+ddl/08-tiflash-replicas.sql fails on a cluster with fewer TiFlash servers than replicas, so the
+topology gets that many TiFlash servers, each on a machine of its own (TiDB's TiFlash topology
+keeps them apart from TiKV). Their number follows the DDL, not the analytic load, which the
+capture does not measure.
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ HYBRID_DOC = "https://docs.pingcap.com/tidb/stable/three-nodes-hybrid-deployment
 MULTI_INSTANCE_DOC = "https://docs.pingcap.com/tidb/stable/hybrid-deployment-topology"
 TOPOLOGY_DOC = "https://docs.pingcap.com/tidb/stable/tiup-cluster-topology-reference"
 HOTSPOT_DOC = "https://docs.pingcap.com/tidb/stable/troubleshoot-hot-spot-issues"
+TIFLASH_TOPOLOGY_DOC = "https://docs.pingcap.com/tidb/stable/tiflash-deployment-topology"
 
 REFERENCE_CORES = 16
 """The per-node figures below were measured on 16-vCPU machines (c5.4xlarge TiDB, i3.4xlarge TiKV)."""
@@ -184,35 +191,52 @@ def _instances(component: str, count: int, hosts: list[str], base_ports: tuple[i
     return out
 
 
-def _topology(layout: str, machines: int, tidb: int, tikv: int, tuning: list[dict[str, Any]], version: str) -> str:
+def _topology(layout: str, machines: int, tidb: int, tikv: int, tuning: list[dict[str, Any]], version: str,
+              tiflash: int = 0) -> str:
     server_configs: dict[str, Any] = {"tidb": {}, "tikv": {}, "pd": {"replication.location-labels": ["host"]}}
     for s in tuning:
         server_configs[s["component"]][s["key"]] = s["value"]
+    shared = machines - tiflash  # TiFlash machines are counted in `machines` and come last
     if layout == "co-located":
-        hosts = [_host(i) for i in range(machines)]
+        hosts = [_host(i) for i in range(shared)]
         pd_hosts = tidb_hosts = tikv_hosts = hosts
         monitor = hosts[0]
+        tiflash_hosts = [_host(shared + i) for i in range(tiflash)]
     else:
         pd_hosts = [_host(i) for i in range(PD_NODES)]
         tidb_hosts = [_host(PD_NODES + i) for i in range(tidb)]
         tikv_hosts = [_host(PD_NODES + tidb + i) for i in range(tikv)]
         monitor = _host(PD_NODES + tidb + tikv)
+        tiflash_hosts = [_host(PD_NODES + tidb + tikv + 1 + i) for i in range(tiflash)]
     doc = {
         "global": {"user": "tidb", "ssh_port": 22, "deploy_dir": "/tidb-deploy", "data_dir": "/tidb-data"},
         "server_configs": {k: v for k, v in server_configs.items() if v},
         "pd_servers": _instances("pd", min(PD_NODES, len(pd_hosts)) if layout == "co-located" else PD_NODES, pd_hosts, (2379, 2380)),
         "tidb_servers": _instances("tidb", tidb, tidb_hosts, (4000, 10080)),
         "tikv_servers": _instances("tikv", tikv, tikv_hosts, (20160, 20180)),
+    }
+    if tiflash:
+        # ddl/08-tiflash-replicas.sql needs as many TiFlash servers as replicas (TIFLASH_TOPOLOGY_DOC).
+        doc["tiflash_servers"] = [{"host": h} for h in tiflash_hosts]
+    doc.update({
         "monitoring_servers": [{"host": monitor}],
         "grafana_servers": [{"host": monitor}],
         "alertmanager_servers": [{"host": monitor}],
-    }
+    })
     header = (
         "# TiUP topology sketched by sqlsrv2tidb from the captured peak: replace the 10.0.x.x hosts with yours.\n"
         f"# Deploy: tiup cluster deploy <cluster-name> v{version} topology.yaml --user root -p\n"
         f"# Fields: {TOPOLOGY_DOC}\n"
     )
     return header + yaml.safe_dump(doc, sort_keys=False, default_flow_style=False, width=120)
+
+
+def _tiflash(plan: MigrationPlan | None) -> dict[str, Any]:
+    """The TiFlash servers the plan's DDL needs: one per replica it asks for (none without a TiFlash file)."""
+    settings = plan.settings if plan else {}
+    tables = list(settings.get("tiflash_tables") or [])
+    replicas = int(settings.get("tiflash_replicas") or 0) if tables else 0
+    return {"servers": replicas, "replicas": replicas, "tables": tables, "file": settings.get("tiflash_file")}
 
 
 def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> dict[str, Any]:
@@ -229,14 +253,15 @@ def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> di
     tikv = max(tikv_sized, options.tikv_nodes)
     given = machine["machines"]
     notes: list[str] = []
+    tiflash = _tiflash(plan)
     if given is not None and given <= 3:
         layout, machines = "co-located", given
     elif given is None and tidb <= 3 and tikv <= 3:
         layout, machines = "co-located", 3
         notes.append(f"The peak fits on three machines running TiDB, TiKV and PD each; a dedicated layout would need "
-                     f"{PD_NODES + tidb + tikv + 1} machines (set deployment.machines in --config to choose).")
+                     f"{PD_NODES + tidb + tikv + 1 + tiflash['servers']} machines (set deployment.machines in --config to choose).")
     else:
-        layout, machines = "dedicated", PD_NODES + tidb + tikv + 1
+        layout, machines = "dedicated", PD_NODES + tidb + tikv + 1 + tiflash["servers"]
         if given is not None and given < machines:
             notes.append(f"deployment.machines is {given}, but a dedicated layout of this size needs {machines} "
                          "machines (PD may share the monitoring machine; TiDB and TiKV should not share).")
@@ -255,6 +280,13 @@ def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> di
                          "losing one machine loses the cluster. Use this for tests only.")
     else:
         tuning, per_machine = [], 0
+    if tiflash["servers"]:
+        if layout == "co-located":
+            machines += tiflash["servers"]
+        notes.append(f"{len(tiflash['tables'])} table(s) had a columnstore index: {tiflash['file']} gives each "
+                     f"{tiflash['replicas']} TiFlash replica(s), and TiDB refuses it without at least that many TiFlash "
+                     f"servers, so the topology has {tiflash['servers']} TiFlash server(s), each on a machine of its "
+                     "own, apart from TiKV. Size them for the analytic queries, which the capture does not measure.")
     replan = None
     if options.tikv_nodes != tikv:
         # Not a note: the report shows it beside the verdict, with the command that re-plans.
@@ -267,7 +299,9 @@ def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> di
         "method": __doc__.split("\n\n")[1].replace("\n", " ").removeprefix("Method. "),
         "peak": peak,
         "machine": {"cores": cores, "memory_gb": memory, "from_config": machine["given"]},
-        "nodes": {"tidb": tidb, "tikv": tikv, "pd": PD_NODES if layout == "dedicated" else min(PD_NODES, machines),
+        "nodes": {"tidb": tidb, "tikv": tikv,
+                  "pd": PD_NODES if layout == "dedicated" else min(PD_NODES, machines - tiflash["servers"]),
+                  "tiflash": tiflash["servers"],
                   "tidb_sized": tidb_sized, "tikv_sized": tikv_sized, "tikv_option": options.tikv_nodes,
                   "tikv_load_nodes": round(tikv_load, 2)},
         "layout": layout,
@@ -284,7 +318,8 @@ def advise(capture: Capture, plan: MigrationPlan | None, options: Options) -> di
         "hot_tables": hot,
         "colocation": {"applies": layout == "co-located", "tikv_per_machine": per_machine, "settings": tuning,
                        "source": HYBRID_DOC, "memory_source": MULTI_INSTANCE_DOC},
-        "topology_yaml": _topology(layout, machines, tidb, tikv, tuning, version),
+        "tiflash": tiflash,
+        "topology_yaml": _topology(layout, machines, tidb, tikv, tuning, version, tiflash["servers"]),
         "notes": notes,
-        "docs": [HYBRID_DOC, TOPOLOGY_DOC, SYSBENCH_DOC],
+        "docs": [HYBRID_DOC, TOPOLOGY_DOC, SYSBENCH_DOC, *([TIFLASH_TOPOLOGY_DOC] if tiflash["servers"] else [])],
     }

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+import random
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from ..errors import UsageError
@@ -55,8 +56,12 @@ class ReplayConfig:
     """A ramp step counts as sustained only if p99 stays under this."""
     allow_writes: bool = False
     confirm_database: str | None = None
-    seed: int = 1
+    seed: int | None = None
+    """Seed of the generated parameter values: the same seed sends the same statements again. None: a new
+    seed for each run (`with_seed`), written to replay.json, so a rerun does not repeat the last run's keys."""
     driver: str = "auto"
+    seed_drawn: bool = False
+    """The seed was drawn for this run rather than given."""
 
     def __post_init__(self) -> None:
         if self.scale is not None and self.qps is not None:
@@ -77,6 +82,12 @@ class ReplayConfig:
             raise UsageError("--speed must be positive")
         if self.allow_writes and not self.confirm_database:
             raise UsageError("--allow-writes needs --confirm-database NAME naming the target's database")
+
+    def with_seed(self) -> ReplayConfig:
+        """This config with its seed fixed: the given one, or a new one drawn for this run."""
+        if self.seed is not None:
+            return self
+        return replace(self, seed=random.SystemRandom().randrange(1, 2**31), seed_drawn=True)
 
     @property
     def worker_count(self) -> int:

@@ -7,6 +7,12 @@ PD currently considers hot. Replay records both for the most-written tables befo
 run, and turns a concentrated result into a finding that names the distribution rule (DIxx) which
 would have spread the writes. MySQL and MariaDB have no Regions: there the evidence is skipped
 with a note.
+
+What a TiDB can show depends on its cluster, which `information_schema.cluster_info` lists: without
+PD (a single `tidb-server` on unistore) there are no hot Regions to read, and with one TiKV store
+every leader is on that store, so a concentration of writes says nothing about a hotspot. Replay
+then records the Region counts it can read, says in the result what it could not measure and why
+(`not_measured`), and raises no hotspot finding it could not back.
 (https://docs.pingcap.com/tidb/stable/sql-statement-show-table-regions,
  https://docs.pingcap.com/tidb/stable/information-schema-tidb-hot-regions,
  https://docs.pingcap.com/tidb/stable/troubleshoot-hot-spot-issues)
@@ -101,8 +107,25 @@ def summarize_regions(columns: list[str], rows: Any) -> dict[str, Any]:
     return {"regions": len(records), "leaders_by_store": dict(leaders), "written_bytes_by_store": dict(written)}
 
 
-def snapshot(conn: Connection, tables: list[str]) -> dict[str, Any]:
-    """Regions, leader stores and written bytes per table, plus the hot write Regions PD reports."""
+CLUSTER_SQL = "SELECT TYPE, COUNT(*) FROM information_schema.cluster_info GROUP BY TYPE"
+"""The cluster's components by kind (tidb, tikv, pd, tiflash, ...), as TiDB itself lists them."""
+
+
+def cluster_shape(conn: Connection) -> dict[str, int] | None:
+    """How many servers of each kind the TiDB cluster has (None when TiDB cannot say)."""
+    try:
+        rows = conn.fetch(CLUSTER_SQL)
+    except Exception:  # noqa: BLE001 - an older TiDB without the table: nothing is assumed
+        return None
+    shape = {"tidb": 0, "tikv": 0, "pd": 0, "tiflash": 0}
+    for kind, count in rows:
+        shape[str(kind).lower()] = int(count)
+    return shape
+
+
+def snapshot(conn: Connection, tables: list[str], shape: dict[str, int] | None = None) -> dict[str, Any]:
+    """Regions, leader stores and written bytes per table, plus the hot write Regions PD reports (not asked
+    of a cluster without PD)."""
     out: dict[str, Any] = {}
     for table in tables:
         try:
@@ -111,6 +134,8 @@ def snapshot(conn: Connection, tables: list[str]) -> dict[str, Any]:
             out[table] = summarize_regions(names, conn.cursor.fetchall())
         except Exception as exc:  # noqa: BLE001 - evidence is best effort; a failed query is recorded, not fatal
             out[table] = {"error": " ".join(str(exc).split())[:200]}
+            continue
+        if shape is not None and not shape.get("pd"):
             continue
         schema, _, name = table.rpartition(".")
         try:
@@ -123,9 +148,26 @@ def snapshot(conn: Connection, tables: list[str]) -> dict[str, Any]:
     return out
 
 
+def not_measured(shape: dict[str, int] | None) -> list[str]:
+    """What this TiDB cannot show about hotspots, and why, in plain sentences (empty on a full cluster)."""
+    out = []
+    if shape is not None and not shape.get("pd"):
+        out.append("hot Regions and bytes written per Region: both come from PD, and this TiDB has no PD (a single "
+                   "tidb-server, e.g. on unistore), so information_schema.tidb_hot_regions was not read and "
+                   "WRITTEN_BYTES reads 0")
+    if shape is not None and shape.get("tikv", 0) <= 1:
+        out.append(f"write placement: the cluster has {shape.get('tikv', 0)} TiKV store, so every Region's leader "
+                   "is on it and a hotspot on one store cannot show (no RP01 finding is made); the Region counts "
+                   "are TiDB's own and were recorded")
+    return out
+
+
 def hotspot_findings(before: dict[str, Any], after: dict[str, Any], capture: Capture,
-                     rules: dict[str, str] | None = None) -> list[Finding]:
-    """An RP01 finding for each table whose writes during the replay sat on one store."""
+                     rules: dict[str, str] | None = None, shape: dict[str, int] | None = None) -> list[Finding]:
+    """An RP01 finding for each table whose writes during the replay sat on one store (none on a cluster of
+    one TiKV store, where every write does)."""
+    if shape is not None and shape.get("tikv", 0) <= 1:
+        return []
     findings = []
     for table, data in after.items():
         if "regions" not in data:
@@ -181,6 +223,17 @@ def distribution_rules() -> dict[str, str]:
 def _known(capture: Capture, table: str) -> bool:
     schema, _, name = table.rpartition(".")
     return capture.database.table(schema or None, name) is not None or capture.database.table(None, name) is not None
+
+
+def limited_note(server: Server, missing: list[str]) -> Finding:
+    """What a TiDB target could not show, said as such (not as an error)."""
+    return Finding(
+        rule="RP06", severity=Severity.INFO, object="replay target",
+        message=(f"hotspot evidence on {server.kind} {server.version} is partial: Region counts were recorded; "
+                 f"not measured: {'; '.join(missing)}. A cluster with PD and several TiKV stores (tiup playground "
+                 "or a real cluster) shows where the writes go"),
+        details={"not_measured": missing},
+    )
 
 
 def skipped_note(server: Server) -> Finding:

@@ -8,12 +8,19 @@ experiment measures exactly what `sqlsrv2tidb ddl` would create. Variant tables 
 recreated by name; nothing else on the target is touched, and nothing is created without
 `--confirm-database` naming the target's database.
 
-On MySQL and MariaDB TiDB's options are comments (`/*T! ... */`), so there the variants are the
-same table; the result says so. `experiment.json` (format `sqlsrv2tidb.experiment/1`) holds
-`table`, `target`, `server`, `variants` [{`name`, `strategy`, `table`, `ddl`, `achieved_qps`,
-`target_qps`, `p99_ms`, `errors`, `ceiling_qps`, `sustained`, `replay` (its replay.json, relative)}],
-`skipped` [{`strategy`, `reason`}], `best`, and `notes`; each variant's full replay.json is in
-`variants/<name>/`.
+On MySQL and MariaDB TiDB's options are comments (`/*T! ... */`), so there every design would be
+the same table: the experiment measures the table once, as captured, lists the other designs as
+skipped for that reason and says so in its note and finding (run it against TiDB to compare). On
+TiDB each design is its own table with its own Region layout, read with `SHOW TABLE ... REGIONS`
+when the replay starts and ends (`regions`); what the cluster cannot show (hot Regions without PD,
+placement over one TiKV store) is listed under `not_measured`, as the replay says it.
+
+`experiment.json` (format `sqlsrv2tidb.experiment/1`) holds `table`, `target`, `server`, `seed`,
+`variants` [{`name`, `strategy`, `table`, `ddl`, `achieved_qps`, `target_qps`, `p99_ms`, `errors`,
+`ceiling_qps`, `sustained`, `regions` {`at_start`, `at_end`} (TiDB only), `replay` (its
+replay.json, relative)}], `skipped` [{`strategy`, `reason`}], `best`, `notes` and `not_measured`;
+each variant's full replay.json is in `variants/<name>/`. Every design is replayed with the same
+seed, so each table gets the same rows.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from ..errors import InputError, Refused, UsageError
+from ..errors import ConnectionFailed, InputError, Refused, UsageError
 from ..model import Capture, Finding, Severity, Table
 from ..model.translation import Translation
 from ..options import Options
@@ -55,48 +62,71 @@ def run_experiment(capture: Capture, translation: Translation, target: Target, t
     """Create each design of TABLE on TARGET, replay the table's inserts on each, write OUT/experiment.json."""
     check_confirmed(target, config)
     check_not_source(target, capture.server)
+    config = config.with_seed()  # one seed for every design: each table gets the same rows
     found = _find_table(capture, table)
     inserts = [q for q in translation.queries if q.kind == "insert" and q.target_sql and q.status != "unsupported"
                and _names_table(q.target_sql, found.name)]
     if not inserts:
         raise UsageError(f"--table {table}: the workload has no translated INSERT into {found.qualified_name}")
+    server = _server(target, config)
     variants, skipped = [], []
     for strategy in STRATEGIES:
         ddl, reason = _variant_ddl(capture, options, found, strategy)
         if ddl is None:
             skipped.append({"strategy": strategy, "reason": reason})
-            continue
-        variants.append((strategy, f"{found.name}__{VARIANT_NAMES[strategy]}", ddl))
-    server = _create_variants(target, config, variants)
+        elif server.kind != "tidb" and strategy != "none":
+            skipped.append({"strategy": strategy, "reason": f"the same table as as_captured on {server.kind}: "
+                                                            "TiDB's distribution options are comments there"})
+        else:
+            variants.append((strategy, f"{found.name}__{VARIANT_NAMES[strategy]}", ddl))
+    _create_variants(target, config, variants, server)
     results = []
+    not_measured: list[str] = []
     for strategy, name, ddl in variants:
         renamed = Translation(tuple(replace(q, target_sql=rename_table(q.target_sql or "", found.name, name))
                                     for q in inserts))
         folder = out / "variants" / name
-        if not isinstance(progress, NullProgress):
+        if progress is not None and not isinstance(progress, NullProgress):
             sys.stderr.write(f"Design {strategy}: table {name}\n")
         outcome = run_replay(capture, renamed, target, config, out=folder, progress=progress)
         doc = outcome.result
-        results.append({
+        result = {
             "name": name, "strategy": strategy, "table": name, "ddl": ddl,
             "achieved_qps": doc["achieved_qps"], "target_qps": doc["target_qps"], "p99_ms": doc["latency_ms"]["p99"],
             "errors": doc["errors"], "sustained": doc["sustained"],
             "ceiling_qps": (doc["ramp"] or {}).get("ceiling_qps"), "replay": f"variants/{name}/replay.json",
-        })
+        }
+        proof = doc.get("evidence") or {}
+        if server.kind == "tidb":
+            result["regions"] = {"at_start": (proof.get("before") or {}).get(name, {}).get("regions"),
+                                 "at_end": (proof.get("after") or {}).get(name, {}).get("regions")}
+            not_measured = proof.get("not_measured") or []
+        results.append(result)
     best = max(results, key=lambda r: (r["ceiling_qps"] or 0, r["achieved_qps"], -(r["p99_ms"] or 1e9)))
-    notes = [] if server.kind == "tidb" else [
-        f"the target is {server.kind} {server.version}: TiDB's distribution options are comments there, so the "
-        "variants are the same table and differ only on TiDB"]
+    if server.kind == "tidb":
+        notes = []
+        layouts = ", ".join(f"{r['strategy']} {r['regions']['at_start']}" for r in results
+                            if r["regions"]["at_start"] is not None)
+        if layouts:
+            notes.append(f"Regions per design when its replay started (SHOW TABLE ... REGIONS): {layouts}")
+    else:
+        notes = [f"the target is {server.kind} {server.version}: TiDB's distribution options are comments there, so "
+                 "every design would be the same table; it was measured once, as captured. Run the experiment "
+                 "against TiDB to compare the designs"]
     doc = {"format": FORMAT, "table": found.qualified_name, "target": target.display,
-           "server": {"kind": server.kind, "version": server.version}, "variants": results, "skipped": skipped,
-           "best": best["name"], "notes": notes}
+           "server": {"kind": server.kind, "version": server.version}, "seed": config.seed, "variants": results,
+           "skipped": skipped, "best": best["name"], "notes": notes, "not_measured": not_measured}
     path = write_json(out / "experiment.json", doc)
+    if server.kind == "tidb":
+        message = (f"{found.qualified_name}: of {len(results)} designs, {best['strategy']} sustained the most "
+                   f"({best['ceiling_qps'] or best['achieved_qps']:g} q/s, p99 {best['p99_ms']} ms)")
+        if not_measured:
+            message += f"; not measured on this cluster: {'; '.join(not_measured)}"
+    else:
+        message = (f"{found.qualified_name}: {notes[0]} ({best['achieved_qps']:g} q/s, p99 {best['p99_ms']} ms)")
     finding = Finding(
-        rule="RP07", severity=Severity.INFO, object=found.qualified_name,
-        message=f"{found.qualified_name}: of {len(results)} designs, {best['strategy']} sustained the most "
-                f"({best['ceiling_qps'] or best['achieved_qps']:g} q/s, p99 {best['p99_ms']} ms)"
-                + (f"; {notes[0]}" if notes else ""),
-        details={"variants": [{k: r[k] for k in ("strategy", "achieved_qps", "p99_ms", "ceiling_qps")}
+        rule="RP07", severity=Severity.INFO, object=found.qualified_name, message=message,
+        details={"variants": [{k: r.get(k) for k in ("strategy", "achieved_qps", "p99_ms", "ceiling_qps", "regions")}
                               for r in results]})
     return ReplayOutcome([finding], doc, path)
 
@@ -153,11 +183,29 @@ def rename_table(sql: str, old: str, new: str) -> str:
                   count=1)
 
 
-def _create_variants(target: Target, config: ReplayConfig, variants: list[tuple[str, str, str]]) -> evidence.Server:
+def _connect(target: Target, config: ReplayConfig) -> tuple[drivers.Connection, str]:
     driver = drivers.resolve(config.driver).name
-    conn = drivers.connect(target, "pymysql" if driver == "asyncmy" else driver)
+    blocking = "pymysql" if driver == "asyncmy" else driver
     try:
-        server = evidence.detect_server(conn)
+        return drivers.connect(target, blocking), blocking
+    except drivers.driver_errors(blocking) as exc:
+        code, message, _ = drivers.classify(exc)
+        raise ConnectionFailed(f"{target.display}: {message}" + (f" (MySQL error {code})" if code else "")) from None
+
+
+def _server(target: Target, config: ReplayConfig) -> evidence.Server:
+    """What the target is: the designs differ only on TiDB."""
+    conn, _ = _connect(target, config)
+    try:
+        return evidence.detect_server(conn)
+    finally:
+        conn.close()
+
+
+def _create_variants(target: Target, config: ReplayConfig, variants: list[tuple[str, str, str]],
+                     server: evidence.Server) -> None:
+    conn, driver = _connect(target, config)
+    try:
         if server.kind == "tidb":
             _try(conn, SCATTER_SQL)
         for strategy, name, ddl in variants:
@@ -166,13 +214,12 @@ def _create_variants(target: Target, config: ReplayConfig, variants: list[tuple[
                 conn.run(statement.replace("%", "%%"), ())
             if server.kind == "tidb" and strategy == "pre_split":
                 _try(conn, keep_regions_sql(name))
-    except drivers.driver_errors(driver if driver != "asyncmy" else "pymysql") as exc:
+    except drivers.driver_errors(driver) as exc:
         code, message, _ = drivers.classify(exc)
         raise UsageError(f"{target.display}: creating the design variants failed: {message} (MySQL error {code})") \
             from None
     finally:
         conn.close()
-    return server
 
 
 SCATTER_SQL = "SET SESSION tidb_scatter_region = 'TABLE'"

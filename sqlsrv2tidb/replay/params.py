@@ -9,11 +9,16 @@ For each `?` marker of a translated statement the value comes from, in order of 
    WHERE clause and the table has rows (so lookups find rows);
 4. a value of the marker's declared type (the parameter's T-SQL type, else the column's type).
 
-The same seed, shard and class always give the same values, so two runs send identical statements.
+The same seed, step, shard and class always give the same values, so two runs with the same seed
+send identical statements. Each step of a ramp draws from its own stream and numbers its sends
+after the previous steps' (`step`, `serial_base`), so a later step never repeats an earlier step's
+generated keys; a run without `--seed` draws a new seed (see `config.ReplayConfig.seed`), so a rerun
+does not repeat the keys of the last one either.
 """
 
 from __future__ import annotations
 
+import math
 import random
 import re
 import uuid
@@ -163,10 +168,13 @@ def _column_type(database: Database, col: MarkerColumn) -> str | None:
 
 @dataclass
 class ParameterMaker:
-    """Makes the value tuples of one class on one shard; same (seed, shard, class) → same values.
+    """Makes the value tuples of one class on one shard; same (seed, step, shard, class) → same values.
 
     `next` runs once per replayed statement, so each marker's source is turned into a small
     function once, here, rather than dispatched (and its type text parsed) on every call.
+    `step` numbers the schedules of one run (a ramp's steps): each draws from its own random
+    stream, and `serial_base` starts its send numbers (a `sequence` generator's values) past the
+    numbers every earlier step could have used.
     """
 
     plan: ParameterPlan
@@ -174,19 +182,35 @@ class ParameterMaker:
     shard: int
     shards: int
     class_id: str
+    step: int = 0
+    serial_base: int = 0
     rng: random.Random = field(init=False)
     made: int = field(default=0, init=False)
     _makers: tuple[Callable[[tuple[Any, ...], int], Any], ...] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
-        self.rng = random.Random(f"params:{self.seed}:{self.shard}:{self.class_id}")
+        stream = f"{self.seed}:{self.shard}" if self.step == 0 else f"{self.seed}:step{self.step}:{self.shard}"
+        self.rng = random.Random(f"params:{stream}:{self.class_id}")
         self._makers = tuple(_value_maker(source, self.rng) for source in self.plan.markers)
 
     def next(self) -> tuple[Any, ...]:
         row = self.rng.choice(self.plan.samples) if self.plan.samples else ()
-        serial = self.shard + self.made * self.shards
+        serial = self.serial_base + self.shard + self.made * self.shards
         self.made += 1
         return tuple([make(row, serial) for make in self._makers])
+
+
+def serial_span(total_qps: float, duration: float, shards: int, arrival: str) -> int:
+    """Send numbers one schedule may use (a multiple of `shards`): the next step's `serial_base` moves by this.
+
+    A shard's n-th value of a class has number shard + n × shards, and a shard sends at most
+    ⌈sends / shards⌉ statements with uniform arrivals; Poisson arrivals get a margin far beyond
+    their spread (a shard's count has a standard deviation of √mean).
+    """
+    per_shard = total_qps * duration / shards
+    if arrival != "uniform":
+        per_shard += 10 * math.sqrt(per_shard) + 100
+    return (math.ceil(per_shard) + 1) * shards
 
 
 def _value_maker(source: ValueSource, rng: random.Random) -> Callable[[tuple[Any, ...], int], Any]:

@@ -5,7 +5,8 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
 - `format`, `tool_version`, `started_at` (UTC ISO), `target` (`mysql://user@host:port/db`, never a
   password), `server` {`kind`: tidb|mariadb|mysql, `version`}, `driver`, `workers`, `connections`;
 - `config`: the options as given (`window`, `scale`, `qps`, `duration`, `warmup`, `arrival`,
-  `timed`, `speed`, `ramp`, `p99_limit_ms`, `allow_writes`, `confirm_database`, `seed`);
+  `timed`, `speed`, `ramp`, `p99_limit_ms`, `allow_writes`, `confirm_database`, `seed`, and
+  `seed_drawn`: true when no `--seed` was given and the run drew its own, which `--seed` repeats);
 - `mode`: `rate`, `timed` or `ramp`; `window` {`name`, `start`, `end`, `seconds`} or null;
   `scale`: the factor applied to the captured rate (the effective one when `--qps` was given);
   `captured_qps`: the chosen classes' captured rate in the window;
@@ -26,12 +27,17 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
 - `timeline`: one entry per second since the start (`second`, `step` for a ramp, `warmup`), with
   `sent`, `completed`, `errors`, `p50_ms`, `p99_ms`, `max_lag_ms` and `per_query`
   {id: {`sent`, `completed`, `errors`, `p99_ms`}};
-- `error_codes`: [{`code`, `count`, `samples`: [{`query`, `message`}]}], most frequent first;
+- `error_codes`: [{`code`, `count`, `samples`: [{`query`, `message`}], and for duplicate keys (1062)
+  `why`: the cause in words, e.g. a `--seed` that repeats an earlier run's keys}], most frequent first;
 - `skipped`: [{`id`, `fingerprint`, `kind`, `status`, `reason`}] for classes not sent;
-- `ramp`: null, or {`steps`: [{`target_qps`, `achieved_qps`, `p99_ms`, `errors`, `sustained`}],
-  `ceiling_qps` (highest target rate sustained, null if none), `p99_limit_ms`}; the top-level
-  figures then describe the ceiling step (or the first step when none was sustained);
-- `evidence`: {`skipped`: reason} on MySQL/MariaDB, else {`tables`: [...], `before`, `after`};
+- `ramp`: null, or {`steps`: [{`target_qps`, `achieved_qps`, `p99_ms`, `errors`, `sustained`,
+  `shortfall`: null, `rate`, `p99` or `errors`}], `ceiling_qps` (highest target rate sustained, null
+  if none), `stopped_by` (the last step's shortfall: `errors` means the target kept up but statements
+  failed, so the ceiling was not measured; null when the ramp reached MAX), `p99_limit_ms`}; the
+  top-level figures then describe the ceiling step (or the first step when none was sustained);
+- `evidence`: {`skipped`: reason} on MySQL/MariaDB, else {`tables`: [...], `before`, `after`, `cluster`
+  (servers by kind, from information_schema.cluster_info), `not_measured` (what this cluster cannot show,
+  e.g. hot Regions without PD, placement over stores with one TiKV store: sentences, not errors)};
 - `interrupted`, `stopped_by` (null, `interrupt` or the fatal error), `notes`.
 """
 
@@ -88,6 +94,16 @@ class StepResult:
         return (self.achieved_qps >= SUSTAINED_SHARE * self.target_qps and p99 is not None
                 and p99 / 1000 < p99_limit_ms)
 
+    def shortfall(self, p99_limit_ms: float) -> str | None:
+        """Why the step was not sustained: `errors` (the target answered at the rate, but statements failed),
+        `p99` (answers came late) or `rate` (the target answered too few); None when it was sustained."""
+        if self.sustained(p99_limit_ms):
+            return None
+        answered = (self.total.ok + self.total.errors) / self.measured if self.measured > 0 else 0.0
+        if self.total.errors and answered >= SUSTAINED_SHARE * self.target_qps:
+            return "errors"
+        return "rate" if self.achieved_qps < SUSTAINED_SHARE * self.target_qps else "p99"
+
 
 def _copy(cell: ClassSecond) -> ClassSecond:
     return ClassSecond().merge(cell)
@@ -97,12 +113,16 @@ def build(
     *, capture: Capture, selection: Selection, config: ReplayConfig, steps: list[StepResult], chosen: StepResult,
     target: str, server: dict[str, Any], driver: str, mode: str, evidence: dict[str, Any],
     parameters: dict[str, str], ceiling: float | None, stopped_by: str | None,
+    why: dict[int, list[str]] | None = None,
 ) -> dict[str, Any]:
-    """The whole replay.json document."""
+    """The whole replay.json document; `why` explains error codes (duplicate keys) in words."""
     data = chosen.data
     window = selection.window
     share = {cid: w / sum(chosen.weights) for cid, w in zip(chosen.classes, chosen.weights, strict=True)}
     errors = error_codes([s.data for s in steps])
+    for entry in errors:
+        if (why or {}).get(entry["code"]):
+            entry["why"] = why[entry["code"]]
     captured = captured_durations(capture.workload, window)
     return {
         "format": FORMAT,
@@ -141,8 +161,10 @@ def build(
         "ramp": None if mode != "ramp" else {
             "steps": [{"target_qps": round(s.target_qps, 3), "achieved_qps": round(s.achieved_qps, 3),
                        "p99_ms": s.total.latency.summary_ms()["p99"], "errors": s.total.errors,
-                       "sustained": s.sustained(config.p99_limit_ms)} for s in steps],
+                       "sustained": s.sustained(config.p99_limit_ms),
+                       "shortfall": s.shortfall(config.p99_limit_ms)} for s in steps],
             "ceiling_qps": ceiling,
+            "stopped_by": steps[-1].shortfall(config.p99_limit_ms) if steps else None,
             "p99_limit_ms": config.p99_limit_ms,
         },
         "evidence": evidence,
@@ -167,7 +189,8 @@ def _config(config: ReplayConfig) -> dict[str, Any]:
         "arrival": config.arrival, "timed": config.timed, "speed": config.speed,
         "ramp": None if config.ramp is None else f"{config.ramp.start:g}:{config.ramp.step:g}:{config.ramp.maximum:g}",
         "p99_limit_ms": config.p99_limit_ms, "allow_writes": config.allow_writes,
-        "confirm_database": config.confirm_database, "seed": config.seed, "driver": config.driver,
+        "confirm_database": config.confirm_database, "seed": config.seed, "seed_drawn": config.seed_drawn,
+        "driver": config.driver,
     }
 
 

@@ -27,8 +27,9 @@ from ..target import Target
 from ..translate.emit import split_target_sql
 from . import drivers, evidence, resultfile
 from .config import ReplayConfig
+from .duplicates import explain_duplicates, tables_holding_rows
 from .engine import live_printer, run_schedule
-from .params import MarkerColumn, marker_columns, plan_parameters
+from .params import MarkerColumn, marker_columns, plan_parameters, serial_span
 from .resultfile import StepResult
 from .safety import check_not_source, check_writes_confirmed
 from .schedule import RateSchedule, Schedule, TimedSchedule
@@ -51,7 +52,7 @@ class ReplayOutcome:
 def run_replay(capture: Capture, translation: Translation, target: Target, config: ReplayConfig | None, *,
                out: Path, progress: Progress | None = None) -> ReplayOutcome:
     """Replay the translated workload against TARGET; writes OUT/replay.json and returns its findings."""
-    config = config or ReplayConfig()
+    config = (config or ReplayConfig()).with_seed()
     check_not_source(target, capture.server)
     check_writes_confirmed(target, config)
     selection = select(capture, translation, config)
@@ -60,9 +61,11 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     try:
         server = evidence.detect_server(probe)
         statements, sources = _statements(probe, capture, selection)
+        held = tables_holding_rows(probe, selection)
         tables = [t for t, _ in evidence.written_tables(
             [(c.query.kind, c.query.target_sql or "", c.rate) for c in selection.chosen])]
-        before = evidence.snapshot(probe, tables) if server.kind == "tidb" else {}
+        shape = evidence.cluster_shape(probe) if server.kind == "tidb" else None
+        before = evidence.snapshot(probe, tables, shape) if server.kind == "tidb" else {}
     except Exception:
         probe.close()
         raise
@@ -72,13 +75,15 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     ceiling: float | None = None
     stopped_by: str | None = None
     mode = "timed" if config.timed else "ramp" if config.ramp else "rate"
+    serial_base = 0
     try:
         for number, schedule in enumerate(_schedules(capture, selection, config)):
             warmup = config.warmup if number == 0 else 0.0
             if not quiet:
                 sys.stderr.write(f"Replaying {schedule.total_qps:.1f} q/s for {schedule.duration:.0f}s "
                                  f"against {target.display}\n")
-            job = Job(target, driver.name, statements, schedule, config.seed)
+            job = Job(target, driver.name, statements, schedule, config.seed, step=number, serial_base=serial_base)
+            serial_base += _serial_span(schedule)
             data = run_schedule(job, config.worker_count, live)
             step = StepResult(schedule.total_qps, warmup, schedule.duration - warmup, data,
                               tuple(c.query.id for c in selection.chosen), tuple(c.rate for c in selection.chosen))
@@ -96,13 +101,18 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     if live is not None and sys.stderr.isatty():
         sys.stderr.write("\n")
     try:
-        after = evidence.snapshot(probe, tables) if server.kind == "tidb" else {}
+        after = evidence.snapshot(probe, tables, shape) if server.kind == "tidb" else {}
     finally:
         probe.close()
     findings = _findings(capture, selection, config, steps, ceiling, mode)
+    findings = [explain_duplicates(f, config, statements, selection, held, steps) for f in findings]
     if server.kind == "tidb":
-        findings += evidence.hotspot_findings(before, after, capture, evidence.distribution_rules())
-        proof: dict[str, Any] = {"tables": tables, "before": before, "after": after}
+        findings += evidence.hotspot_findings(before, after, capture, evidence.distribution_rules(), shape)
+        missing = evidence.not_measured(shape)
+        if missing:
+            findings.append(evidence.limited_note(server, missing))
+        proof: dict[str, Any] = {"tables": tables, "before": before, "after": after, "cluster": shape,
+                                 "not_measured": missing}
     else:
         findings.append(evidence.skipped_note(server))
         proof = {"skipped": findings[-1].message}
@@ -111,6 +121,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
         capture=capture, selection=selection, config=config, steps=steps, chosen=chosen, target=target.display,
         server={"kind": server.kind, "version": server.version}, driver=driver.name, mode=mode, evidence=proof,
         parameters=sources, ceiling=ceiling, stopped_by=stopped_by,
+        why={f.details["code"]: f.details["why"] for f in findings if f.rule == "RP05" and f.details.get("why")},
     )
     path = write_json(Path(out) / "replay.json", doc)
     if stopped_by == "interrupt":
@@ -192,6 +203,12 @@ def _schedules(capture: Capture, selection: Selection, config: ReplayConfig) -> 
     return [RateSchedule(total_qps=send_rate(selection, config), duration=length, **common)]
 
 
+def _serial_span(schedule: Schedule) -> int:
+    if isinstance(schedule, RateSchedule):
+        return serial_span(schedule.total_qps, schedule.duration, schedule.shards, schedule.arrival)
+    return (len(schedule.sends) + 1) * schedule.shards
+
+
 def _chosen_step(steps: list[StepResult], ceiling: float | None, mode: str) -> StepResult:
     if mode == "ramp" and ceiling is not None:
         return next(s for s in steps if s.target_qps == ceiling)
@@ -220,7 +237,17 @@ def _findings(capture: Capture, selection: Selection, config: ReplayConfig, step
     p99_text = "no answers" if p99 is None else f"p99 {p99 / 1000:.1f} ms"
     if mode == "ramp":
         wanted = send_rate(selection, config) if selection.rated or config.qps else None
-        if ceiling is None or (wanted and ceiling < wanted):
+        last = steps[-1]
+        if last.shortfall(config.p99_limit_ms) == "errors" and not (last.data.interrupted or last.data.fatal):
+            # The target answered at the step's rate: it was failing statements, not falling behind.
+            findings.append(Finding(
+                rule="RP04", severity=Severity.HIGH, object="replay target",
+                message=f"the ramp stopped at {last.target_qps:g} q/s because {last.total.errors:,} statement(s) "
+                        f"failed (see the MySQL errors), not because the target fell behind: the ceiling was not "
+                        f"measured" + (f"; {ceiling:g} q/s was sustained before" if ceiling is not None else ""),
+                details={"ceiling_qps": ceiling, "needed_qps": wanted, "stopped_by": "errors",
+                         "errors": last.total.errors}))
+        elif ceiling is None or (wanted and ceiling < wanted):
             findings.append(Finding(
                 rule="RP04", severity=Severity.HIGH, object="replay target",
                 message=(f"the target sustained at most {ceiling:g} q/s" if ceiling is not None else

@@ -76,6 +76,10 @@ class Job:
     schedule: Schedule
     seed: int
     connect_timeout: float = 5.0
+    step: int = 0
+    """Which schedule of the run this is (a ramp's step): generated values differ from step to step."""
+    serial_base: int = 0
+    """Send numbers the earlier steps may have used (see `params.serial_span`)."""
 
 
 @dataclass
@@ -156,7 +160,8 @@ class _Sender:
         maker = self.makers.get(cls)
         if maker is None:
             maker = self.makers[cls] = ParameterMaker(statement.plan, self.job.seed, self.shard,
-                                                      self.job.schedule.shards, statement.id)
+                                                      self.job.schedule.shards, statement.id, self.job.step,
+                                                      self.job.serial_base)
         return maker.next()
 
     def failed(self, cls: int, exc: BaseException) -> str:

@@ -107,6 +107,8 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
     nodes = obj(deployment.get("nodes"))
     if nodes:
         cluster = f"{nodes.get('tidb', '?')} TiDB, {nodes.get('tikv', '?')} TiKV, {nodes.get('pd', '?')} PD"
+        if nodes.get("tiflash"):
+            cluster += f", {nodes['tiflash']} TiFlash"
         facts.append(Fact("Suggested cluster", cluster + (f" (the DDL was planned for {replan.planned} TiKV)" if replan else "")))
     facts.append(Fact("Target TiDB version", str(obj(doc.get("options")).get("tidb_version") or "—")))
     blocking = tuple(r.text for r in verdict.reasons if r.level == NOT_READY and not r.findings)
@@ -130,7 +132,11 @@ def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
         ))
     settings = doc.get("plan_settings") if isinstance(doc.get("plan_settings"), dict) else {}
     applied = [(name, m[1], m[2].strip().strip("'\"")) for name, text in inputs.ddl for m in _SET_TIDB.finditer(text)]
-    fast = tuple(Fact(f"{var} = {value}", f"set by {name}") for name, var, value in applied)
+    # `SET GLOBAL x = @saved` at the end of a file puts back the value the file found.
+    restored = {(name, var) for name, var, value in applied if value.startswith("@")}
+    fast = tuple(Fact(f"{var} = {value}", f"set by {name}" + (", which puts back the value it found at its end"
+                                                                if (name, var) in restored else ""))
+                 for name, var, value in applied if not value.startswith("@"))
     if not fast:
         fast = tuple(Fact(k, v) for k, v in FAST_DDL_DEFAULTS.items())
     return PlanSection(tuple(files), fast, FAST_DDL_DOCS, record_facts(dict(sorted(settings.items()))))

@@ -42,6 +42,14 @@ def build_deployment(advice: Any) -> DeploymentSection | None:
                 f"the DDL was planned for {fmt.scalar(nodes.get('tikv_option'))}"),
         NodeRow("PD", fmt.scalar(nodes.get("pd")), "shared" if shared else "small (4 cores, 8 GB)", "three for a Raft quorum"),
     )
+    tiflash = obj(advice.get("tiflash"))
+    if nodes.get("tiflash"):
+        tables = [str(t) for t in seq(tiflash.get("tables"))]
+        rows += (NodeRow("TiFlash", fmt.scalar(nodes.get("tiflash")), "own machine",
+                         f"{tiflash.get('file') or 'the TiFlash DDL file'} gives {len(tables)} table(s) "
+                         f"{fmt.scalar(tiflash.get('replicas'))} TiFlash replica(s) each (they had a columnstore index: "
+                         f"{', '.join(tables[:5])}{', …' if len(tables) > 5 else ''}); TiDB refuses it with fewer "
+                         "TiFlash servers"),)
     facts = [
         Fact("Layout", f"{layout}, {fmt.scalar(advice.get('machines'))} machines" + (f" of {spec}" if shared else "")),
         Fact("Peak window", f"{peak.get('window') or 'whole capture'}: {fmt.qps(peak.get('qps'))} queries per second"),

@@ -92,6 +92,9 @@ def _error_rows(replay: dict[str, Any]) -> tuple[Fact, ...]:
         text = f"{item.get('code', '?')}: {sample.get('message', '')}".rstrip(": ")
         if sample.get("query"):
             text += f" (query {sample['query']})"
+        why = [str(w) for w in seq(item.get("why"))]
+        if why:
+            text += f". Why: {' / '.join(why)}"
         out.append(Fact(text, fmt.scalar(item.get("count"))))
     return tuple(out[:50])
 
@@ -102,8 +105,13 @@ def _ramp(replay: dict[str, Any]) -> tuple[tuple[Fact, ...], GenericTable | None
         return (), None, None
     steps = [s for s in seq(raw.get("steps")) if isinstance(s, dict)]
     ceiling = _num(raw.get("ceiling_qps"))
+    by_errors = raw.get("stopped_by") == "errors"
     facts = [Fact("ceiling", f"{fmt.qps(ceiling)} queries per second" if ceiling is not None else
+                  "not measured: the first step's statements failed" if by_errors else
                   "none: not even the first step was sustained")]
+    if by_errors:
+        facts.append(Fact("stopped by", "errors: the target answered at the last step's rate, but statements failed "
+                                        "(see the errors below), so the ceiling was not measured"))
     captured = _num(replay.get("captured_qps"))
     if captured is not None:
         facts.append(Fact("captured rate of the window", f"{fmt.qps(captured)} queries per second"))
@@ -145,7 +153,11 @@ def _evidence(replay: dict[str, Any]) -> tuple[Evidence, ...]:
             "error": a.get("error") or a.get("hot_regions_error"),
         })
     table = records_table("evidence", rows, ("table", "regions_before", "regions_after", "busiest_store", "share_on_busiest_store"))
-    return (Evidence("Regions and write placement of the most-written tables", table=table),) if table else ()
+    missing = [str(m) for m in seq(raw.get("not_measured"))]
+    note = ("What this target cannot show: " + "; ".join(missing) + ".") if missing else ""
+    if not table:
+        return (Evidence("", note=note),) if note else ()
+    return (Evidence("Regions and write placement of the most-written tables", table=table, note=note),)
 
 
 def _per_second(replay: dict[str, Any]) -> list[dict[str, Any]]:
@@ -173,7 +185,11 @@ def _experiment(experiment: dict[str, Any] | None) -> tuple[Evidence | None, str
     designs_key = "variants" if isinstance(experiment.get("variants"), list) else next(
         (k for k, v in experiment.items() if isinstance(v, list) and v and isinstance(v[0], dict)), None)
     designs = [d for d in experiment.get(designs_key) or [] if isinstance(d, dict)] if designs_key else []
-    table = records_table("experiment-designs", designs, ("strategy", "name", "design", "achieved_qps", "target_qps",
+    # TiDB: each design's Region count when its replay started and ended (SHOW TABLE ... REGIONS).
+    designs = [{**{k: v for k, v in d.items() if k != "regions"},
+                **{f"regions_{k}": v for k, v in obj(d.get("regions")).items()}} for d in designs]
+    table = records_table("experiment-designs", designs, ("strategy", "name", "design", "regions_at_start",
+                                                          "regions_at_end", "achieved_qps", "target_qps",
                                                           "ceiling_qps", "p99_ms", "errors", "sustained"))
     facts = list(labels.record_facts(experiment, {"format", designs_key or "", "skipped"}))
     for s in seq(experiment.get("skipped")):

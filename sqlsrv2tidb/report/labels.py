@@ -77,6 +77,10 @@ FIELDS: dict[str, Field] = {
     "max_hot_degree": Field("Hot degree"),
     # experiment
     "design": Field("Design", "strategy"),
+    "regions_at_start": Field("Regions at the start"),
+    "regions_at_end": Field("Regions at the end"),
+    "not_measured": Field("Not measured on this target"),
+    "shortfall": Field("Short because of"),
     "ddl": Field("DDL"),
     "replay": Field("Replay file"),
     "best": Field("Best design"),

@@ -195,7 +195,8 @@ def columnstore_indexes(ctx: RuleContext) -> Iterator[Hit]:
         yield Hit(
             object=_name(index, table),
             message=f"{how} on {table.qualified_name}: use a TiFlash replica for TiDB's column store "
-                    f"(ALTER TABLE ... SET TIFLASH REPLICA 1)",
+                    f"(ALTER TABLE ... SET TIFLASH REPLICA n, in ddl/08-tiflash-replicas.sql, which needs TiFlash "
+                    f"servers: the topology lists them)",
             source=index.source,
             details={"table": table.qualified_name, "clustered": index.clustered,
                      "columns": [c.name for c in index.columns]},

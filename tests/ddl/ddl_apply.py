@@ -10,14 +10,21 @@ from sqlsrv2tidb.model.plan import MigrationPlan
 from sqlsrv2tidb.translate.ddl import is_comment_only, split_statements
 
 TIDB_ONLY = "03-tidb-placement.sql"
-"""ALTER TABLE ... ATTRIBUTES and SET TIFLASH REPLICA have no MySQL form: never applied to MariaDB."""
+"""ALTER TABLE ... ATTRIBUTES has no MySQL form: never applied to MariaDB."""
+TIFLASH = "08-tiflash-replicas.sql"
+"""SET TIFLASH REPLICA: TiDB only, and only on a cluster with TiFlash servers (the test TiDB has none)."""
+TIFLASH_REFUSED = "the tiflash replica count: {n} should be less than the total tiflash server count: 0"
+"""What TiDB answers to `ALTER TABLE ... SET TIFLASH REPLICA n` on a cluster without TiFlash (error 1105)."""
 
 
-def statements(plan: MigrationPlan, *, tidb_only: bool = True) -> list[tuple[str, str]]:
-    """(file name, statement) for every executable statement, in apply order."""
+def statements(plan: MigrationPlan, *, tidb_only: bool = True, tiflash: bool = True,
+               only: str | None = None) -> list[tuple[str, str]]:
+    """(file name, statement) for every executable statement, in apply order (`only`: of one file)."""
     out = []
     for f in sorted(plan.files, key=lambda f: f.name):
-        if f.name == TIDB_ONLY and not tidb_only:
+        if (f.name == TIDB_ONLY and not tidb_only) or (f.name == TIFLASH and not (tidb_only and tiflash)):
+            continue
+        if only is not None and f.name != only:
             continue
         out += [(f.name, s) for s in split_statements(f.content) if not is_comment_only(s)]
     return out
@@ -33,16 +40,33 @@ def parse_errors(tidb_parser, plan: MigrationPlan) -> list[str]:
     return bad
 
 
-def apply(conn, plan: MigrationPlan) -> list[str]:
-    """Run every file but the TiDB-only one, statement by statement; return the errors."""
+def apply(conn, plan: MigrationPlan, kind: str = "mariadb") -> list[str]:
+    """Run the files a server of `kind` can take, in name order, statement by statement; return the errors.
+
+    MariaDB gets every file but the TiDB-only ones; TiDB gets every file but the TiFlash one, which
+    needs TiFlash servers (`refusals(conn, plan, TIFLASH)` shows what TiDB answers to it).
+    """
     errors = []
     with conn.cursor() as cur:
-        for name, sql in statements(plan, tidb_only=False):
+        for name, sql in statements(plan, tidb_only=kind == "tidb", tiflash=False):
             try:
                 cur.execute(sql)
             except Exception as exc:  # noqa: BLE001 - collect them all, then fail with the list
                 errors.append(f"{name}: {exc.args} in {sql[:300]}")
     return errors
+
+
+def refusals(conn, plan: MigrationPlan, name: str) -> list[tuple[int, str]]:
+    """(error code, message) for each statement of one file, as the server answers it."""
+    out = []
+    with conn.cursor() as cur:
+        for _, sql in statements(plan, only=name):
+            try:
+                cur.execute(sql)
+                out.append((0, "ok"))
+            except Exception as exc:  # noqa: BLE001 - what the server says is the point
+                out.append((exc.args[0], str(exc.args[1])))
+    return out
 
 
 @dataclass

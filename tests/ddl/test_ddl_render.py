@@ -1,5 +1,5 @@
-"""Rendering: a schema with every feature the generator handles parses as TiDB SQL and runs on MariaDB;
-templates can be overridden one file at a time; statements are split and counted as a client would."""
+"""Rendering: a schema with every feature the generator handles parses as TiDB SQL and runs on MariaDB and on
+TiDB; templates can be overridden one file at a time; statements are split and counted as a client would."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from ddl_apply import TIDB_ONLY, apply, parse_errors, statements
+from ddl_apply import TIDB_ONLY, TIFLASH, TIFLASH_REFUSED, apply, parse_errors, refusals, statements
 
 from sqlsrv2tidb.model import (
     MAX,
@@ -88,17 +88,23 @@ def kitchen_sink():
 
 @pytest.mark.mariadb
 @pytest.mark.tidb_parser
-@pytest.mark.parametrize("version", ["6.5", "8.5"])
-def test_every_feature_parses_as_tidb_and_runs_on_mariadb(version, tidb_parser, mariadb, database):
+# DDL is written for the TiDB version given: the TiDB here (v8.5) runs the plan made for 8.5. A plan for an
+# older version may set what v8.5 refuses (tidb_scatter_region = ON became an enum in v8.4).
+@pytest.mark.parametrize(("target", "version"), [("mariadb", "6.5"), ("mariadb", "8.5"), ("tidb", "8.5")],
+                         indirect=["target"])
+def test_every_feature_parses_as_tidb_and_runs_on_each_target(version, tidb_parser, target, target_database):
     from sqlsrv2tidb.options import Version
 
+    database = target_database
     cap = kitchen_sink()
     plan = build_plan(cap, Options(tidb_version=Version.parse(version), tikv_nodes=4))
     assert parse_errors(tidb_parser, plan) == []
-    with mariadb.connect(database) as conn:
-        assert apply(conn, plan) == []  # everything but 03-tidb-placement.sql, which is TiDB-only
+    with target.connect(database) as conn:
+        # MariaDB: everything but the TiDB-only files; TiDB: everything but the TiFlash file, refused below.
+        assert apply(conn, plan, target.kind) == []
         with conn.cursor() as cur:
             cur.execute("SELECT table_name, table_type FROM information_schema.tables WHERE table_schema = %s", (database,))
+            # TiDB lists a sequence as a table of type SEQUENCE, as MariaDB does.
             assert sorted(cur.fetchall()) == [
                 ("AuditLog", "BASE TABLE"), ("CustomerOrders", "VIEW"), ("Customers", "BASE TABLE"),
                 ("Order Lines", "BASE TABLE"), ("OrderID", "SEQUENCE"), ("Orders", "BASE TABLE"), ("keywords", "BASE TABLE"),
@@ -116,8 +122,19 @@ def test_every_feature_parses_as_tidb_and_runs_on_mariadb(version, tidb_parser, 
             cur.execute("DELETE FROM Customers")
             cur.execute("SELECT COUNT(*) FROM Orders")
             assert cur.fetchone() == (0,)  # ON DELETE CASCADE kept
+            if target.kind == "tidb":
+                # The TiDB-only options took effect (on MariaDB they are comments).
+                cur.execute("SHOW CREATE TABLE AuditLog")
+                assert "SHARD_ROW_ID_BITS=2 PRE_SPLIT_REGIONS=2" in cur.fetchone()[1]
+                cur.execute("SELECT attributes FROM information_schema.attributes WHERE id LIKE %s",
+                            (f"schema/{database}/auditlog%",))
+                assert cur.fetchall() == (('"merge_option=deny"',),)  # as TiDB shows it
+        if target.kind == "tidb":
+            # The columnstore index's replacement needs a TiFlash server; this cluster has none.
+            assert refusals(conn, plan, TIFLASH) == [(1105, TIFLASH_REFUSED.format(n=1))]
     placement = next(f for f in plan.files if f.name == TIDB_ONLY).content
-    assert "ALTER TABLE Customers SET TIFLASH REPLICA 1;" in placement  # the columnstore index's replacement
+    assert "TIFLASH" not in placement
+    assert "ALTER TABLE Customers SET TIFLASH REPLICA 1;" in next(f for f in plan.files if f.name == TIFLASH).content
     assert "ALTER TABLE AuditLog ATTRIBUTES 'merge_option=deny';" in placement
     heap = plan.table("dbo", "AuditLog")
     assert heap.distribution.strategy == "pre_split" and "SHARD_ROW_ID_BITS=2 PRE_SPLIT_REGIONS=2" in heap.ddl
@@ -125,19 +142,22 @@ def test_every_feature_parses_as_tidb_and_runs_on_mariadb(version, tidb_parser, 
 
 @pytest.mark.mariadb
 @pytest.mark.tidb_parser
-@pytest.mark.parametrize(("version", "unique", "setting"), [
-    ("5.2", False, None),  # pre-split without table attributes
-    ("8.3", True, "/*T! SET SESSION tidb_enable_global_index = ON */"),  # experimental global index
-    ("8.4", True, None),
-])
-def test_version_gated_designs_parse_as_tidb_and_run_on_mariadb(version, unique, setting, tidb_parser, mariadb, database):
+@pytest.mark.parametrize(("target", "version", "unique", "setting"), [
+    ("mariadb", "5.2", False, None),  # pre-split without table attributes
+    ("mariadb", "8.3", True, "/*T! SET SESSION tidb_enable_global_index = ON */"),  # experimental global index
+    ("mariadb", "8.4", True, None),
+    ("tidb", "8.4", True, None),  # the global unique index on the partitioned table, for real
+], indirect=["target"])
+def test_version_gated_designs_parse_as_tidb_and_run_on_each_target(version, unique, setting, tidb_parser, target,
+                                                                    target_database):
     from sqlsrv2tidb.options import Version
 
+    database = target_database
     plan = build_plan(capture(keywords(unique=unique), workload=insert_workload("dbo.keywords", 50_000)),
                       Options(tidb_version=Version.parse(version), tikv_nodes=12))
     assert parse_errors(tidb_parser, plan) == []
-    with mariadb.connect(database) as conn:
-        assert apply(conn, plan) == []
+    with target.connect(database) as conn:
+        assert apply(conn, plan, target.kind) == []
         with conn.cursor() as cur:
             cur.execute("SELECT COUNT(*) FROM information_schema.statistics WHERE table_schema = %s "
                         "AND index_name = 'UQ_keywords_d_order'", (database,))
@@ -151,14 +171,14 @@ def test_version_gated_designs_parse_as_tidb_and_run_on_mariadb(version, unique,
 @pytest.mark.tidb_parser
 @pytest.mark.parametrize(("type_name", "seed", "increment"), [("int", 1, 1), ("smallint", 5, 10), ("tinyint", 0, 1),
                                                                ("int", -1, -1)])
-def test_identity_sequences_parse_as_tidb_and_fill_the_column_on_mariadb(type_name, seed, increment, tidb_parser,
-                                                                        mariadb, database):
+def test_identity_sequences_parse_as_tidb_and_fill_the_column_on_each_target(type_name, seed, increment, tidb_parser,
+                                                                            target, target_database):
     table = Table("dbo", "orders", (Column("id", DataType(type_name), False, identity=Identity(seed, increment)),
                                     col("ref", "nvarchar", length=20)), primary_key=pk("id"))
     plan = build_plan(capture(table), Options(config={"tables": {"dbo.orders": {"identity": "sequence"}}}))
     assert parse_errors(tidb_parser, plan) == []
-    with mariadb.connect(database) as conn:
-        assert apply(conn, plan) == []
+    with target.connect(target_database) as conn:
+        assert apply(conn, plan, target.kind) == []
         with conn.cursor() as cur:
             cur.execute("INSERT INTO orders (ref) VALUES ('a'), ('b')")
             cur.execute("SELECT id FROM orders ORDER BY ref")

@@ -79,9 +79,12 @@ def test_before_7_0_there_is_no_key_partitioning(version):
     assert "/*T! SHARD_ROW_ID_BITS=4 PRE_SPLIT_REGIONS=4 */" in t.ddl
     [finding] = codes(p, "DI02")
     assert "no KEY partitioning" in finding.message and "v7.0.0" in finding.message
-    # Before v8.4 the scatter switch is global, and 03 turns it off again.
-    assert "/*T! SET GLOBAL tidb_scatter_region = ON */;" in tables_sql(p)
-    assert "SET GLOBAL tidb_scatter_region = OFF;" in next(f for f in p.files if f.name.startswith("03")).content
+    # Before v8.4 the scatter switch is global: 02 remembers it, sets it and puts it back after the tables.
+    sql = tables_sql(p)
+    assert sql.index("/*T! SET @sqlsrv2tidb_tidb_scatter_region = @@GLOBAL.tidb_scatter_region */;") \
+        < sql.index("/*T! SET GLOBAL tidb_scatter_region = ON */;") < sql.index("CREATE TABLE keywords") \
+        < sql.index("/*T! SET GLOBAL tidb_scatter_region = @sqlsrv2tidb_tidb_scatter_region */;")
+    assert "tidb_scatter_region" not in next(f for f in p.files if f.name.startswith("03")).content
 
 
 def test_before_5_3_there_are_no_table_attributes():

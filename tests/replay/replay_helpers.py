@@ -94,3 +94,12 @@ def create_planned_tables(mariadb, database: str, capture: Capture) -> None:
     with mariadb.connect(database) as conn, conn.cursor() as cur:
         for table in api.plan(capture, Options()).tables:
             cur.execute(table.ddl.replace("%", "%%"))
+
+
+def cluster_shape(server) -> dict[str, int]:
+    """Servers by kind in the test TiDB (one tidb-server on unistore: one TiDB, one store, no PD, no TiFlash)."""
+    shape = {"tidb": 0, "tikv": 0, "pd": 0, "tiflash": 0}
+    with server.connect() as conn, conn.cursor() as cur:
+        cur.execute("SELECT TYPE, COUNT(*) FROM information_schema.cluster_info GROUP BY TYPE")
+        shape.update({str(kind).lower(): int(n) for kind, n in cur.fetchall()})
+    return shape

@@ -1,7 +1,9 @@
 """Hotspot evidence: concentrated writes in TiDB's Region data become an RP01 finding.
 
-There is no TiDB on the test machines, so these tests feed `hotspot_findings` the shape that
-`snapshot` builds from `SHOW TABLE ... REGIONS` and `information_schema.tidb_hot_regions` rows.
+The test TiDB is one tidb-server (no PD, one store), where no hotspot can show; so these tests feed
+`hotspot_findings` the shape that `snapshot` builds on a multi-store cluster from `SHOW TABLE ...
+REGIONS` and `information_schema.tidb_hot_regions` rows. Replay against the real TiDB is in
+test_replay_run.py and test_replay_tidb.py.
 """
 
 from __future__ import annotations
@@ -78,3 +80,18 @@ def test_region_rows_as_tidb_returns_them_are_summarized_per_store():
     capture, _ = keywords_case()
     (finding,) = hotspot_findings({"keywords": summary}, {"keywords": summary}, capture)
     assert finding.details["store"] == "4" and finding.details["share"] == 1.0
+
+
+def test_a_cluster_that_cannot_show_a_hotspot_says_so_and_makes_no_finding():
+    from sqlsrv2tidb.replay.evidence import not_measured
+
+    capture, _ = keywords_case()
+    after = {"keywords": _table(1, {"1": 1}, {"1": 0})}
+    single = {"tidb": 1, "tikv": 1, "pd": 0, "tiflash": 0}
+    assert hotspot_findings({}, after, capture, shape=single) == []
+    missing = not_measured(single)
+    assert len(missing) == 2 and "no PD" in missing[0] and "1 TiKV store" in missing[1]
+    cluster = {"tidb": 2, "tikv": 3, "pd": 3, "tiflash": 0}
+    assert not_measured(cluster) == []
+    (finding,) = hotspot_findings({}, {"keywords": _table(1, {"4": 1}, {"4": 9_000, "5": 0})}, capture, shape=cluster)
+    assert finding.rule == "RP01"

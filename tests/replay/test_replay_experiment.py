@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from replay_helpers import cluster_shape
 
 from sqlsrv2tidb import api
 from sqlsrv2tidb.errors import Refused, UsageError
@@ -31,34 +32,57 @@ def _case():
     return capture, Translation((translated,))
 
 
-def test_each_design_is_created_and_measured(mariadb, database, tmp_path):
+def test_each_design_is_created_and_measured(target, target_database, tmp_path):
+    """On TiDB each design is its own table with its own Region layout; on MariaDB TiDB's options are comments,
+    so the designs would be one table: it is measured once, as captured, and the result says why."""
+    database = target_database
     capture, translation = _case()
     config = ReplayConfig(window="nightly", qps=150, duration=1.0, warmup=0, workers=1, connections=2,
                           allow_writes=True, confirm_database=database)
-    outcome = run_experiment(capture, translation, parse_target(mariadb.url(database)), "dbo.keywords", config,
+    api.run_ddl([EXAMPLE], tmp_path, Options(tikv_nodes=3))  # assessment.json, for the report below
+    outcome = run_experiment(capture, translation, parse_target(target.url(database)), "dbo.keywords", config,
                              Options(tikv_nodes=3), out=tmp_path)
     doc = json.loads((tmp_path / "experiment.json").read_text())
     assert doc["format"] == "sqlsrv2tidb.experiment/1" and doc["table"] == "dbo.keywords"
-    names = [v["name"] for v in doc["variants"]]
-    assert names[:3] == ["keywords__as_captured", "keywords__key_partition", "keywords__pre_split"]
+    assert doc["server"]["kind"] == target.kind and isinstance(doc["seed"], int)
     by = {v["strategy"]: v for v in doc["variants"]}
-    assert "PARTITION BY KEY(e_type, e_id, s_type, r_id)" in by["key_partition"]["ddl"]
-    assert "SHARD_ROW_ID_BITS" in by["pre_split"]["ddl"] and "NONCLUSTERED" in by["pre_split"]["ddl"]
-    assert "PARTITION" not in by["none"]["ddl"]
+    skipped = {s["strategy"]: s["reason"] for s in doc["skipped"]}
     # AUTO_RANDOM generates an IDENTITY key: the planner refuses it where the inserts supply e_type.
-    assert [s["strategy"] for s in doc["skipped"]] == ["auto_random"]
-    assert "e_type is not an IDENTITY" in doc["skipped"][0]["reason"]
-    with mariadb.connect(database) as conn, conn.cursor() as cur:
+    assert "e_type is not an IDENTITY" in skipped["auto_random"]
+    (finding,) = outcome.findings
+    assert finding.rule == "RP07"
+    if target.kind == "tidb":
+        assert [v["name"] for v in doc["variants"]] == ["keywords__as_captured", "keywords__key_partition",
+                                                         "keywords__pre_split"]
+        assert list(skipped) == ["auto_random"]
+        assert "PARTITION BY KEY(e_type, e_id, s_type, r_id)" in by["key_partition"]["ddl"]
+        assert "SHARD_ROW_ID_BITS" in by["pre_split"]["ddl"] and "NONCLUSTERED" in by["pre_split"]["ddl"]
+        assert "PARTITION" not in by["none"]["ddl"]
+        # Three tables, three Region layouts: one Region, one per partition (3 TiKV nodes), 2^2 pre-split.
+        assert {k: v["regions"]["at_start"] for k, v in by.items()} == {"none": 1, "key_partition": 3, "pre_split": 4}
+        assert "Regions per design" in doc["notes"][0]
+        # One tidb-server on unistore: no PD, one store. Said as such, in the result and the finding.
+        if cluster_shape(target)["pd"] == 0:
+            assert any("no PD" in m for m in doc["not_measured"]) and any("1 TiKV store" in m for m in doc["not_measured"])
+            assert "not measured on this cluster" in finding.message
+        # The report shows the designs side by side with their Region counts.
+        page = api.render_report(tmp_path).read_text(encoding="utf-8")
+        assert "Regions at the start" in page and "keywords__pre_split" in page
+    else:
+        assert [v["name"] for v in doc["variants"]] == ["keywords__as_captured"]
+        assert set(skipped) == {"key_partition", "pre_split", "auto_random"}
+        assert skipped["pre_split"].startswith("the same table as as_captured on mariadb")
+        assert "measured once, as captured" in doc["notes"][0] and "against TiDB" in doc["notes"][0]
+        assert "measured once, as captured" in finding.message and doc["not_measured"] == []
+    with target.connect(database) as conn, conn.cursor() as cur:
         for variant in doc["variants"]:
             replay = json.loads((tmp_path / variant["replay"]).read_text())
+            assert replay["config"]["seed"] == doc["seed"], "every design gets the same rows"
             assert variant["errors"] == 0 and variant["achieved_qps"] == pytest.approx(150, rel=0.1)
             cur.execute(f"SELECT COUNT(*) FROM `{variant['table']}`")
             assert cur.fetchone()[0] == replay["statements"] == replay["per_query"][0]["statements"]
             cur.execute(f"SHOW INDEX FROM `{variant['table']}`")
             assert len({row[2] for row in cur.fetchall()}) == 3, "primary key and both secondary indexes"
-    assert "differ only on TiDB" in doc["notes"][0]
-    (finding,) = outcome.findings
-    assert finding.rule == "RP07" and "differ only on TiDB" in finding.message
 
 
 def test_experiment_needs_the_database_confirmed_and_a_known_table(mariadb, database, tmp_path):

@@ -210,6 +210,49 @@ def test_sequence_generators_never_repeat_across_shards():
     assert sorted(values) == list(range(100, 130)) and seen == [100, 101, 102]
 
 
+def test_each_ramp_step_draws_new_values_and_numbers_its_sends_after_the_last():
+    from sqlsrv2tidb.model import Database
+    from sqlsrv2tidb.replay.params import serial_span
+
+    query = _query(generators={"@a": Generator("random_int", min=1, max=2_100_000_000)})
+    plan = plan_parameters(query, _translated(), 2, Database())
+
+    def run(step):
+        maker = ParameterMaker(plan, seed=7, shard=0, shards=4, class_id="q1", step=step)
+        return [maker.next()[1] for _ in range(200)]
+
+    legacy = ParameterMaker(plan, seed=7, shard=0, shards=4, class_id="q1")
+    assert run(0) == [legacy.next()[1] for _ in range(200)], "the first step keeps the values a seed always gave"
+    assert not set(run(0)) & set(run(1)) and not set(run(1)) & set(run(2))
+
+    # A sequence generator: the steps of a ramp take consecutive, disjoint ranges of send numbers.
+    seq_query = QueryClass("q", "f", "t", "insert", (Parameter("@id", "int"),),
+                           generators={"id": Generator("sequence", start=1, step=1)})
+    tq = TranslatedQuery("q", "f", "s", "INSERT INTO t (id) VALUES (?)", "translated", kind="insert",
+                         parameters=("@id",))
+    seq_plan = plan_parameters(seq_query, tq, 1, Database())
+    base, seen = 0, []
+    for step, arrival in enumerate(("uniform", "poisson", "uniform")):
+        schedule = RateSchedule(("q",), (1.0,), total_qps=300.0 * (step + 1), duration=1.0, shards=3, arrival=arrival,
+                                seed=7)
+        values = []
+        for shard in range(3):
+            maker = ParameterMaker(seq_plan, 7, shard, 3, "q", step, base)
+            values += [maker.next()[0] for _ in schedule.stream(shard)]
+        assert len(set(values)) == len(values) and not set(values) & set(seen)
+        assert max(values) <= base + serial_span(schedule.total_qps, schedule.duration, 3, arrival)
+        seen += values
+        base += serial_span(schedule.total_qps, schedule.duration, 3, arrival)
+
+
+def test_a_run_without_a_seed_draws_its_own_and_says_so():
+    drawn = ReplayConfig().with_seed()
+    assert isinstance(drawn.seed, int) and drawn.seed_drawn
+    assert ReplayConfig().with_seed().seed != drawn.seed  # one in 2^31 to collide
+    given = ReplayConfig(seed=5).with_seed()
+    assert (given.seed, given.seed_drawn) == (5, False) and given.with_seed() is given
+
+
 @pytest.mark.parametrize(("type_text", "check"), [
     ("smallint", lambda v: 1 <= v <= 32767),
     ("tinyint", lambda v: 0 <= v <= 255),
