@@ -45,24 +45,28 @@ def pytest_report_header(config) -> list[str]:
 
 
 _SERVERS = {"mariadb": "MariaDB", "tidb": "TiDB", "mssql": "SQL Server endpoint"}
-_uses: dict[str, list[str]] = {}
 _outcomes: dict[str, dict[str, int]] = {name: {} for name in _SERVERS.values()}
 
 
-def pytest_collection_modifyitems(items) -> None:
-    for item in items:
-        names = set(getattr(item, "fixturenames", ()))
-        callspec = getattr(item, "callspec", None)
-        params = callspec.params if callspec is not None else {}
-        names -= set(params)  # a parametrized argument that happens to share a server's name
-        if "target" in params:
-            names.add(params["target"])
-        _uses[item.nodeid] = [label for fixture, label in _SERVERS.items() if fixture in names]
+def _servers_of(item) -> set[str]:
+    """The servers a test used: the server objects among its fixture values once set up (fixtures it
+    reached through other fixtures or `getfixturevalue` included), else the ones it names."""
+    used = {_SERVERS[v.kind] for v in getattr(item, "funcargs", {}).values()
+            if isinstance(v, (MariaDB, TiDB, SqlServer))}
+    if not used:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        names = set(getattr(item, "fixturenames", ())) - set(params)
+        names |= {params["target"]} if "target" in params else set()
+        used = {label for fixture, label in _SERVERS.items() if fixture in names}
+    return used
 
 
-def pytest_runtest_logreport(report) -> None:
-    if (report.when == "call") or (report.when == "setup" and report.outcome != "passed"):
-        for label in _uses.get(report.nodeid, ()):
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if report.when == "call" or (report.when == "setup" and report.outcome != "passed"):
+        for label in _servers_of(item):
             counts = _outcomes[label]
             counts[report.outcome] = counts.get(report.outcome, 0) + 1
 
