@@ -17,9 +17,10 @@ from .templates import call, fill, paren
 from .transforms_conversions import (
     datetime_arithmetic,
     datetime_number_comparison,
+    datetime_strings,
     numeric_conversions,
-    time_string_conversions,
 )
+from .transforms_numeric import decimal_division, division_by_zero, integer_average, integer_division
 from .typing import NUMERIC, parameter_name, surely_text
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
@@ -61,56 +62,6 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
             ctx.note("QY03", "review", f"`{node.sql('sqlserver')[:80]}` adds a string to a number: SQL Server converts the "
                      "string to a number and fails when it is not one; TiDB silently reads such a string as 0.")
     return node
-
-
-def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`a / b` on two integers -> `a DIV b`.
-
-    SQL Server truncates an integer quotient (7 / 2 = 3); MySQL returns a decimal (3.5000). DIV
-    truncates toward zero as SQL Server does.
-    https://learn.microsoft.com/sql/t-sql/language-elements/divide-transact-sql
-    """
-    if not isinstance(node, exp.Div):
-        return node
-    left, right = ctx.types.category(node.this), ctx.types.category(node.expression)
-    integral = {"integer", "bit"}
-    if left in integral and right in integral:
-        ctx.note("QY37", "rewritten", "Integer `/` becomes DIV: SQL Server truncates the quotient of two integers.")
-        return exp.IntDiv(this=node.this, expression=node.expression)
-    if left is None or right is None:
-        if not ({left, right} & {"decimal", "float"}):
-            ctx.note(
-                "QY37", "review",
-                f"The operand types of `{node.sql('sqlserver')[:80]}` are unknown: SQL Server truncates when both "
-                "are integers, TiDB does not.",
-            )
-    return node
-
-
-def integer_average(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`AVG(int_col)` -> `SUM(int_col) DIV COUNT(int_col)`.
-
-    SQL Server's AVG of an integer column is an integer (truncated); MySQL's is a decimal.
-    https://learn.microsoft.com/sql/t-sql/functions/avg-transact-sql#return-types
-    """
-    if isinstance(node, exp.Window) and isinstance(node.this, exp.IntDiv) and node.this.meta.get("average"):
-        # AVG(x) OVER (w) -> SUM(x) OVER (w) DIV COUNT(x) OVER (w): the window applies to both halves.
-        over = {k: v for k, v in node.args.items() if k != "this"}
-        total = exp.Window(this=node.this.this.copy(), **{k: v.copy() if isinstance(v, exp.Expr) else v for k, v in over.items()})
-        count = exp.Window(this=node.this.expression.copy(), **{k: v.copy() if isinstance(v, exp.Expr) else v for k, v in over.items()})
-        return exp.Paren(this=exp.IntDiv(this=total, expression=count))
-    if not isinstance(node, exp.Avg):
-        return node
-    argument = node.this
-    inner = argument.this if isinstance(argument, exp.Distinct) else argument
-    if isinstance(argument, exp.Distinct) and len(argument.expressions) == 1:
-        inner = argument.expressions[0]
-    if ctx.types.category(inner) not in ("integer", "bit"):
-        return node
-    ctx.note("QY41", "rewritten", "AVG of an integer column becomes SUM() DIV COUNT(): SQL Server returns an integer.")
-    result = exp.IntDiv(this=exp.Sum(this=argument.copy()), expression=exp.Count(this=argument.copy()))
-    result.meta["average"] = True
-    return result if isinstance(node.parent, exp.Window) else exp.Paren(this=result)
 
 
 def _unit(node: exp.Expr) -> str:
@@ -380,10 +331,12 @@ def string_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 REWRITES = (
-    time_string_conversions,
+    datetime_strings,
     string_plus,
     datetime_arithmetic,
+    division_by_zero,
     integer_division,
+    decimal_division,
     integer_average,
     datediff_boundaries,
     dateadd_nanoseconds,
