@@ -57,9 +57,10 @@ def _date_part(node: exp.Expr | None) -> exp.Var:
 
 
 def _date_value(node: exp.Expr | None) -> exp.Expr | None:
-    """An integer date argument counts days from 1900-01-01 (`DATEDIFF(day, 0, d)`)."""
+    """An integer date argument is the datetime that many days after 1900-01-01 (`DATEADD(day, n, 0)` is a datetime)."""
     if node is not None and node.is_int:
-        return exp.Literal.string((_DAY_ZERO + datetime.timedelta(days=node.to_py())).isoformat())
+        day = exp.Literal.string((_DAY_ZERO + datetime.timedelta(days=node.to_py())).isoformat())
+        return exp.Cast(this=day, to=exp.DataType.build("datetime"))
     return node
 
 

@@ -123,6 +123,10 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
     operand = node.this
     source = ctx.types.of(operand)
     kind = category(source)
+    if (kind == "string" and target in INTEGER_TYPES | _FRACTIONAL_TYPES and not node.meta.get("from_try")
+            and not isinstance(operand, (exp.Literal, exp.National))):
+        ctx.note("QY51", "review", f"`{operand.sql('sqlserver')[:80]}` is a string converted to a number: SQL Server fails on a "
+                 "value that is not a number, TiDB converts it to 0 (or its leading digits) with a warning.")
     if target in INTEGER_TYPES:
         if source is not None and source.this in _DAY_NUMBERED:
             ctx.note("QY38", "rewritten", "A datetime converted to an integer is its day number since 1900-01-01, "

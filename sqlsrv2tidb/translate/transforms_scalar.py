@@ -30,7 +30,9 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a + ' ' + b` on strings -> `CONCAT(a, ' ', b)`.
 
     MySQL's `+` is numeric only, so string `+` would silently add. SQL Server's `+` gives NULL when
-    an operand is NULL, and so does CONCAT, so no COALESCE is added.
+    an operand is NULL, and so does CONCAT, so no COALESCE is added. A char(n) operand keeps its
+    trailing spaces in SQL Server (`code + '-'` is `'A1   -'`); TiDB returns a CHAR column without
+    them, so such an operand is padded back with RPAD.
     https://learn.microsoft.com/sql/t-sql/language-elements/string-concatenation-transact-sql
     https://docs.pingcap.com/tidb/stable/string-functions
     """
@@ -43,7 +45,7 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
             if isinstance(operand, exp.Concat) and operand.meta.get("from_plus"):
                 parts.extend(operand.expressions)
             else:
-                parts.append(operand)
+                parts.append(_padded(operand, ctx))
         concat = exp.Concat(expressions=parts, safe=False, coalesce=False)
         concat.meta["from_plus"] = True
         ctx.note("QY03", "rewritten", "String `+` becomes CONCAT(); a NULL operand still gives NULL, as in SQL Server.")
@@ -62,6 +64,22 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
             ctx.note("QY03", "review", f"`{node.sql('sqlserver')[:80]}` adds a string to a number: SQL Server converts the "
                      "string to a number and fails when it is not one; TiDB silently reads such a string as 0.")
     return node
+
+
+_FIXED_CHARS = (exp.DType.CHAR, exp.DType.NCHAR)
+
+
+def _padded(operand: exp.Expr, ctx: Context) -> exp.Expr:
+    """A char(n) value as SQL Server holds it, with its trailing spaces: `RPAD(x, n, ' ')`."""
+    datatype = ctx.types.of(operand)
+    if datatype is None or datatype.this not in _FIXED_CHARS or not datatype.expressions:
+        return operand
+    length = datatype.expressions[0]
+    length = length.this if isinstance(length, exp.DataTypeParam) else length
+    if not (isinstance(length, exp.Literal) and length.is_int) or isinstance(operand, exp.Literal):
+        return operand
+    ctx.note("QY03", "rewritten", "A char(n) value keeps its trailing spaces in a SQL Server concatenation: it is padded with RPAD.")
+    return call("RPAD", operand, exp.Literal.number(int(length.name)), exp.Literal.string(" "))
 
 
 def _unit(node: exp.Expr) -> str:
@@ -185,7 +203,9 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr:
     if not isinstance(node, exp.TryCast):
         return node
     ctx.note("QY07", "review", "TRY_CAST/TRY_CONVERT becomes CAST: TiDB does not return NULL for a value that does not convert.")
-    return exp.Cast(this=node.this, to=node.to)
+    cast = exp.Cast(this=node.this, to=node.to)
+    cast.meta["from_try"] = True  # its bad values are this note's, not the conversions' too
+    return cast
 
 
 def dateadd_nanoseconds(node: exp.Expr, ctx: Context) -> exp.Expr:

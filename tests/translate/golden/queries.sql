@@ -183,7 +183,7 @@ SELECT CONCAT('site://u/', CAST(id AS CHAR(10))) FROM customers;
 -- 35 [rewritten QY03] String + becomes CONCAT
 SELECT code + '-' + CONVERT(varchar(10), id) FROM dbo.customers
 -- =>
-SELECT CONCAT(code, '-', CAST(id AS CHAR(10))) FROM customers;
+SELECT CONCAT(RPAD(code, 5, ' '), '-', CAST(id AS CHAR(10))) FROM customers;
 
 -- 36 [rewritten QY03] String + becomes CONCAT
 SELECT ISNULL(last_name, '') + ', ' + first_name FROM dbo.customers
@@ -258,7 +258,7 @@ SELECT DATEDIFF(shipped_at, ordered_at) FROM orders;
 -- 49 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
 SELECT DATEDIFF(dd, 0, ordered_at) FROM dbo.orders
 -- =>
-SELECT DATEDIFF(ordered_at, '1900-01-01') FROM orders;
+SELECT DATEDIFF(ordered_at, CAST('1900-01-01' AS DATETIME(3))) FROM orders;
 
 -- 50 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
 SELECT DATEDIFF(week, ordered_at, shipped_at) FROM dbo.orders
@@ -298,7 +298,7 @@ SELECT DATE_ADD(ordered_at, INTERVAL 7 DAY), DATE_ADD(ordered_at, INTERVAL -1 MO
 -- 57 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
 SELECT DATEADD(day, DATEDIFF(day, 0, ordered_at), 0) FROM dbo.orders
 -- =>
-SELECT DATE_ADD('1900-01-01', INTERVAL (DATEDIFF(ordered_at, '1900-01-01')) DAY) FROM orders;
+SELECT DATE_ADD(CAST('1900-01-01' AS DATETIME(3)), INTERVAL (DATEDIFF(ordered_at, CAST('1900-01-01' AS DATETIME(3)))) DAY) FROM orders;
 
 -- 58 [rewritten QY38] Datetime arithmetic and DATEDIFF boundaries
 SELECT ordered_at + 1, ordered_at - 7 FROM dbo.orders
@@ -488,7 +488,7 @@ SELECT CONVERT(datetime, '31/12/2024', 103), CONVERT(date, '20240131', 112)
 -- =>
 SELECT STR_TO_DATE('31/12/2024', '%d/%m/%Y'), STR_TO_DATE('20240131', '%Y%m%d');
 
--- 94 [translated] TRY_CAST, CONVERT styles, CAST types
+-- 94 [review QY51] TRY_CAST, CONVERT styles, CAST types
 SELECT CONVERT(int, code), CONVERT(nvarchar(20), amount) FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id
 -- =>
 SELECT CAST(code AS SIGNED), CAST(amount AS CHAR(20)) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id;
@@ -1587,7 +1587,7 @@ SELECT first_name + score FROM customers;
 -- 289 [rewritten QY03] A numeric string literal + int adds on both
 SELECT '10' + score, code + N'x' FROM dbo.customers
 -- =>
-SELECT '10' + score, CONCAT(code, N'x') FROM customers;
+SELECT '10' + score, CONCAT(RPAD(code, 5, ' '), N'x') FROM customers;
 
 -- 290 [review QY38] datetime + string is flagged
 SELECT ordered_at + '00:10' FROM dbo.orders
