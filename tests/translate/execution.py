@@ -279,7 +279,9 @@ _TARGET_GAPS = (
     (1064, "near 'UPDATE", "a CTE before UPDATE or DELETE"),
     (1064, "near '>>", "the ->> JSON operator"),
     (1055, "isn't in GROUP BY", "ONLY_FULL_GROUP_BY matching columns only, not GROUP BY expressions"),
-    (1054, "", "an outer query's column inside a derived table"),
+    (1146, "", "a table name in another case than the schema's (MariaDB compares them case-sensitively)"),
+    (1235, "", "LIMIT inside IN/ALL/ANY/SOME"),
+    (1054, "", "an outer query's column inside a derived table, or an alias in another case"),
 )
 
 

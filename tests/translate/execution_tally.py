@@ -37,6 +37,19 @@ NULL into a NOT NULL column, from a lookup in an empty table or from a module's 
 statement the check does not run: SQL Server fails the same way on the same values). On MariaDB a fifth: what **runs on TiDB, not on MariaDB** (TiDB ran the same text; a
 feature MariaDB lacks, such as WITH ROLLUP with ORDER BY or a CTE before UPDATE).
 
+What differs per target, and what the translator writes for it:
+
+- table names and aliases: TiDB compares them case-insensitively (lower_case_table_names is fixed
+  at 2), as SQL Server does; MySQL and MariaDB on Linux compare them case-sensitively by default.
+  The translator spells every table as the schema (and so the DDL) spells it and every alias as
+  where it is defined, which runs on all three;
+- `TOP n` inside `IN (...)`, `ALL (...)`, `ANY (...)`: TiDB runs LIMIT there, MySQL and MariaDB refuse
+  it (error 1235); the translator moves it into a derived table, which runs on all three (a
+  subquery that reads the outer query stays as it is: it runs on TiDB only);
+- ONLY_FULL_GROUP_BY: TiDB matches a GROUP BY expression only whole, MariaDB only columns; the
+  translator writes what TiDB accepts (`MIN(expression)` where one is used inside another), and
+  MariaDB's stricter reading is listed below as what runs on TiDB only.
+
 Regenerate (needs the shared TiDB build or `SQLSRV2TIDB_TEST_TIDB`):
 
     {command}
