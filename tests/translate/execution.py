@@ -30,7 +30,7 @@ from sqlsrv2tidb.model import Capture, Parameter
 from sqlsrv2tidb.model.translation import TranslatedQuery
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.translate.ddl import is_comment_only, split_statements
-from sqlsrv2tidb.translate.emit import split_target_sql
+from sqlsrv2tidb.translate.emit import split_target_sql, unquoted
 from sqlsrv2tidb.translate.naming import NameMap
 from sqlsrv2tidb.translate.queries import translate_sql
 from sqlsrv2tidb.translate.statements import parse_statements
@@ -162,21 +162,12 @@ def value_of(type_text: str | None) -> str:
 
 
 def bind(sql: str, values: Iterator[str]) -> str:
-    """Put a literal where each `?` marker is, outside quoted strings, names and comments."""
-    out, i, n, start = [], 0, len(sql), 0
-    while i < n:
-        ch = sql[i]
-        if ch in ("'", '"', "`"):
-            i += 1
-            while i < n and sql[i] != ch:
-                i += 2 if sql[i] == "\\" and ch != "`" else 1
-        elif ch == "?":
-            out.append(sql[start:i])
-            out.append(next(values))
-            start = i + 1
-        i += 1
-    out.append(sql[start:])
-    return "".join(out)
+    """Put a literal where each `?` marker is, outside quoted strings and names."""
+    out, start = [], 0
+    for i in unquoted(sql, "?"):
+        out += [sql[start:i], next(values)]
+        start = i + 1
+    return "".join([*out, sql[start:]])
 
 
 def parameter_values(sample: Sample, translation: TranslatedQuery) -> list[str]:
