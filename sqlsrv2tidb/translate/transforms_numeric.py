@@ -58,14 +58,15 @@ def decimal_division(node: exp.Expr, ctx: Context) -> exp.Expr:
     decimal(p1 - s1 + s2 + max(6, s1 + p2 + 1), max(6, s1 + p2 + 1)), its scale cut so that the
     precision stays within 38; TiDB's quotient keeps the dividend's scale plus 4. The dividend is
     widened so that TiDB computes enough digits, and the quotient cast to SQL Server's type, which
-    rounds it to the same scale.
+    rounds it to the same scale. Money divided by money or an integer is money, with 4 places.
+    https://learn.microsoft.com/sql/t-sql/data-types/data-type-precedence-transact-sql
     """
     if not isinstance(node, exp.Div):
         return node
     left, right = decimal_shape(node.this, ctx), decimal_shape(node.expression, ctx)
     if left is None or right is None or (left[1] == 0 and right[1] == 0 and not _is_decimal(node, ctx)):
         return node
-    precision, scale = quotient_shape(left, right)
+    precision, scale = _money_shape(node, ctx) or quotient_shape(left, right)
     widened = exp.Cast(this=paren(node.this.copy()) if not isinstance(node.this, exp.Cast) else node.this.copy(),
                        to=exp.DataType.build(f"decimal(65, {min(scale + 4, _TIDB_MAX_SCALE - 4)})"))
     widened.meta["converted"] = True
@@ -75,6 +76,16 @@ def decimal_division(node: exp.Expr, ctx: Context) -> exp.Expr:
     ctx.note("QY60", "rewritten", f"A decimal quotient is cast to SQL Server's type DECIMAL({precision}, {kept}): TiDB would keep "
              "the dividend's scale plus 4 digits (div_precision_increment).")
     return converted(exp.Div(this=widened, expression=node.expression.copy()), exp.DataType.build(f"decimal({precision}, {kept})"))
+
+
+def _money_shape(node: exp.Div, ctx: Context) -> tuple[int, int] | None:
+    """Money divided by money or an integer stays money (it outranks integers; decimal outranks it):
+    money(19, 4), or smallmoney(10, 4) when no operand is money."""
+    types = [ctx.types.of(node.this), ctx.types.of(node.expression)]
+    kinds = {t.this for t in types if t is not None}
+    if not kinds & set(_MONEY_SHAPES) or exp.DType.DECIMAL in kinds:
+        return None
+    return _MONEY_SHAPES[exp.DType.MONEY if exp.DType.MONEY in kinds else exp.DType.SMALLMONEY]
 
 
 def _is_decimal(node: exp.Div, ctx: Context) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .context import Context
+from .dialect import TiDB
 
 
 def star_after_columns(select: exp.Select, ctx: Context) -> exp.Select:
@@ -110,9 +111,9 @@ def _outputs(select: exp.Select) -> list[tuple[str, exp.Expr, int | None]]:
 
 
 def _matching_output(key: exp.Expr, outputs: list[tuple[str, exp.Expr, int | None]]) -> exp.Expr | None:
-    text = key.sql("tsql").lower()
+    text = key.sql(dialect=TiDB).lower()
     for name, expression, position in outputs:
-        same = expression.sql("tsql").lower() == text or (
+        same = expression.sql(dialect=TiDB).lower() == text or (
             isinstance(key, exp.Column) and isinstance(expression, exp.Column) and not expression.table
             and expression.name.lower() == key.name.lower())
         if not same:

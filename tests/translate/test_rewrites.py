@@ -216,6 +216,11 @@ class TestDivisionAndAggregates:
               "SELECT CAST(CAST(CAST(m AS DECIMAL(38, 10)) AS DECIMAL(65, 10)) / CAST(n AS DECIMAL(38, 10)) AS DECIMAL(38, 6)) FROM t",
               "review", ("QY60", "QY61"))
 
+    def test_money_by_an_integer_stays_money(self):
+        check("SELECT CAST(m AS money) / 3 FROM dbo.t",
+              "SELECT CAST(CAST(CAST(m AS DECIMAL(19, 4)) AS DECIMAL(65, 8)) / 3 AS DECIMAL(19, 4)) FROM t",
+              "rewritten", ("QY60",))
+
     def test_a_divisor_that_may_be_zero_is_flagged_in_a_query(self):
         check("SELECT n / id FROM dbo.t", "SELECT n DIV id FROM t", "review", ("QY37", "QY61"))
 
