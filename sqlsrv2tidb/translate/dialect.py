@@ -21,7 +21,7 @@ from __future__ import annotations
 import datetime
 import typing as t
 
-from sqlglot import exp
+from sqlglot import exp, transforms
 from sqlglot.dialects.mysql import MySQL
 from sqlglot.dialects.tsql import TSQL
 from sqlglot.generators.mysql import MySQLGenerator
@@ -57,9 +57,10 @@ def _date_part(node: exp.Expr | None) -> exp.Var:
 
 
 def _date_value(node: exp.Expr | None) -> exp.Expr | None:
-    """An integer date argument counts days from 1900-01-01 (`DATEDIFF(day, 0, d)`)."""
+    """An integer date argument is the datetime that many days after 1900-01-01 (`DATEADD(day, n, 0)` is a datetime)."""
     if node is not None and node.is_int:
-        return exp.Literal.string((_DAY_ZERO + datetime.timedelta(days=node.to_py())).isoformat())
+        day = exp.Literal.string((_DAY_ZERO + datetime.timedelta(days=node.to_py())).isoformat())
+        return exp.Cast(this=day, to=exp.DataType.build("datetime"))
     return node
 
 
@@ -249,6 +250,14 @@ class TiDBGenerator(MySQLGenerator):
         exp.Pivot: _unsupported("PIVOT/UNPIVOT"),
         # The REGEXP operator reads the same in TiDB, MySQL and MariaDB; REGEXP_LIKE() is not in MariaDB.
         # https://docs.pingcap.com/tidb/stable/string-functions
+        # sqlglot's MySQL writer turns one FULL JOIN into a union that keeps `ORDER BY t.c` (TiDB error 1250);
+        # the translator rewrites FULL JOINs itself (transforms_joins), so the writer must not.
+        exp.Select: transforms.preprocess([
+            transforms.eliminate_distinct_on,
+            transforms.eliminate_semi_and_anti_joins,
+            transforms.eliminate_qualify,
+            transforms.unnest_generate_date_array_using_recursive_cte,
+        ]),
         exp.RegexpLike: lambda self, e: (
             self.binary(e, "REGEXP") if not e.args.get("flag") else self.func("REGEXP_LIKE", e.this, e.expression, e.args["flag"])
         ),
@@ -287,6 +296,17 @@ class TiDBGenerator(MySQLGenerator):
         # CREATE TABLE ... AS SELECT is unsupported: https://docs.pingcap.com/tidb/stable/mysql-compatibility
         self.unsupported("SELECT ... INTO a new table (CREATE TABLE ... AS SELECT) is not supported by TiDB")
         return ""
+
+    def version_sql(self, expression: exp.Version) -> str:
+        # FOR SYSTEM_TIME reads a temporal table's history; TiDB's AS OF TIMESTAMP is a stale snapshot read.
+        self.unsupported("FOR SYSTEM_TIME (temporal tables) is not supported by TiDB")
+        return ""
+
+    def join_sql(self, expression: exp.Join) -> str:
+        # No FULL OUTER JOIN: https://docs.pingcap.com/tidb/stable/sql-statement-select
+        if expression.side == "FULL":
+            self.unsupported("FULL OUTER JOIN is not supported by TiDB")
+        return super().join_sql(expression)
 
     def forclause_sql(self, expression: exp.ForClause) -> str:
         self.unsupported(f"FOR {expression.text('kind')} is not supported by TiDB")

@@ -10,6 +10,7 @@ https://docs.pingcap.com/tidb/stable/comment-syntax
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 import sqlglot
 from sqlglot import exp
@@ -57,19 +58,26 @@ def split_target_sql(sql: str) -> list[str]:
         ["SET @x = ';'", 'SELECT @x']
     """
     statements: list[str] = []
-    start, i, n = 0, 0, len(sql)
+    start = 0
+    for i in unquoted(sql, ";"):
+        statements.append(sql[start:i].strip())
+        start = i + 1
+    statements.append(sql[start:].strip())
+    return [s for s in statements if s]
+
+
+def unquoted(sql: str, mark: str) -> Iterator[int]:
+    """Positions of the character `mark` in TiDB text outside strings and quoted names (`;`, a `?` marker)."""
+    i, n = 0, len(sql)
     while i < n:
         ch = sql[i]
         if ch in ("'", '"', "`"):
             i += 1
             while i < n and sql[i] != ch:
                 i += 2 if sql[i] == "\\" and ch != "`" else 1
-        elif ch == ";":
-            statements.append(sql[start:i].strip())
-            start = i + 1
+        elif ch == mark:
+            yield i
         i += 1
-    statements.append(sql[start:].strip())
-    return [s for s in statements if s]
 
 
 def bind_parameters(sql: str, ctx: Context) -> tuple[str, tuple[str, ...]]:

@@ -185,8 +185,8 @@ def _starts_statement(tokens: list[Token], i: int, first: str, seen: set[str], c
     if word == "SELECT":
         if prev in _SET_OPERATORS or tokens[i - 1].token_type == TokenType.L_PAREN:
             return False
-        if first == "INSERT" and not seen & {"SELECT", "VALUES", "EXEC", "EXECUTE", "DEFAULT"}:
-            return False
+        if (main or first) == "INSERT" and not seen & {"SELECT", "VALUES", "EXEC", "EXECUTE", "DEFAULT"}:
+            return False  # INSERT ... SELECT, also after CTEs (WITH x AS (...) INSERT INTO t SELECT ...)
         if first == "WITH" and not seen & {"SELECT", *_DML} and tokens[i - 1].token_type == TokenType.R_PAREN:
             return False
         return prev != "FOR"

@@ -27,6 +27,7 @@ from sqlglot import exp
 
 from . import transforms_dml, transforms_functions, transforms_names, transforms_query, transforms_scalar
 from .context import Context
+from .transforms_grouping import GROUP_KEY, tag_group_expressions
 from .typing import parameter_name
 
 Rewrite = Callable[[exp.Expr, Context], exp.Expr]
@@ -51,6 +52,8 @@ def bottom_up(tree: exp.Expr, rewrites: Iterable[Rewrite], ctx: Context) -> exp.
             new = rewrite(current, ctx)
             if new is current:
                 continue
+            if current.meta.get(GROUP_KEY) and new is not None:
+                new.meta.setdefault(GROUP_KEY, current.meta[GROUP_KEY])  # one rewrite per GROUP BY expression
             if current is root:
                 root = new
             elif parent is not None:
@@ -63,6 +66,7 @@ def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
     """Run every pass over one parsed statement; the result may be several TiDB statements."""
     used = parameters_of(tree, ctx)
     tree = tree.copy()
+    tag_group_expressions(tree)
     tree = bottom_up(tree, (*transforms_functions.REWRITES, *transforms_scalar.REWRITES), ctx)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []

@@ -13,13 +13,13 @@ from .context import Context
 from .transforms_dml import projection_columns
 
 
-def _conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
+def conjuncts(node: exp.Expr | None) -> list[exp.Expr]:
     if node is None:
         return []
     if isinstance(node, exp.And):
-        return _conjuncts(node.this) + _conjuncts(node.expression)
+        return conjuncts(node.this) + conjuncts(node.expression)
     if isinstance(node, exp.Paren) and isinstance(node.this, exp.And):
-        return _conjuncts(node.this)
+        return conjuncts(node.this)
     return [node]
 
 
@@ -59,7 +59,7 @@ def decorrelate(sub: exp.Select, alias: str, outer: set[str], kind: str, ctx: Co
     pairs: list[tuple[exp.Expr, exp.Expr]] = []
     kept: list[exp.Expr] = []
     used = 0
-    for conjunct in _conjuncts(where.this if where is not None else None):
+    for conjunct in conjuncts(where.this if where is not None else None):
         refs = [c for c in conjunct.find_all(exp.Column) if _is_outer(c, outer, inner)]
         if not refs:
             kept.append(conjunct)

@@ -15,6 +15,7 @@ import re
 
 from sqlglot import exp
 
+from ..tsql.datetimes import read_datetime, written_for_tidb
 from .context import Context
 from .templates import call, fill, paren
 from .typing import NUMERIC, TEMPORAL, category
@@ -122,18 +123,22 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
     operand = node.this
     source = ctx.types.of(operand)
     kind = category(source)
+    if (kind == "string" and target in INTEGER_TYPES | _FRACTIONAL_TYPES and not node.meta.get("from_try")
+            and not isinstance(operand, (exp.Literal, exp.National))):
+        ctx.note("QY51", "review", f"`{operand.sql('sqlserver')[:80]}` is a string converted to a number: SQL Server fails on a "
+                 "value that is not a number, TiDB converts it to 0 (or its leading digits) with a warning.")
     if target in INTEGER_TYPES:
         if source is not None and source.this in _DAY_NUMBERED:
             ctx.note("QY38", "rewritten", "A datetime converted to an integer is its day number since 1900-01-01, "
                      "rounded to the nearest day (TiDB would give its digits YYYYMMDDhhmmss).")
             rounded = fill("FLOOR((n + 43200000000) / 86400000000)", n=ticks(operand))
-            return _converted(rounded, node.to)
+            return converted(rounded, node.to)
         if source is not None and source.this in MONEY_TYPES:
             return node  # money rounds to an integer in SQL Server, as CAST does in TiDB
         if kind in ("decimal", "float"):
             ctx.note("QY51", "rewritten", "A decimal or float converted to an integer is truncated toward zero in SQL Server; "
                      "TiDB rounds, so the value is truncated first (TRUNCATE(x, 0)).")
-            return _converted(call("TRUNCATE", operand, exp.Literal.number(0)), node.to)
+            return converted(call("TRUNCATE", operand, exp.Literal.number(0)), node.to)
         if source is None and not isinstance(operand, exp.Null):
             ctx.note("QY51", "review", f"The type of `{operand.sql('sqlserver')[:80]}` is unknown: converted to an integer, "
                      f"SQL Server truncates a decimal or float value, TiDB rounds it ({_DOCS}).")
@@ -142,48 +147,71 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
         ctx.note("QY38", "rewritten", "A datetime converted to a number is its days since 1900-01-01 (the time as a fraction); "
                  "TiDB would give its digits YYYYMMDDhhmmss.")
         days = exp.Div(this=exp.Cast(this=ticks(operand), to=exp.DataType.build("double")), expression=exp.Literal.number(_DAY))
-        return days if target in (D.FLOAT, D.DOUBLE) else _converted(days, node.to)
+        return days if target in (D.FLOAT, D.DOUBLE) else converted(days, node.to)
     if target in _DAY_NUMBERED and kind in NUMERIC:
         ctx.note("QY38", "rewritten", "A number converted to a datetime counts days from 1900-01-01 in SQL Server; "
                  "TiDB would read its digits as YYYYMMDD.")
-        return _converted(from_ticks(days_to_ticks(operand, kind in ("integer", "bit"))), node.to)
+        return converted(from_ticks(days_to_ticks(operand, kind in ("integer", "bit"))), node.to)
     return node
 
 
-_TIME_ONLY = re.compile(r"\s*(\d{1,2})(:\d{1,2}(?::\d{1,2}(?:\.\d{1,7}|:(\d{1,3}))?)?)\s*([AaPp][Mm])?\s*")
-"""hh:mm[:ss[.fraction|:milliseconds]] [AM|PM], as SQL Server reads a time without a date."""
-_DATETIMES = frozenset({D.DATETIME, D.DATETIME2, D.SMALLDATETIME})
+_DATE_TYPES = frozenset({D.DATE, D.DATETIME, D.DATETIME2, D.SMALLDATETIME})
+_YEAR_FIRST = re.compile(r"\s*\d{4}(?:[-/.]\d{1,2}[-/.]\d{1,2}|\d{4})(?:[ T]\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d+)?)?)?\s*$")
+"""Year-first forms TiDB reads as SQL Server does (2019-01-05, 2019/1/5, 20190105, with a 24-hour time)."""
+_DOCS_STRINGS = "https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql#supported-string-literal-formats-for-datetime"
 
 
-def time_string_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`CAST('10:30' AS datetime)` -> `CAST('1900-01-01 10:30' AS DATETIME)`.
+def datetime_strings(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`CreationDate > '2019'` -> `CreationDate > '2019-01-01 00:00:00'`; `d = '1/5/2016'` -> `d = '2016-01-05 00:00:00'`;
+    `CAST('10:30 PM' AS datetime)` -> `CAST('1900-01-01 22:30:00' AS DATETIME)`; a date compared with
+    `'2019-01-05 10:00'` -> with `'2019-01-05'`.
 
-    SQL Server gives a string with a time and no date the date 1900-01-01 (so `d + '06:00'` style
-    arithmetic adds six hours); TiDB does not read such a string as a datetime (NULL or a wrong
-    date). A 12-hour `AM`/`PM` time is written in 24 hours, which TiDB's parser expects.
-    https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql#supported-string-literal-formats-for-datetime
+    SQL Server reads a string compared with, or converted to, a date or datetime by its own rules
+    (a year alone, month/day/year, month names, a time alone on 1900-01-01; `tsql.datetimes`), and
+    a date compared with a datetime string drops the time. TiDB reads year-first ISO forms only, and
+    compares anything else as text: `CreationDate > '2019'` matches no row. Each such literal is
+    written out as the datetime SQL Server reads.
     """
-    if not isinstance(node, exp.Cast) or not isinstance(node.to, exp.DataType) or node.to.this not in _DATETIMES:
-        return node
-    literal = node.this
-    if not (isinstance(literal, exp.Literal) and literal.is_string):
-        return node
-    match = _TIME_ONLY.fullmatch(literal.this)
-    if match is None:
-        return node
-    hour, rest, millis, half = int(match.group(1)), match.group(2), match.group(3), (match.group(4) or "").upper()
-    if half:
-        if not 1 <= hour <= 12:
-            return node  # SQL Server rejects it too: leave the error to TiDB
-        hour = hour % 12 + (12 if half == "PM" else 0)
-    if millis is not None:  # after a colon, thousandths: 10:30:00:5 is 10:30:00.005
-        rest = f"{rest[:-len(millis) - 1]}.{int(millis):03d}"
-    ctx.note("QY38", "rewritten", f"The string '{literal.this.strip()}' converted to a datetime has no date: SQL Server "
-             "gives it 1900-01-01, which is written out for TiDB.")
-    return exp.Cast(this=exp.Literal.string(f"1900-01-01 {hour:02d}{rest}"), to=node.to)
+    pairs = _datetime_literals(node, ctx)
+    for literal, date_only in pairs:
+        text = literal.name
+        value = read_datetime(text)
+        if value is None:
+            ctx.note("QY59", "review", f"SQL Server cannot read '{text}' as a date (it fails there); TiDB compares it as text "
+                     f"({_DOCS_STRINGS}).")
+            continue
+        if _YEAR_FIRST.match(text) and not (date_only and ":" in text):
+            continue
+        written = written_for_tidb(value, with_time=not date_only)
+        literal.replace(exp.Literal.string(written))
+        ctx.note("QY59", "rewritten", f"The string '{text}' is read as a date or datetime by SQL Server's rules: it is written "
+                 f"'{written}' for TiDB, which reads only ISO forms.")
+    return node
 
 
-def _converted(value: exp.Expr, to: exp.DataType) -> exp.Cast:
+def _datetime_literals(node: exp.Expr, ctx: Context) -> list[tuple[exp.Expr, bool]]:
+    """The string literals `node` compares with, or converts to, a date or datetime; True for a date."""
+    def string(e: exp.Expr | None) -> bool:
+        return isinstance(e, exp.National) or (isinstance(e, exp.Literal) and e.is_string)
+
+    if isinstance(node, exp.Cast) and isinstance(node.to, exp.DataType) and node.to.this in _DATE_TYPES:
+        return [(node.this, node.to.this == D.DATE)] if string(node.this) else []
+    if isinstance(node, _COMPARISONS):
+        for side, other in ((node.this, node.expression), (node.expression, node.this)):
+            datatype = ctx.types.of(side) if string(other) else None
+            if datatype is not None and datatype.this in _DATE_TYPES:
+                return [(other, datatype.this == D.DATE)]
+        return []
+    if isinstance(node, (exp.Between, exp.In)):
+        datatype = ctx.types.of(node.this)
+        if datatype is None or datatype.this not in _DATE_TYPES:
+            return []
+        values = [node.args.get("low"), node.args.get("high")] if isinstance(node, exp.Between) else node.expressions
+        return [(v, datatype.this == D.DATE) for v in values if string(v)]
+    return []
+
+
+def converted(value: exp.Expr, to: exp.DataType) -> exp.Cast:
     """`CAST(value AS to)`, marked so the conversion rewrites leave it alone."""
     cast = exp.Cast(this=value, to=to.copy())
     cast.meta["converted"] = True

@@ -1,4 +1,5 @@
-"""Statement-level rewrites: SELECT ... INTO, UPDATE/DELETE ... FROM ... JOIN or through a CTE, and OUTPUT.
+"""Statement-level rewrites: SELECT ... INTO, UPDATE/DELETE ... FROM ... JOIN or through a CTE, CTEs before an
+INSERT, and OUTPUT.
 
 These change the statement's shape, sometimes into two statements (TiDB has no CREATE TABLE ...
 AS SELECT, so SELECT INTO becomes CREATE TABLE plus INSERT ... SELECT). MERGE lives in
@@ -25,6 +26,8 @@ def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
         return merge(tree, ctx)
     if isinstance(tree, (exp.Insert, exp.Update, exp.Delete)) and tree.args.get("returning") is not None:
         return output_clause(tree, ctx)
+    if isinstance(tree, exp.Insert) and tree.args.get("with_") is not None:
+        return [ctes_of_insert(tree, ctx)]
     cte = _cte_target(tree) if isinstance(tree, (exp.Update, exp.Delete)) else None
     if cte is not None:
         return [through_cte(tree, cte, ctx)]
@@ -33,6 +36,22 @@ def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
     if isinstance(tree, exp.Delete) and tree.args.get("tables"):
         return [delete_from(tree, ctx)]
     return [tree]
+
+
+def ctes_of_insert(insert: exp.Insert, ctx: Context) -> exp.Expr:
+    """`WITH x AS (...) INSERT INTO t (a) SELECT a FROM x` -> `INSERT INTO t (a) WITH x AS (...) SELECT a FROM x`.
+
+    T-SQL puts the CTEs before the INSERT; TiDB and MySQL read them only as part of its SELECT.
+    https://docs.pingcap.com/tidb/stable/sql-statement-with
+    """
+    query = insert.expression
+    if not isinstance(query, exp.Select) or query.args.get("with_") is not None:
+        ctx.note("QY62", "unsupported", "WITH ... INSERT: TiDB reads CTEs only inside the INSERT's SELECT, and this INSERT has none.")
+        return insert
+    query.set("with_", insert.args["with_"])
+    insert.set("with_", None)
+    ctx.note("QY62", "rewritten", "WITH ... INSERT ... SELECT becomes INSERT ... WITH ... SELECT: TiDB reads CTEs only inside the SELECT.")
+    return insert
 
 
 def update_from(update: exp.Update, ctx: Context) -> exp.Expr:

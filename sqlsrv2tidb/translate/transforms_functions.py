@@ -143,6 +143,14 @@ _STRING_TYPES = (exp.DType.VARCHAR, exp.DType.NVARCHAR, exp.DType.CHAR, exp.DTyp
 _DATE_TYPES = (exp.DType.DATETIME, exp.DType.DATETIME2, exp.DType.DATE, exp.DType.SMALLDATETIME, exp.DType.TIME)
 
 
+def _cast(value: exp.Expr, to: exp.DataType, from_try: bool) -> exp.Cast:
+    """CAST(value AS to); one from TRY_CONVERT is marked, its bad values being TRY_CONVERT's note."""
+    cast = exp.Cast(this=value, to=to)
+    if from_try:
+        cast.meta["from_try"] = True
+    return cast
+
+
 def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CONVERT(varchar(10), d, 120)` -> `LEFT(DATE_FORMAT(d, '%Y-%m-%d %H:%i:%s'), 10)`.
 
@@ -152,17 +160,18 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
     """
     if not isinstance(node, exp.Convert) or not isinstance(node.this, exp.DataType):
         return node
-    if node.args.get("safe"):
+    safe = bool(node.args.get("safe"))
+    if safe:
         ctx.note("QY07", "review", "TRY_CAST/TRY_CONVERT becomes CAST: TiDB does not return NULL for a value that does not convert.")
     style = node.args.get("style")
     while isinstance(style, exp.Paren):
         style = style.this
     target, value = node.this, node.expression
     if style is None:
-        return exp.Cast(this=value, to=target)
+        return _cast(value, target, safe)
     if not style.is_int:
         ctx.note("QY20", "review", "CONVERT with a computed style code is kept as a plain CAST.")
-        return exp.Cast(this=value, to=target)
+        return _cast(value, target, safe)
     code = int(style.name)
     source = ctx.types.category(value)
     if target.this in _STRING_TYPES and source in ("binary",) and code in (1, 2):
@@ -172,7 +181,7 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
     if code == 0 or (source in ("integer", "decimal", "float", "string") and target.this in _STRING_TYPES and code in (0, 1, 2, 3, 126, 128, 129)):
         if code not in (0,):
             ctx.note("QY20", "review", f"CONVERT style {code} for numbers (commas, scientific notation) is kept as CAST.")
-        return exp.Cast(this=value, to=target)
+        return _cast(value, target, safe)
     if code not in _STYLES:
         ctx.note("QY20", "unsupported", f"CONVERT style {code} has no TiDB date format.")
         return node
@@ -182,7 +191,7 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
         return call("STR_TO_DATE", value, exp.Literal.string(pattern.replace(".%f", ".%f")))
     if target.this not in _STRING_TYPES:
         ctx.note("QY20", "review", f"CONVERT style {code} to a non-string type is kept as CAST.")
-        return exp.Cast(this=value, to=target)
+        return _cast(value, target, safe)
     formatted: exp.Expr = call("DATE_FORMAT", value, exp.Literal.string(pattern))
     length = _length(target)
     if pattern.endswith("%f") or (length is not None and length < width):

@@ -42,6 +42,9 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     parameters: list[exp.Parameter] = []
     ctes: set[str] = set()
     for node in tree.walk():  # one pass over the tree collects everything the renames need
+        if isinstance(node, exp.Identifier) and node.quoted and node.name != node.name.rstrip(" "):
+            # SQL Server ignores trailing spaces when it compares names: [Posts ] is Posts.
+            node.set("this", node.name.rstrip(" "))
         if isinstance(node, exp.Table):
             tables.append(node)
         elif isinstance(node, exp.Column):
@@ -54,8 +57,9 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     renamed: dict[str, str] = {}
     for table in tables:
         _table(table, tree, ctes, aliases, renamed, ctx)
+    spelled = _alias_spelling(tree, tables, ctes, aliases)
     for column in columns:
-        _qualifier(column, renamed, ctx)
+        _qualifier(column, {**spelled, **renamed}, ctx)
     for node in parameters:
         if isinstance(node.parent, exp.Parameter) or not _attached(node, tree):
             continue  # the name part of @@ROWCOUNT, or a table variable's name already renamed
@@ -122,6 +126,28 @@ def _table(table: exp.Table, tree: exp.Expr, ctes: set[str], aliases: set[str], 
 
 
 _SYS_VIEWS = {"sysobjects", "syscolumns", "sysindexes", "sysusers", "sysprocesses"}
+
+
+def _alias_spelling(tree: exp.Expr, tables: list[exp.Table], ctes: set[str], aliases: set[str]) -> dict[str, str]:
+    """Every table alias, derived-table alias and CTE name spelled as where it is first defined, and each
+    reference to one, or to a table by its name: SQL Server compares them case-insensitively, TiDB too,
+    MySQL and MariaDB on Linux do not (`FROM Posts AS P ... p.Id` fails there). Returns lower-case
+    name -> spelling."""
+    spelled: dict[str, str] = {}
+    for alias in tree.find_all(exp.TableAlias):
+        ident = alias.this
+        if isinstance(ident, exp.Identifier) and ident.name:
+            ident.set("this", spelled.setdefault(ident.name.lower(), ident.name))
+    for table in tables:
+        ident = table.this
+        if not isinstance(ident, exp.Identifier):
+            continue
+        named = (not table.db and ident.name.lower() in ctes) or _is_alias_reference(table, aliases)
+        if named and ident.name.lower() in spelled:
+            ident.set("this", spelled[ident.name.lower()])
+        elif not table.alias:
+            spelled.setdefault(ident.name.lower(), ident.name)  # `FROM Users ... users.Id`
+    return spelled
 
 
 def _is_alias_reference(table: exp.Table, aliases: set[str]) -> bool:

@@ -1,5 +1,7 @@
 """Rewrites of query clauses TiDB lacks: APPLY, PIVOT/UNPIVOT, FOR XML/JSON, TOP PERCENT/WITH TIES,
-table hints and query options, and derived tables with column lists (`(VALUES ...) AS v(a, b)`).
+table hints and query options, and derived tables with column lists (`(VALUES ...) AS v(a, b)`);
+with the join, select-list and GROUP BY shapes of `transforms_joins`, `transforms_select` and
+`transforms_grouping`.
 
 Each rewrite takes one SELECT (or DML statement, for hints) and returns it rewritten, or notes why
 it cannot; a clause left in place makes the TiDB generator refuse the statement, so nothing
@@ -13,8 +15,12 @@ from sqlglot import exp
 from . import transforms_pivot
 from .context import Context
 from .transforms_apply import decorrelate, top_window
+from .transforms_grouping import group_expressions, outer_reference_beside_aggregate
+from .transforms_joins import full_outer_join, subquery_in_join_condition
+from .transforms_select import limit_in_subquery, set_operation_order, star_after_columns
 
 _APPLY_DOCS = "https://docs.pingcap.com/tidb/stable/mysql-compatibility (lateral derived tables, tidb#40328)"
+_TEMPORAL_DOCS = "https://docs.pingcap.com/tidb/stable/as-of-timestamp"
 
 
 def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
@@ -22,6 +28,9 @@ def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
     for node in reversed(list(tree.walk(bfs=False))):
         if isinstance(node, exp.Table) and node.args.get("hints"):
             table_hints(node, ctx)
+        if isinstance(node, exp.Table) and node.args.get("version"):
+            ctx.note("QY63", "unsupported", f"FOR SYSTEM_TIME on {node.name}: TiDB has no system-versioned temporal tables "
+                     f"(its AS OF TIMESTAMP reads an old snapshot within the GC life time, not a history table) ({_TEMPORAL_DOCS}).")
         if isinstance(node, exp.Join) and node.args.get("hint"):
             ctx.note("QY13", "rewritten", f"The {node.args['hint']} join hint is dropped; TiDB's optimizer picks the join.")
             node.set("hint", None)
@@ -34,11 +43,19 @@ def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
                 node = new
         if isinstance(node, exp.Select):
             new = rewrite_select(node, ctx)
+            if isinstance(new, exp.Select):
+                new = limit_in_subquery(new, ctx)
             if new is not node:
                 if node is tree:
                     tree = new
                 else:
                     node.replace(new)
+        elif isinstance(node, exp.SetOperation):
+            set_operation_order(node, ctx)
+        elif isinstance(node, exp.Subquery) and node is not tree:
+            new = outer_reference_beside_aggregate(node, ctx)
+            if new is not node:
+                node.replace(new)
     return tree
 
 
@@ -50,7 +67,11 @@ def rewrite_select(select: exp.Select, ctx: Context) -> exp.Expr:
     select = transforms_pivot.pivot(select, ctx)
     select = apply_join(select, ctx)
     select = for_xml(select, ctx)
-    return top_percent_or_ties(select, ctx)
+    select = subquery_in_join_condition(select, ctx)
+    select = star_after_columns(select, ctx)
+    select = group_expressions(select, ctx)
+    result = top_percent_or_ties(select, ctx)
+    return full_outer_join(result, ctx) if isinstance(result, exp.Select) else result
 
 
 def recursive_ctes(select: exp.Select) -> exp.Select:

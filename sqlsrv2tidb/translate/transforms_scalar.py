@@ -17,9 +17,10 @@ from .templates import call, fill, paren
 from .transforms_conversions import (
     datetime_arithmetic,
     datetime_number_comparison,
+    datetime_strings,
     numeric_conversions,
-    time_string_conversions,
 )
+from .transforms_numeric import decimal_division, division_by_zero, integer_average, integer_division
 from .typing import NUMERIC, parameter_name, surely_text
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
@@ -29,7 +30,9 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a + ' ' + b` on strings -> `CONCAT(a, ' ', b)`.
 
     MySQL's `+` is numeric only, so string `+` would silently add. SQL Server's `+` gives NULL when
-    an operand is NULL, and so does CONCAT, so no COALESCE is added.
+    an operand is NULL, and so does CONCAT, so no COALESCE is added. A char(n) operand keeps its
+    trailing spaces in SQL Server (`code + '-'` is `'A1   -'`); TiDB returns a CHAR column without
+    them, so such an operand is padded back with RPAD.
     https://learn.microsoft.com/sql/t-sql/language-elements/string-concatenation-transact-sql
     https://docs.pingcap.com/tidb/stable/string-functions
     """
@@ -42,7 +45,7 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
             if isinstance(operand, exp.Concat) and operand.meta.get("from_plus"):
                 parts.extend(operand.expressions)
             else:
-                parts.append(operand)
+                parts.append(_padded(operand, ctx))
         concat = exp.Concat(expressions=parts, safe=False, coalesce=False)
         concat.meta["from_plus"] = True
         ctx.note("QY03", "rewritten", "String `+` becomes CONCAT(); a NULL operand still gives NULL, as in SQL Server.")
@@ -63,54 +66,20 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
-def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`a / b` on two integers -> `a DIV b`.
-
-    SQL Server truncates an integer quotient (7 / 2 = 3); MySQL returns a decimal (3.5000). DIV
-    truncates toward zero as SQL Server does.
-    https://learn.microsoft.com/sql/t-sql/language-elements/divide-transact-sql
-    """
-    if not isinstance(node, exp.Div):
-        return node
-    left, right = ctx.types.category(node.this), ctx.types.category(node.expression)
-    integral = {"integer", "bit"}
-    if left in integral and right in integral:
-        ctx.note("QY37", "rewritten", "Integer `/` becomes DIV: SQL Server truncates the quotient of two integers.")
-        return exp.IntDiv(this=node.this, expression=node.expression)
-    if left is None or right is None:
-        if not ({left, right} & {"decimal", "float"}):
-            ctx.note(
-                "QY37", "review",
-                f"The operand types of `{node.sql('sqlserver')[:80]}` are unknown: SQL Server truncates when both "
-                "are integers, TiDB does not.",
-            )
-    return node
+_FIXED_CHARS = (exp.DType.CHAR, exp.DType.NCHAR)
 
 
-def integer_average(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`AVG(int_col)` -> `SUM(int_col) DIV COUNT(int_col)`.
-
-    SQL Server's AVG of an integer column is an integer (truncated); MySQL's is a decimal.
-    https://learn.microsoft.com/sql/t-sql/functions/avg-transact-sql#return-types
-    """
-    if isinstance(node, exp.Window) and isinstance(node.this, exp.IntDiv) and node.this.meta.get("average"):
-        # AVG(x) OVER (w) -> SUM(x) OVER (w) DIV COUNT(x) OVER (w): the window applies to both halves.
-        over = {k: v for k, v in node.args.items() if k != "this"}
-        total = exp.Window(this=node.this.this.copy(), **{k: v.copy() if isinstance(v, exp.Expr) else v for k, v in over.items()})
-        count = exp.Window(this=node.this.expression.copy(), **{k: v.copy() if isinstance(v, exp.Expr) else v for k, v in over.items()})
-        return exp.Paren(this=exp.IntDiv(this=total, expression=count))
-    if not isinstance(node, exp.Avg):
-        return node
-    argument = node.this
-    inner = argument.this if isinstance(argument, exp.Distinct) else argument
-    if isinstance(argument, exp.Distinct) and len(argument.expressions) == 1:
-        inner = argument.expressions[0]
-    if ctx.types.category(inner) not in ("integer", "bit"):
-        return node
-    ctx.note("QY41", "rewritten", "AVG of an integer column becomes SUM() DIV COUNT(): SQL Server returns an integer.")
-    result = exp.IntDiv(this=exp.Sum(this=argument.copy()), expression=exp.Count(this=argument.copy()))
-    result.meta["average"] = True
-    return result if isinstance(node.parent, exp.Window) else exp.Paren(this=result)
+def _padded(operand: exp.Expr, ctx: Context) -> exp.Expr:
+    """A char(n) value as SQL Server holds it, with its trailing spaces: `RPAD(x, n, ' ')`."""
+    datatype = ctx.types.of(operand)
+    if datatype is None or datatype.this not in _FIXED_CHARS or not datatype.expressions:
+        return operand
+    length = datatype.expressions[0]
+    length = length.this if isinstance(length, exp.DataTypeParam) else length
+    if not (isinstance(length, exp.Literal) and length.is_int) or isinstance(operand, exp.Literal):
+        return operand
+    ctx.note("QY03", "rewritten", "A char(n) value keeps its trailing spaces in a SQL Server concatenation: it is padded with RPAD.")
+    return call("RPAD", operand, exp.Literal.number(int(length.name)), exp.Literal.string(" "))
 
 
 def _unit(node: exp.Expr) -> str:
@@ -234,7 +203,9 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr:
     if not isinstance(node, exp.TryCast):
         return node
     ctx.note("QY07", "review", "TRY_CAST/TRY_CONVERT becomes CAST: TiDB does not return NULL for a value that does not convert.")
-    return exp.Cast(this=node.this, to=node.to)
+    cast = exp.Cast(this=node.this, to=node.to)
+    cast.meta["from_try"] = True  # its bad values are this note's, not the conversions' too
+    return cast
 
 
 def dateadd_nanoseconds(node: exp.Expr, ctx: Context) -> exp.Expr:
@@ -380,10 +351,12 @@ def string_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 REWRITES = (
-    time_string_conversions,
+    datetime_strings,
     string_plus,
     datetime_arithmetic,
+    division_by_zero,
     integer_division,
+    decimal_division,
     integer_average,
     datediff_boundaries,
     dateadd_nanoseconds,

@@ -314,7 +314,8 @@ class Types:
         key = table_key(table)
         if key in self.temp_tables:
             return self.temp_tables[key].get(name.lower(), _MISSING)
-        schema_table = self.database.table(table.db or None, table_name)
+        # As the NameMap names it: a schema prefix that names no such table falls back to the one table of that name.
+        schema_table = self.database.table(table.db or None, table_name.rstrip()) or self.database.table(None, table_name.rstrip())
         if schema_table is None:
             return None
         return self._table_column(schema_table, name) or _MISSING

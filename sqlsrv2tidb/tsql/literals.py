@@ -13,10 +13,10 @@ and the same reading of literals, so both live here.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import NamedTuple
 
 from ..model.workload import Scalar
+from .datetimes import read_datetime
 
 # One regex pass splits T-SQL into tokens; every character lands in some token, so an unterminated
 # string shows up as a lone `'` punctuation token instead of being silently swallowed.
@@ -86,31 +86,22 @@ def literal_value(toks: list[Token]) -> Scalar:
 
 
 _DATE_TYPES = ("date", "datetime", "datetime2", "smalldatetime")
-_DATE_FORMATS = ("%Y%m%d", "%Y-%m-%d", "%Y%m%d %H:%M:%S", "%Y%m%d %H:%M:%S.%f", "%Y-%m-%d %H:%M:%S",
-                 "%Y-%m-%d %H:%M:%S.%f", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%dT%H:%M:%S.%f", "%Y-%m-%d %H:%M")
 
 
 def typed_value(value: Scalar, type_text: str | None) -> Scalar:
     """Normalise a literal for its declared type: dates become ISO text, GUIDs upper case.
 
-    T-SQL reads `'20040101'` as a date when the parameter is a date, so the stored value says
-    `2004-01-01`; a value that does not parse as its type is kept as written.
+    T-SQL reads `'20040101'` (or `'1/1/2004'`) as a date when the parameter is a date, so the stored
+    value says `2004-01-01`; a value that does not parse as its type is kept as written.
     """
     if not isinstance(value, str) or not type_text:
         return value
     base = type_text.split("(")[0].strip().lower()
     if base in _DATE_TYPES:
-        text = value.strip()
-        if len(text) > 26 and "." in text:  # datetime2(7) has 7 fractional digits; strptime takes 6
-            head, _, frac = text.partition(".")
-            text = f"{head}.{frac[:6]}"
-        for fmt in _DATE_FORMATS:
-            try:
-                parsed = datetime.strptime(text, fmt)
-            except ValueError:
-                continue
-            return parsed.date().isoformat() if base == "date" else parsed.isoformat()
-        return value
+        parsed = read_datetime(value)
+        if parsed is None:
+            return value
+        return parsed.date().isoformat() if base == "date" else parsed.isoformat()
     if base == "uniqueidentifier":
         return value.strip().upper()
     return value

@@ -190,8 +190,13 @@ class TestConversionsToIntegers:
               "rewritten", ("QY51",))
 
     def test_money_and_integers_are_kept(self):
-        check("SELECT CAST(CAST(m AS money) AS int), CAST(n AS bigint), CAST(a AS int) FROM dbo.t",
-              "SELECT CAST(CAST(m AS DECIMAL(19, 4)) AS SIGNED), CAST(n AS SIGNED), CAST(a AS SIGNED) FROM t")
+        check("SELECT CAST(CAST(m AS money) AS int), CAST(n AS bigint), CAST('12' AS int) FROM dbo.t",
+              "SELECT CAST(CAST(m AS DECIMAL(19, 4)) AS SIGNED), CAST(n AS SIGNED), CAST('12' AS SIGNED) FROM t")
+
+    def test_a_string_column_converted_to_a_number_is_flagged(self):
+        # SQL Server fails on a value that is no number; TiDB reads it as 0.
+        check("SELECT CAST(a AS int), CONVERT(decimal(10, 2), b) FROM dbo.t",
+              "SELECT CAST(a AS SIGNED), CAST(b AS DECIMAL(10, 2)) FROM t", "review", ("QY51",))
 
     def test_unknown_operand_is_flagged(self):
         check("SELECT CAST(@p AS int)", "SELECT CAST(? AS SIGNED)", "review", ("QY51",))
@@ -199,10 +204,34 @@ class TestConversionsToIntegers:
 
 class TestDivisionAndAggregates:
     def test_int_by_int(self):
-        check("SELECT n / id FROM dbo.t", "SELECT n DIV id FROM t", "rewritten", ("QY37",))
+        check("SELECT n / 2 FROM dbo.t", "SELECT n DIV 2 FROM t", "rewritten", ("QY37",))
 
-    def test_decimal_division_is_kept(self):
-        check("SELECT m / n FROM dbo.t", "SELECT m / n FROM t")
+    def test_decimal_quotient_gets_sql_servers_type(self):
+        # decimal(10,2) / int: scale max(6, 2 + 10 + 1) = 13, precision 10 - 2 + 0 + 13 = 21
+        check("SELECT m / 2 FROM dbo.t", "SELECT CAST(CAST(m AS DECIMAL(65, 17)) / 2 AS DECIMAL(21, 13)) FROM t",
+              "rewritten", ("QY60",))
+
+    def test_decimal_over_38_digits_gives_up_scale(self):
+        check("SELECT CAST(m AS decimal(38, 10)) / CAST(n AS decimal(38, 10)) FROM dbo.t",
+              "SELECT CAST(CAST(CAST(m AS DECIMAL(38, 10)) AS DECIMAL(65, 10)) / CAST(n AS DECIMAL(38, 10)) AS DECIMAL(38, 6)) FROM t",
+              "review", ("QY60", "QY61"))
+
+    def test_money_by_an_integer_stays_money(self):
+        check("SELECT CAST(m AS money) / 3 FROM dbo.t",
+              "SELECT CAST(CAST(CAST(m AS DECIMAL(19, 4)) AS DECIMAL(65, 8)) / 3 AS DECIMAL(19, 4)) FROM t",
+              "rewritten", ("QY60",))
+
+    def test_a_divisor_that_may_be_zero_is_flagged_in_a_query(self):
+        check("SELECT n / id FROM dbo.t", "SELECT n DIV id FROM t", "review", ("QY37", "QY61"))
+
+    def test_a_guarded_divisor_is_not_flagged(self):
+        check("SELECT n / NULLIF(id, 0), n % 3 FROM dbo.t", "SELECT n DIV NULLIF(id, 0), n % 3 FROM t", "rewritten", ("QY37",))
+
+    def test_a_write_fails_on_zero_on_both(self):
+        check("UPDATE dbo.t SET n = n / id", "UPDATE t SET n = n DIV id", "rewritten", ("QY37",))
+
+    def test_avg_whatever_the_schema_prefix_says(self):
+        check("SELECT AVG(v) FROM other.u", "SELECT (SUM(v) DIV COUNT(v)) FROM u", "rewritten", ("QY41",))
 
     def test_avg_distinct(self):
         check("SELECT AVG(DISTINCT n) FROM dbo.t", "SELECT (SUM(DISTINCT n) DIV COUNT(DISTINCT n)) FROM t",

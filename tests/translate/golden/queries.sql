@@ -183,7 +183,7 @@ SELECT CONCAT('site://u/', CAST(id AS CHAR(10))) FROM customers;
 -- 35 [rewritten QY03] String + becomes CONCAT
 SELECT code + '-' + CONVERT(varchar(10), id) FROM dbo.customers
 -- =>
-SELECT CONCAT(code, '-', CAST(id AS CHAR(10))) FROM customers;
+SELECT CONCAT(RPAD(code, 5, ' '), '-', CAST(id AS CHAR(10))) FROM customers;
 
 -- 36 [rewritten QY03] String + becomes CONCAT
 SELECT ISNULL(last_name, '') + ', ' + first_name FROM dbo.customers
@@ -258,7 +258,7 @@ SELECT DATEDIFF(shipped_at, ordered_at) FROM orders;
 -- 49 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
 SELECT DATEDIFF(dd, 0, ordered_at) FROM dbo.orders
 -- =>
-SELECT DATEDIFF(ordered_at, '1900-01-01') FROM orders;
+SELECT DATEDIFF(ordered_at, CAST('1900-01-01' AS DATETIME(3))) FROM orders;
 
 -- 50 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
 SELECT DATEDIFF(week, ordered_at, shipped_at) FROM dbo.orders
@@ -298,7 +298,7 @@ SELECT DATE_ADD(ordered_at, INTERVAL 7 DAY), DATE_ADD(ordered_at, INTERVAL -1 MO
 -- 57 [rewritten QY02] Datetime arithmetic and DATEDIFF boundaries
 SELECT DATEADD(day, DATEDIFF(day, 0, ordered_at), 0) FROM dbo.orders
 -- =>
-SELECT DATE_ADD('1900-01-01', INTERVAL (DATEDIFF(ordered_at, '1900-01-01')) DAY) FROM orders;
+SELECT DATE_ADD(CAST('1900-01-01' AS DATETIME(3)), INTERVAL (DATEDIFF(ordered_at, CAST('1900-01-01' AS DATETIME(3)))) DAY) FROM orders;
 
 -- 58 [rewritten QY38] Datetime arithmetic and DATEDIFF boundaries
 SELECT ordered_at + 1, ordered_at - 7 FROM dbo.orders
@@ -369,10 +369,10 @@ SELECT id FROM events WHERE at < UTC_TIMESTAMP(6);
 
 -- ==================== Integer division, AVG, LEN
 
--- 71 [rewritten QY37] Integer division, AVG, LEN
+-- 71 [rewritten QY37 QY60] Integer division, AVG, LEN
 SELECT qty / 2, amount / 2, qty / 2.0 FROM dbo.orders
 -- =>
-SELECT qty DIV 2, amount / 2, qty / 2.0 FROM orders;
+SELECT qty DIV 2, CAST(CAST(amount AS DECIMAL(65, 17)) / 2 AS DECIMAL(21, 13)), CAST(CAST(qty AS DECIMAL(65, 10)) / 2.0 AS DECIMAL(17, 6)) FROM orders;
 
 -- 72 [rewritten QY37] Integer division, AVG, LEN
 SELECT SUM(qty) / COUNT(*) FROM dbo.orders
@@ -488,7 +488,7 @@ SELECT CONVERT(datetime, '31/12/2024', 103), CONVERT(date, '20240131', 112)
 -- =>
 SELECT STR_TO_DATE('31/12/2024', '%d/%m/%Y'), STR_TO_DATE('20240131', '%Y%m%d');
 
--- 94 [translated] TRY_CAST, CONVERT styles, CAST types
+-- 94 [review QY51] TRY_CAST, CONVERT styles, CAST types
 SELECT CONVERT(int, code), CONVERT(nvarchar(20), amount) FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id
 -- =>
 SELECT CAST(code AS SIGNED), CAST(amount AS CHAR(20)) FROM customers AS c JOIN orders AS o ON o.customer_id = c.id;
@@ -1039,7 +1039,7 @@ SET @last = NULL;
 SET @last = (SELECT id FROM orders WHERE status = 'paid' ORDER BY id DESC LIMIT 1);
 SELECT @last;
 
--- 193 [rewritten QY26 QY37] Local variables and batches
+-- 193 [review QY26 QY37 QY61] Local variables and batches
 DECLARE @a INT = 1, @b INT = 2; SELECT @a + @b, @a / @b
 -- =>
 SET @a = 1, @b = 2;
@@ -1187,7 +1187,7 @@ WHILE 1 = 0 BEGIN SELECT 1 END
 -- =>
 -- (no TiDB statement)
 
--- 219 [unsupported QY31 QY37] Procedures, dynamic SQL, control flow, errors
+-- 219 [unsupported QY31 QY37 QY61] Procedures, dynamic SQL, control flow, errors
 BEGIN TRY SELECT 1/0 END TRY BEGIN CATCH SELECT ERROR_MESSAGE() END CATCH
 -- =>
 -- (no TiDB statement)
@@ -1587,7 +1587,7 @@ SELECT first_name + score FROM customers;
 -- 289 [rewritten QY03] A numeric string literal + int adds on both
 SELECT '10' + score, code + N'x' FROM dbo.customers
 -- =>
-SELECT '10' + score, CONCAT(code, N'x') FROM customers;
+SELECT '10' + score, CONCAT(RPAD(code, 5, ' '), N'x') FROM customers;
 
 -- 290 [review QY38] datetime + string is flagged
 SELECT ordered_at + '00:10' FROM dbo.orders
@@ -1639,10 +1639,10 @@ INSERT #t EXEC dbo.refresh_totals
 -- =>
 -- (no TiDB statement)
 
--- 299 [rewritten QY38] A time without a date converted to a datetime is on 1900-01-01, then added
+-- 299 [rewritten QY38 QY59] A time without a date converted to a datetime is on 1900-01-01, then added
 SELECT ordered_at + CAST('6:30 PM' AS datetime) FROM dbo.orders
 -- =>
-SELECT DATE_ADD(ordered_at, INTERVAL (TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-01' AS DATETIME(3)), CAST('1900-01-01 18:30' AS DATETIME(3)))) MICROSECOND) FROM orders;
+SELECT DATE_ADD(ordered_at, INTERVAL (TIMESTAMPDIFF(MICROSECOND, CAST('1900-01-01' AS DATETIME(3)), CAST('1900-01-01 18:30:00' AS DATETIME(3)))) MICROSECOND) FROM orders;
 
 -- 300 [rewritten QY36] ISNULL of an int with a money replacement rounds it to the int, as SQL Server converts it
 SELECT ISNULL(score, balance) FROM dbo.customers
@@ -1653,3 +1653,160 @@ SELECT COALESCE(score, CAST(balance AS SIGNED)) FROM customers;
 SELECT id FROM dbo.orders WHERE status = 'open' OPTION (OPTIMIZE FOR UNKNOWN, USE HINT ('DISABLE_OPTIMIZER_ROWGOAL'), MAXDOP 1)
 -- =>
 SELECT id FROM orders WHERE status = 'open';
+
+-- ==================== Proven by execution: shapes TiDB refuses and meanings it reads differently
+
+-- 302 [rewritten QY53] FULL OUTER JOIN on columns: LEFT JOIN UNION ALL the RIGHT JOIN's unmatched rows, ordered by position
+SELECT TOP 5 c.id, o.id AS order_id FROM dbo.customers c FULL OUTER JOIN dbo.orders o ON o.customer_id = c.id WHERE o.status <> 'void' OR o.id IS NULL ORDER BY o.id DESC
+-- =>
+SELECT c.id, o.id AS order_id FROM customers AS c LEFT OUTER JOIN orders AS o ON o.customer_id = c.id WHERE o.status <> 'void' OR o.id IS NULL UNION ALL SELECT c.id, o.id AS order_id FROM customers AS c RIGHT OUTER JOIN orders AS o ON o.customer_id = c.id WHERE (o.status <> 'void' OR o.id IS NULL) AND c.id IS NULL ORDER BY 2 DESC LIMIT 5;
+
+-- 303 [rewritten QY53] FULL JOIN in SELECT DISTINCT: the halves are UNIONed without duplicates
+SELECT DISTINCT c.last_name, o.status FROM dbo.customers c FULL JOIN dbo.orders o ON c.id = o.customer_id
+-- =>
+SELECT DISTINCT c.last_name, o.status FROM customers AS c LEFT JOIN orders AS o ON c.id = o.customer_id UNION SELECT DISTINCT c.last_name, o.status FROM customers AS c RIGHT JOIN orders AS o ON c.id = o.customer_id WHERE c.id IS NULL;
+
+-- 304 [rewritten QY53] FULL JOIN as an operand of a UNION becomes a derived table
+SELECT id FROM dbo.products UNION SELECT o.id FROM dbo.orders o FULL JOIN dbo.order_lines l ON l.order_id = o.id
+-- =>
+SELECT id FROM products UNION SELECT * FROM (SELECT o.id FROM orders AS o LEFT JOIN order_lines AS l ON l.order_id = o.id UNION ALL SELECT o.id FROM orders AS o RIGHT JOIN order_lines AS l ON l.order_id = o.id WHERE o.id IS NULL) AS __full;
+
+-- 305 [unsupported QY53] FULL JOIN on a condition that is no column equality has no rewrite
+SELECT c.id, o.id FROM dbo.customers c FULL JOIN dbo.orders o ON o.amount > c.score
+-- =>
+-- (no TiDB statement)
+
+-- 306 [unsupported QY53] Two FULL JOINs in one query have no rewrite
+SELECT * FROM dbo.customers c FULL JOIN dbo.orders o ON o.customer_id = c.id FULL JOIN dbo.order_lines l ON l.order_id = o.id
+-- =>
+-- (no TiDB statement)
+
+-- 307 [unsupported QY53] FULL JOIN in a grouped query has no rewrite (each half would be grouped apart)
+SELECT c.id, COUNT(o.id) FROM dbo.customers c FULL JOIN dbo.orders o ON o.customer_id = c.id GROUP BY c.id
+-- =>
+-- (no TiDB statement)
+
+-- 308 [rewritten QY55] A bare * after other select items becomes the source's t.*
+SELECT id AS [Customer Link], * FROM dbo.customers WHERE active = 1
+-- =>
+SELECT id AS `Customer Link`, customers.* FROM customers WHERE active = 1;
+
+-- 309 [rewritten QY55] A bare * after other items, over a join: each source's t.* in FROM order
+SELECT o.id AS [Order Link], * FROM dbo.orders o JOIN dbo.customers c ON c.id = o.customer_id
+-- =>
+SELECT o.id AS `Order Link`, o.*, c.* FROM orders AS o JOIN customers AS c ON c.id = o.customer_id;
+
+-- 310 [rewritten QY03 QY56] GROUP BY expressions inside a larger expression and in HAVING become MIN(expression)
+SELECT CAST(YEAR(ordered_at) AS varchar) + '-' + CAST(MONTH(ordered_at) AS varchar) AS ym, COUNT(*) AS n FROM dbo.orders GROUP BY YEAR(ordered_at), MONTH(ordered_at) HAVING YEAR(ordered_at) >= 2020 ORDER BY YEAR(ordered_at) * 100 + MONTH(ordered_at)
+-- =>
+SELECT CONCAT(CAST(MIN(YEAR(ordered_at)) AS CHAR), '-', CAST(MIN(MONTH(ordered_at)) AS CHAR)) AS ym, COUNT(*) AS n FROM orders GROUP BY YEAR(ordered_at), MONTH(ordered_at) HAVING MIN(YEAR(ordered_at)) >= 2020 ORDER BY MIN(YEAR(ordered_at)) * 100 + MIN(MONTH(ordered_at));
+
+-- 311 [review QY42] DATEPART(week) in the select list and GROUP BY: one rewrite, the same text in both
+SELECT DATEPART(week, ordered_at) AS wk, COUNT(*) FROM dbo.orders GROUP BY DATEPART(week, ordered_at) ORDER BY DATEPART(week, ordered_at)
+-- =>
+SELECT ((DAYOFYEAR(ordered_at) + DAYOFWEEK(MAKEDATE(YEAR(ordered_at), 1)) - 2) DIV 7 + 1) AS wk, COUNT(*) FROM orders GROUP BY ((DAYOFYEAR(ordered_at) + DAYOFWEEK(MAKEDATE(YEAR(ordered_at), 1)) - 2) DIV 7 + 1) ORDER BY ((DAYOFYEAR(ordered_at) + DAYOFWEEK(MAKEDATE(YEAR(ordered_at), 1)) - 2) DIV 7 + 1);
+
+-- 312 [rewritten QY02 QY56] DATEDIFF(month, GETDATE(), d) grouped, and used inside a larger expression
+SELECT DATEDIFF(month, GETDATE(), ordered_at) AS months, -DATEDIFF(month, GETDATE(), ordered_at) + 1 AS age, COUNT(*) FROM dbo.orders GROUP BY DATEDIFF(month, GETDATE(), ordered_at)
+-- =>
+SELECT ((YEAR(ordered_at) - YEAR(CURRENT_TIMESTAMP(3))) * 12 + MONTH(ordered_at) - MONTH(CURRENT_TIMESTAMP(3))) AS months, -(MIN((YEAR(ordered_at) - YEAR(CURRENT_TIMESTAMP(3))) * 12 + MONTH(ordered_at) - MONTH(CURRENT_TIMESTAMP(3)))) + 1 AS age, COUNT(*) FROM orders GROUP BY ((YEAR(ordered_at) - YEAR(CURRENT_TIMESTAMP(3))) * 12 + MONTH(ordered_at) - MONTH(CURRENT_TIMESTAMP(3)));
+
+-- 313 [rewritten QY03 QY20 QY56] CONVERT(varchar, d, 111) grouped and concatenated
+SELECT CONVERT(varchar, ordered_at, 111) + ' total' AS day_label, SUM(amount) FROM dbo.orders GROUP BY CONVERT(varchar, ordered_at, 111)
+-- =>
+SELECT CONCAT(MIN(DATE_FORMAT(ordered_at, '%Y/%m/%d')), ' total') AS day_label, SUM(amount) FROM orders GROUP BY DATE_FORMAT(ordered_at, '%Y/%m/%d');
+
+-- 314 [rewritten QY56] An outer column beside an aggregate in a subquery moves out of it
+SELECT c.id, (SELECT c.score * SUM(o.qty) FROM dbo.orders o WHERE o.customer_id = c.id) AS weighted FROM dbo.customers c
+-- =>
+SELECT c.id, (c.score * (SELECT SUM(o.qty) FROM orders AS o WHERE o.customer_id = c.id)) AS weighted FROM customers AS c;
+
+-- 315 [rewritten QY57] TOP in an IN subquery moves into a derived table (MySQL and MariaDB refuse LIMIT there)
+SELECT id FROM dbo.customers WHERE id IN (SELECT TOP 2 customer_id FROM dbo.orders ORDER BY amount DESC)
+-- =>
+SELECT id FROM customers WHERE id IN (SELECT * FROM (SELECT customer_id FROM orders ORDER BY amount DESC LIMIT 2) AS __in);
+
+-- 316 [rewritten QY57] TOP in an ALL subquery moves into a derived table
+SELECT id FROM dbo.orders WHERE amount >= ALL (SELECT TOP 3 amount FROM dbo.orders WHERE status = 'paid' ORDER BY amount DESC)
+-- =>
+SELECT id FROM orders WHERE amount >= ALL (SELECT * FROM (SELECT amount FROM orders WHERE status = 'paid' ORDER BY amount DESC LIMIT 3) AS __in);
+
+-- 317 [rewritten QY54] ORDER BY of a UNION with a table prefix names the column by position
+SELECT c.id, c.first_name FROM dbo.customers c UNION SELECT s.id, s.region FROM sales.customers s ORDER BY c.first_name
+-- =>
+SELECT c.id, c.first_name FROM customers AS c UNION SELECT s.id, s.region FROM sales_customers AS s ORDER BY 2;
+
+-- 318 [rewritten QY54] ORDER BY of an INTERSECT with an expression of the select list
+SELECT COALESCE(shipped_at, ordered_at) FROM dbo.orders WHERE qty > 1 INTERSECT SELECT COALESCE(shipped_at, ordered_at) FROM dbo.orders WHERE amount > 0 ORDER BY COALESCE(shipped_at, ordered_at) DESC
+-- =>
+SELECT COALESCE(shipped_at, ordered_at) FROM orders WHERE qty > 1 INTERSECT SELECT COALESCE(shipped_at, ordered_at) FROM orders WHERE amount > 0 ORDER BY 1 DESC;
+
+-- 319 [translated] Table names and aliases in another case are spelled as the schema and the alias's definition spell them
+SELECT C.id, o.AMOUNT FROM CUSTOMERS c JOIN dbo.Orders AS O ON o.customer_id = C.id WHERE EXISTS (SELECT 1 FROM dbo.KV WHERE kv.k = c.id)
+-- =>
+SELECT c.id, O.AMOUNT FROM customers AS c JOIN orders AS O ON O.customer_id = c.id WHERE EXISTS(SELECT 1 FROM kv WHERE kv.k = c.id);
+
+-- 320 [translated] A quoted name with trailing spaces is the name without them, as SQL Server compares names
+SELECT [id ] FROM [dbo].[customers ] WHERE [score ] > 1
+-- =>
+SELECT `id` FROM `customers` WHERE `score` > 1;
+
+-- 321 [rewritten QY58] A subquery in an inner join's ON condition moves to WHERE
+SELECT c.id, o.id FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id AND o.status IN (SELECT v FROM dbo.kv)
+-- =>
+SELECT c.id, o.id FROM customers AS c JOIN orders AS o ON o.customer_id = c.id WHERE o.status IN (SELECT v FROM kv);
+
+-- 322 [rewritten QY58] A subquery on the joined table in a LEFT JOIN's ON filters that table in a derived table
+SELECT c.id, o.id FROM dbo.customers c LEFT JOIN dbo.orders o ON o.customer_id = c.id AND o.status IN (SELECT v FROM dbo.kv)
+-- =>
+SELECT c.id, o.id FROM customers AS c LEFT JOIN (SELECT * FROM orders AS o WHERE o.status IN (SELECT v FROM kv)) AS o ON o.customer_id = c.id;
+
+-- 323 [rewritten QY58] A subquery on the preserved table in a LEFT JOIN's ON is computed in a derived table of it
+SELECT c.id, o.id FROM dbo.customers c LEFT JOIN dbo.orders o ON o.customer_id = c.id AND NOT c.id IN (SELECT k FROM dbo.kv)
+-- =>
+SELECT c.id, o.id FROM (SELECT c.*, NOT c.id IN (SELECT k FROM kv) AS __on1 FROM customers AS c) AS c LEFT JOIN orders AS o ON o.customer_id = c.id AND c.__on1;
+
+-- 324 [rewritten QY62] WITH ... INSERT ... SELECT: the CTEs move into the INSERT's SELECT
+WITH big AS (SELECT id, customer_id FROM dbo.orders WHERE amount > 100) INSERT INTO dbo.kv (k, v) SELECT id, 'big' FROM big
+-- =>
+INSERT INTO kv (k, v) WITH big AS (SELECT id, customer_id FROM orders WHERE amount > 100) SELECT id, 'big' FROM big;
+
+-- 325 [unsupported QY63] FOR SYSTEM_TIME reads temporal history, which TiDB does not keep
+SELECT id FROM dbo.orders FOR SYSTEM_TIME AS OF '2024-01-01' WHERE qty > 1
+-- =>
+-- (no TiDB statement)
+
+-- 326 [rewritten QY59] A string compared with a datetime is read as SQL Server reads it: a year alone, month/day/year
+SELECT id FROM dbo.orders WHERE ordered_at > '2019' AND ordered_at BETWEEN '1/1/2016' AND '12-31-2030' AND shipped_at IN ('Apr 15 2024', '2024-04-16')
+-- =>
+SELECT id FROM orders WHERE ordered_at > '2019-01-01 00:00:00' AND ordered_at BETWEEN '2016-01-01 00:00:00' AND '2030-12-31 00:00:00' AND shipped_at IN ('2024-04-15 00:00:00', '2024-04-16');
+
+-- 327 [rewritten QY59] A date compared with a datetime string drops the time, as SQL Server converts the string to a date
+SELECT id FROM dbo.customers WHERE birth_date = '1990-05-01 10:00' OR birth_date < '5/1/1970'
+-- =>
+SELECT id FROM customers WHERE birth_date = '1990-05-01' OR birth_date < '1970-05-01';
+
+-- 328 [review QY59] A string SQL Server cannot read as a date is flagged
+SELECT id FROM dbo.orders WHERE ordered_at > 'yesterday'
+-- =>
+SELECT id FROM orders WHERE ordered_at > 'yesterday';
+
+-- 329 [rewritten QY41] AVG of an int column is an integer whatever schema prefix the query gives the table
+SELECT AVG(qty) FROM other.orders
+-- =>
+SELECT (SUM(qty) DIV COUNT(qty)) FROM orders;
+
+-- 330 [rewritten QY60] decimal / decimal keeps SQL Server's type: decimal(37, 19) for two decimal(18, 0)
+SELECT id, CAST(amount AS decimal) / CAST(NULLIF(qty, 0) AS decimal) AS ratio FROM dbo.orders ORDER BY ratio
+-- =>
+SELECT id, CAST(CAST(CAST(amount AS DECIMAL(18, 0)) AS DECIMAL(65, 23)) / CAST(NULLIF(qty, 0) AS DECIMAL(18, 0)) AS DECIMAL(37, 19)) AS ratio FROM orders ORDER BY ratio;
+
+-- 331 [review QY60 QY61] A divisor that may be 0: SQL Server fails the query, TiDB returns NULL
+SELECT id, amount / qty FROM dbo.orders
+-- =>
+SELECT id, CAST(CAST(amount AS DECIMAL(65, 17)) / qty AS DECIMAL(21, 13)) FROM orders;
+
+-- 332 [rewritten QY37 QY60] A guarded divisor and a division in an UPDATE (which fails on 0 on both) are not flagged
+UPDATE dbo.orders SET qty = qty / NULLIF(qty, 0) WHERE amount / qty > 1
+-- =>
+UPDATE orders SET qty = qty DIV NULLIF(qty, 0) WHERE CAST(CAST(amount AS DECIMAL(65, 17)) / qty AS DECIMAL(21, 13)) > 1;

@@ -1,0 +1,83 @@
+"""Every usable translation of the development corpora runs on TiDB (and MariaDB) against its schema.
+
+The parser check (`test_sede`, `test_golden`) says TiDB's grammar accepts a text; this one runs it:
+each corpus's schema is created once per target by the tool's own DDL, every statement the
+translator calls translated, rewritten or review runs with its parameters bound, in a transaction
+that is rolled back (`execution`). On TiDB no statement may fail because of its translation; what
+fails for inputs broken in SQL Server too is recorded, with every other count, in
+`benchmarks/translate/EXECUTION.md` (rewrite it with UPDATE_EXECUTION=1 after reviewing a change).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+
+import pytest
+from corpora import NAMES, corpus
+from execution import BROKEN_INPUTS, Run, create_schema, leftover_rows, run_corpus, session, translate
+from execution_tally import COMMAND, RECORD, render
+
+from sqlsrv2tidb.model.translation import TranslatedQuery
+
+pytestmark = pytest.mark.mariadb
+
+
+@cache
+def translations(name: str) -> dict[str, TranslatedQuery]:
+    """Each corpus is translated once and run on both targets."""
+    c = corpus(name)
+    return {s.id: translate(c, s) for s in c.samples}
+
+
+_RUNS: dict[tuple[str, str], Run] = {}
+
+
+def _run(server, name: str, reference: Run | None = None) -> Run:
+    key = (server.kind, name)
+    if key not in _RUNS:
+        database = server.create_database(f"t_execution_{name}")
+        conn = server.connect(database)
+        try:
+            refused = create_schema(conn, corpus(name).capture)
+            assert not refused, f"{name}: the schema's DDL fails on {server.kind}: {refused[:3]}"
+            session(conn, server.kind)
+            _RUNS[key] = run_corpus(conn, corpus(name), server.kind, translations(name), reference)
+            assert leftover_rows(conn) == {}, "a statement left rows behind"
+        finally:
+            conn.close()
+    return _RUNS[key]
+
+
+def _listing(run: Run, cause: str) -> str:
+    return "\n".join(f"  {o.sample.id}: {o.failure.kind}: {o.failure.code} {o.failure.message[:150]}\n"
+                     f"      {o.failure.statement[:300]}" for o in run.failures(cause))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_translation_fails_on_tidb(tidb, name):
+    run = _run(tidb, name)
+    assert run.usable, name
+    assert not run.failures("translation"), (
+        f"{len(run.failures('translation'))} usable translations fail on TiDB:\n{_listing(run, 'translation')}")
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_no_translation_fails_on_mariadb(tidb, mariadb, name):
+    """An error TiDB did not raise on the same text is MariaDB's gap, and counted as such."""
+    run = _run(mariadb, name, _run(tidb, name))
+    assert not run.failures("translation"), (
+        f"{len(run.failures('translation'))} usable translations fail on MariaDB:\n{_listing(run, 'translation')}")
+
+
+def test_inputs_broken_in_sql_server_are_still_broken(tidb, mariadb):
+    """A statement pinned as broken in SQL Server too must still fail: once it runs, the pin goes."""
+    failing = {o.sample.id for name in NAMES for o in _run(tidb, name).failures()}
+    assert set(BROKEN_INPUTS) <= failing, sorted(set(BROKEN_INPUTS) - failing)
+
+
+def test_the_tally_is_recorded(tidb, mariadb):
+    text = render([_run(tidb, name) for name in NAMES] + [_run(mariadb, name, _run(tidb, name)) for name in NAMES])
+    if os.environ.get("UPDATE_EXECUTION") == "1" or not RECORD.exists():
+        RECORD.write_text(text, encoding="utf-8")
+    assert RECORD.read_text(encoding="utf-8") == text, f"the execution tally changed: review it and run\n    {COMMAND}"

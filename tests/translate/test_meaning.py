@@ -1,0 +1,125 @@
+"""The meaning check: a query's T-SQL on the SQL Server endpoint and its translation on TiDB, over the
+same rows, give the same answer (`meaning`).
+
+Every golden pair that is one query with a fixed answer is compared, which covers the classes the
+execution check found (FULL OUTER JOIN, a bare `*`, GROUP BY expressions, TOP in IN, a table name's
+case, ORDER BY after a union, date strings, AVG of an int, decimal division) and those the golden
+pairs always covered. A pair whose answers differ must be pinned with why (`PINS`): Babelfish, the
+suite's TDS endpoint, answering differently from SQL Server (then TiDB must give SQL Server's
+documented answer) or not running it at all; a difference the translation flags for review; the
+padding of a char(n) column (a type difference no query rewrite removes). A pin that no longer
+differs fails too, so the list stays true. A division by zero, which no pair can show (SQL Server
+fails), is checked on its own.
+"""
+
+from __future__ import annotations
+
+import decimal
+
+import pytest
+from meaning import Answer, TdsSide, answer_tidb, create_on_tds, create_on_tidb, normalize, same, skipped
+from translate_golden import golden_capture, read_cases
+
+from sqlsrv2tidb.options import Options
+from sqlsrv2tidb.translate.naming import NameMap
+from sqlsrv2tidb.translate.queries import translate_sql
+
+CASES = [c for c in read_cases() if skipped(c) is None]
+
+def _rows(*rows: tuple) -> tuple[tuple, ...]:
+    """Rows as `meaning` normalises them, in its order."""
+    return tuple(sorted((tuple(normalize(v) for v in row) for row in rows), key=repr))
+
+
+D = decimal.Decimal
+REFUSES = "babelfish-refuses"
+PINS: dict[str, tuple[str, str, tuple[tuple, ...] | None]] = {
+    "052": ("babelfish", "DATEDIFF(quarter) counts the quarter boundaries crossed, one from 2024-03-31 to 2024-04-01; "
+            "Babelfish counts none", _rows((0,), (0,), (1,), (None,))),
+    "087": ("flagged", "TRY_CAST gives NULL for a string that is not a number; TiDB's CAST gives 0", None),
+    "092": ("babelfish", "style 121 always writes milliseconds (yyyy-mm-dd hh:mi:ss.mmm); Babelfish drops a .000",
+            _rows(("2024-05-01 09:00:00.123",), ("2024-05-01 17:30:00.000",))),
+    "094": ("flagged", "CONVERT(int, code) fails in SQL Server on 'A1'; TiDB converts it to 0", None),
+    "100": (REFUSES, "a datetimeoffset result cannot be read through FreeTDS (ODBC type -155)", None),
+    "107": (REFUSES, "FORMAT() fails in Babelfish (lc_numeric)", None),
+    "129": (REFUSES, "TOP ... PERCENT", None),
+    "130": (REFUSES, "TOP ... WITH TIES", None),
+    "131": (REFUSES, "TOP ... PERCENT", None),
+    "155": (REFUSES, "UNPIVOT", None),
+    "157": ("flagged", "Babelfish writes element tags around an unnamed column that SQL Server does not write, and SQL "
+            "Server's CI_AS collation sorts '[Special]' before the letters where TiDB's sorts it after", None),
+    "158": ("babelfish", "Babelfish writes element tags around an unnamed column that SQL Server does not write",
+            _rows((1, "new, paid"), (2, "paid"), (3, "void"))),
+    "259": ("babelfish", "money converted to an integer rounds in SQL Server (0.50 is 1, 100.50 is 101); Babelfish "
+            "truncates", _rows(*[(p, b) for p in (1, 1, 0, 10) for b in (101, 0, None)])),
+    "272": (REFUSES, "GROUP BY ... WITH ROLLUP", None),
+    "288": ("flagged", "nvarchar + int fails in SQL Server on 'Ann'; TiDB adds 0", None),
+    "290": ("flagged", "datetime + '00:10' adds ten minutes in SQL Server; TiDB adds to the number YYYYMMDDhhmmss", None),
+    "292": (REFUSES, "Babelfish drops the connection when ISNULL over a char(5) column returns a longer replacement", None),
+    "295": (REFUSES, "(... FOR XML PATH(''), TYPE).value()", None),
+    "308": ("char", "code is char(5): SQL Server returns 'A1   ', TiDB 'A1' (its CHAR drops trailing spaces on read); "
+            "a difference of the column type, not of the query", None),
+    "309": ("char", "code is char(5): SQL Server returns 'A1   ', TiDB 'A1' (its CHAR drops trailing spaces on read); "
+            "a difference of the column type, not of the query", None),
+    "320": (REFUSES, "Babelfish does not ignore trailing spaces in names, which SQL Server's name comparison does", None),
+    "329": ("lenient", "SQL Server has no schema other: the pair shows that the translator types a table whose schema "
+            "prefix is wrong; TiDB merges schemas, so the query runs there", None),
+    "330": ("babelfish", "decimal without a precision is decimal(18, 0) in SQL Server (25.50 becomes 26) and a quotient "
+            "of two of them decimal(37, 19); Babelfish keeps the fraction and PostgreSQL's scale",
+            _rows((1, D("3.3333333333333333333")), (2, D("3.7142857142857142857")), (3, D("2.5")), (4, 0))),
+}
+"""Golden case -> (kind, why, SQL Server's documented rows for a `babelfish` pin, else None). Kinds: `babelfish` (Babelfish
+answers differently from SQL Server, whose documented answer TiDB must give), `babelfish-refuses` (Babelfish cannot run
+it), `flagged` (SQL Server and TiDB differ and the translation says review), `char` (a char(n) column's padding, a type
+difference), `lenient` (SQL Server refuses the name; the pair tests the translator's typing)."""
+
+
+@pytest.fixture(scope="module")
+def tds(mssql):
+    side = TdsSide(mssql, create_on_tds(mssql, "t_meaning_golden"))
+    yield side
+    side.close()
+
+
+@pytest.fixture(scope="module")
+def tidb_conn(tidb):
+    conn = tidb.connect(create_on_tidb(tidb, "t_meaning_golden"))
+    yield conn
+    conn.close()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_golden_pair_means_the_same_on_tidb(tds, tidb_conn, case):
+    on_sql_server = tds.answer(case.source)
+    on_tidb = answer_tidb(tidb_conn, case.expected)
+    pin = PINS.get(case.id)
+    if pin is None:
+        assert same(on_sql_server, on_tidb), f"{case.id} {case.title}\n  SQL Server: {on_sql_server}\n  TiDB:       {on_tidb}"
+        return
+    kind, why, documented = pin
+    assert not same(on_sql_server, on_tidb), f"{case.id} is pinned ({why}) but both now answer {on_tidb}: remove the pin"
+    if kind == "babelfish":
+        assert documented is not None and on_tidb == Answer(documented), f"{case.id}: {why}\n  TiDB: {on_tidb}"
+    elif kind == "flagged":
+        assert case.status == "review", f"{case.id}: the answers differ ({why}) but the translation is {case.status}"
+    elif kind in (REFUSES, "lenient"):
+        assert on_sql_server.error is not None and on_tidb.error is None, (case.id, on_sql_server, on_tidb)
+    else:
+        assert kind == "char" and on_tidb.rows is not None, (case.id, kind)
+
+
+def test_every_pin_is_a_compared_pair():
+    assert set(PINS) <= {c.id for c in CASES}, sorted(set(PINS) - {c.id for c in CASES})
+
+
+def test_a_division_by_zero_fails_on_sql_server_and_is_null_on_tidb_with_a_note(tds, tidb_conn):
+    """SQL Server stops the query (error 8134); TiDB returns NULL for the row, so the translation says review."""
+    tsql = "SELECT id, amount / (qty - 1) FROM dbo.orders"
+    capture = golden_capture()
+    translation = translate_sql(tsql, database=capture.database, names=NameMap.for_database(capture.database),
+                                options=Options())
+    assert translation.status == "review" and "QY61" in {n.code for n in translation.notes}
+    on_sql_server = tds.answer(tsql)
+    assert on_sql_server.error is not None and "8134" in on_sql_server.error
+    on_tidb = answer_tidb(tidb_conn, translation.target_sql)
+    assert on_tidb.rows is not None and any(row[1] is None for row in on_tidb.rows)
