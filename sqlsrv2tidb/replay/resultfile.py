@@ -113,9 +113,11 @@ def build(
     *, capture: Capture, selection: Selection, config: ReplayConfig, steps: list[StepResult], chosen: StepResult,
     target: str, server: dict[str, Any], driver: str, mode: str, evidence: dict[str, Any],
     parameters: dict[str, str], ceiling: float | None, stopped_by: str | None,
-    why: dict[int, list[str]] | None = None,
+    why: dict[int, list[str]] | None = None, per_class: dict[str, dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None, notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The whole replay.json document; `why` explains error codes (duplicate keys) in words."""
+    """The whole replay.json document; `why` explains error codes (duplicate keys) in words; `per_class`
+    adds fields to each class's entry, `extra` to the document (see `replay.fidelity`)."""
     data = chosen.data
     window = selection.window
     share = {cid: w / sum(chosen.weights) for cid, w in zip(chosen.classes, chosen.weights, strict=True)}
@@ -152,8 +154,8 @@ def build(
         "latency_ms": chosen.total.latency.summary_ms(),
         "service_ms": chosen.total.service.summary_ms(),
         "histograms": {"latency": chosen.total.latency.to_json(), "service": chosen.total.service.to_json()},
-        "per_query": [_per_query(selection, chosen, i, cid, share[cid], parameters.get(cid, ""), captured.get(cid))
-                      for i, cid in enumerate(chosen.classes)],
+        "per_query": [{**_per_query(selection, chosen, i, cid, share[cid], parameters.get(cid, ""), captured.get(cid)),
+                       **(per_class or {}).get(cid, {})} for i, cid in enumerate(chosen.classes)],
         "timeline": _timeline(steps),
         "error_codes": errors,
         "skipped": [{"id": s.id, "fingerprint": s.fingerprint, "kind": s.kind, "status": s.status, "reason": s.reason}
@@ -170,7 +172,8 @@ def build(
         "evidence": evidence,
         "interrupted": any(s.data.interrupted for s in steps),
         "stopped_by": stopped_by,
-        "notes": list(selection.notes),
+        "notes": list(selection.notes) + list(notes or ()),
+        **(extra or {}),
     }
 
 
@@ -190,7 +193,7 @@ def _config(config: ReplayConfig) -> dict[str, Any]:
         "ramp": None if config.ramp is None else f"{config.ramp.start:g}:{config.ramp.step:g}:{config.ramp.maximum:g}",
         "p99_limit_ms": config.p99_limit_ms, "allow_writes": config.allow_writes,
         "confirm_database": config.confirm_database, "seed": config.seed, "seed_drawn": config.seed_drawn,
-        "driver": config.driver,
+        "driver": config.driver, "protocol": config.protocol,
     }
 
 
