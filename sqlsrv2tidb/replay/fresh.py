@@ -45,9 +45,9 @@ def fresh_maker(type_text: str, rng: random.Random) -> Callable[[int], Any]:
 
 
 def _counter(rng: random.Random, width: int, spell: Callable[[int], Any]) -> Callable[[int], Any]:
-    """`spell(base + serial)` within `width` values, the base drawn so that a long run still fits before it."""
-    room = max(1, min(width // 2, 1 << 32))
-    base = rng.randrange(max(1, width - room + 1))
+    """`spell((base + serial) mod width)`: the first `width` sends (2**32 at most) of a run never meet."""
+    room = max(1, min(width, 1 << 32))
+    base = rng.randrange(width)
     return lambda serial: spell((base + serial % room) % width)
 
 

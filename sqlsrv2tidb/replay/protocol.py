@@ -46,6 +46,13 @@ def unavailable(driver: str) -> str | None:
     return None
 
 
+def check_requested(protocol: str, driver: str) -> None:
+    """Refuse an explicit `--protocol prepared` the driver cannot send, before anything connects."""
+    reason = unavailable(driver) if protocol == "prepared" else None
+    if reason is not None:
+        raise UsageError(f"--protocol prepared: {reason}")
+
+
 def choose(protocol: str, chosen: tuple[Chosen, ...], driver: str, markers: dict[str, int]) -> Choice:
     """Decide per class; `markers` counts each class's parameter markers. Raises UsageError for an
     explicit `--protocol prepared` the driver cannot send."""
@@ -63,11 +70,10 @@ def choose(protocol: str, chosen: tuple[Chosen, ...], driver: str, markers: dict
                 "captured as SQL text" if c.source is None or c.source.call != "rpc" else "no parameters to bind")
     if "prepared" not in protocols.values():
         return Choice(protocols, why)
+    check_requested(protocol, driver)
     reason = unavailable(driver)
     if reason is None:
         return Choice(protocols, why)
-    if protocol == "prepared":
-        raise UsageError(f"--protocol prepared: {reason}")
     fallen = [qid for qid, p in protocols.items() if p == "prepared"]
     for qid in fallen:
         protocols[qid] = "text"

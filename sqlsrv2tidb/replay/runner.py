@@ -29,6 +29,7 @@ from .config import ReplayConfig
 from .duplicates import explain_duplicates, tables_holding_rows
 from .engine import live_printer, run_schedule
 from .params import serial_span
+from .protocol import check_requested
 from .resultfile import StepResult
 from .safety import check_not_source, check_writes_confirmed
 from .schedule import RateSchedule, Schedule, TimedSchedule
@@ -54,6 +55,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     check_writes_confirmed(target, config)
     selection = select(capture, translation, config)
     driver = drivers.resolve(config.driver)
+    check_requested(config.protocol, driver.name)
     probe = _probe(target, driver.name)
     try:
         server = evidence.detect_server(probe)
