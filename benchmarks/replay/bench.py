@@ -52,13 +52,15 @@ def client_cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def sysbench(server: MariaDB, db: str, statement: str, threads: int, seconds: float, rate: float = 0) -> dict:
-    """sysbench flat out (`rate` 0), or paced at `rate` statements per second (its `--rate`)."""
+def sysbench(server: MariaDB, db: str, statement: str, threads: int, seconds: float, rate: float = 0, *,
+             script: str = "keywords.lua", ps_mode: str = "disable") -> dict:
+    """sysbench flat out (`rate` 0), or paced at `rate` statements per second (its `--rate`); `keywords_ps.lua`
+    with `ps_mode` auto sends server-side prepared statements (protocols.py)."""
     cpu0 = client_cpu()
     out = subprocess.run(
-        ["sysbench", str(HERE / "keywords.lua"), f"--statement={statement}", f"--threads={threads}",
+        ["sysbench", str(HERE / script), f"--statement={statement}", f"--threads={threads}",
          f"--time={int(seconds)}", "--mysql-host=127.0.0.1", f"--mysql-port={server.port}", "--mysql-user=root",
-         f"--mysql-db={db}", "--db-ps-mode=disable", "--rand-type=uniform", f"--rate={int(rate)}", "run"],
+         f"--mysql-db={db}", f"--db-ps-mode={ps_mode}", "--rand-type=uniform", f"--rate={int(rate)}", "run"],
         check=True, capture_output=True, text=True, cwd=HERE,
     ).stdout
     cpu = client_cpu() - cpu0
@@ -115,12 +117,13 @@ def bare(server: MariaDB, db: str, driver: str, statement: str, conns: int, seco
     return {"statements": total, "qps": total / seconds, "cpu_s": client_cpu() - cpu0}
 
 
-def engine(server: MariaDB, db: str, driver: str, statement: str, conns: int, seconds: float, qps: float) -> dict:
+def engine(server: MariaDB, db: str, driver: str, statement: str, conns: int, seconds: float, qps: float,
+           protocol: str = "auto") -> dict:
     capture, translation = keywords_case(insert_rate=1 if statement == "insert" else 0,
                                          select_rate=1 if statement == "select" else 0, select_generators=True)
     config = ReplayConfig(qps=qps, duration=seconds, warmup=0, workers=min(conns, CORES), connections=conns,
                           driver=driver, allow_writes=statement == "insert", confirm_database=db,
-                          seed=time.time_ns())  # a new seed per run: the same seed would insert the same keys
+                          seed=time.time_ns(), protocol=protocol)  # a new seed per run: the same seed would insert the same keys
     with tempfile.TemporaryDirectory() as out:
         cpu0 = client_cpu()
         doc = run_replay(capture, translation, parse_target(server.url(db)), config, out=Path(out)).result
