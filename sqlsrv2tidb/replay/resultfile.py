@@ -38,7 +38,14 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
 - `evidence`: {`skipped`: reason} on MySQL/MariaDB, else {`tables`: [...], `before`, `after`, `cluster`
   (servers by kind, from information_schema.cluster_info), `not_measured` (what this cluster cannot show,
   e.g. hot Regions without PD, placement over stores with one TiKV store: sentences, not errors)};
-- `interrupted`, `stopped_by` (null, `interrupt` or the fatal error), `notes`.
+- `interrupted`, `stopped_by` (null, `interrupt` or the fatal error), `notes`;
+- what was sent and what the server measured (`statements`, `servertime`): each `per_query` entry also
+  has `values` {`source`: captured, generated or both, `captured_sets`, `captured_from`, `fresh_keys`:
+  written key columns whose captured values were replaced, `description`}, `protocol` (`text` or
+  `prepared`) with `protocol_why`, and where the target keeps statement statistics `server_ms` {`mean`,
+  `max`, `executions`, `source`, `max_may_predate_run`, `shared_with`} and on TiDB `plan_cache_hits`,
+  `prepared_executions`, `plan_cache_unqualified`; the top level has `server_time` {`source`, `classes`,
+  `note`: why some or all classes have no server-side figure}, and `config.protocol`.
 """
 
 from __future__ import annotations

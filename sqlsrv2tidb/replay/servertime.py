@@ -192,6 +192,7 @@ def summary(where: ServerTime, classes: dict[str, dict[str, Any]], replayed: int
     """replay.json's top-level `server_time`: where the figures came from, or why there are none."""
     note = where.note
     if where.source is not None and len(classes) < replayed:
+        why = "" if where.kind == "tidb" else "; MySQL and MariaDB keep no digest for prepared statements"
         note = (f"{replayed - len(classes)} of {replayed} replayed class(es) have no server-side figure (their "
-                "statements were not found in the target's statistics): they are compared by client latency")
+                f"statements were not found in the target's statistics{why}): they are compared by client latency")
     return {"source": where.source, "classes": len(classes), "note": note}
