@@ -23,69 +23,42 @@ from __future__ import annotations
 
 import argparse
 import json
-import multiprocessing
-import random
 import tempfile
-import threading
-import time
+from collections.abc import Callable
 from pathlib import Path
 from statistics import median
 
-from bench import CORES, client_cpu, engine, per_statement_us, sysbench  # bench puts tests/ on the path
-from replay_helpers import INSERT_SQL, KEYWORDS_DDL, SELECT_SQL
+from bench import (  # puts tests/ on the path
+    Opener,
+    bare,
+    cells,
+    engine,
+    keywords_database,
+    recorder,
+    sysbench,
+)
+from replay_helpers import INSERT_SQL, SELECT_SQL
 from servers import MariaDB, TiDB
 
 from sqlsrv2tidb.replay import drivers
 from sqlsrv2tidb.replay.sqltext import to_format_style
-from sqlsrv2tidb.target import parse_target
 
 PS_MODES = {"prepared": "auto", "text": "disable"}
 
 
-def _bare_worker(url: str, protocol: str, statement: str, threads: int, seconds: float, out) -> None:
-    target = parse_target(url)
-    conns = [drivers.connect(target, "mysqlclient", prepared=protocol == "prepared") for _ in range(threads)]
+def protocol_opener(protocol: str, statement: str) -> Opener:
+    """Replay's own senders on a mysqlclient connection: the text one, or the prepared statement one."""
     sql = INSERT_SQL if statement == "insert" else SELECT_SQL
     text = to_format_style(sql)[0]
-    counts = [0] * threads
-    deadline = time.perf_counter() + seconds
 
-    def loop(i: int) -> None:
-        rng, n = random.Random(), 0
-        run, what = (conns[i].run_prepared, sql) if protocol == "prepared" else (conns[i].run, text)
-        while time.perf_counter() < deadline:
-            if statement == "insert":
-                run(what, (rng.randint(1, 8), rng.randint(1, 2_100_000_000), rng.randint(1, 3),
-                           rng.randint(1, 2_100_000_000)))
-            else:
-                run(what, (rng.randint(1, 8), rng.randint(1, 2_100_000_000)))
-            n += 1
-        counts[i] = n
+    def open_(target: object) -> Callable[[tuple], object]:
+        conn = drivers.connect(target, "mysqlclient", prepared=protocol == "prepared")  # type: ignore[arg-type]
+        if protocol == "prepared":
+            run = conn.run_prepared
+            return lambda v: run(sql, v)  # type: ignore[misc]
+        return lambda v: conn.run(text, v)
 
-    threads_ = [threading.Thread(target=loop, args=(i,)) for i in range(threads)]
-    for t in threads_:
-        t.start()
-    for t in threads_:
-        t.join()
-    for conn in conns:
-        conn.close()
-    out.put(sum(counts))
-
-
-def bare(server, db: str, protocol: str, statement: str, conns: int, seconds: float) -> dict:
-    procs_n = min(conns, CORES)
-    ctx = multiprocessing.get_context("fork")
-    q = ctx.Queue()
-    cpu0 = client_cpu()
-    procs = [ctx.Process(target=_bare_worker, args=(server.url(db), protocol, statement,
-                                                     len(range(w, conns, procs_n)), seconds, q))
-             for w in range(procs_n)]
-    for p in procs:
-        p.start()
-    total = sum(q.get() for _ in procs)
-    for p in procs:
-        p.join()
-    return {"statements": total, "qps": total / seconds, "cpu_s": client_cpu() - cpu0}
+    return open_
 
 
 def start(kind: str, base: Path):
@@ -109,35 +82,25 @@ def main() -> None:
     args = parser.parse_args()
     server = start(args.server, Path(tempfile.mkdtemp(prefix="sqlsrv2tidb-protocols-")))
     rows: list[dict] = []
+    add = recorder(rows)
     try:
-        db = server.create_database("bench")
-        with server.connect(db) as conn, conn.cursor() as cur:
-            cur.execute(KEYWORDS_DDL)
-        for round_ in range(1, args.rounds + 1):
-            for statement in ("insert", "select"):
-                for conns in (int(c) for c in args.connections.split(",")):
-                    def add(tool: str, protocol: str, result: dict, mode: str = "max", statement: str = statement,
-                            conns: int = conns, round_: int = round_) -> dict:
-                        row = {"round": round_, "server": args.server, "statement": statement, "connections": conns,
-                               "tool": tool, "protocol": protocol, "mode": mode, **result,
-                               "cpu_us_per_statement": per_statement_us(result)}
-                        rows.append(row)
-                        print(json.dumps(row), flush=True)
-                        return row
-
-                    refs = {p: add("sysbench", p, sysbench(server, db, statement, conns, args.seconds,
-                                                           script="keywords_ps.lua", ps_mode=m))
-                            for p, m in PS_MODES.items()}
-                    for p in PS_MODES:
-                        add("bare-loop", p, bare(server, db, p, statement, conns, args.seconds))
-                    ceilings = [add("engine", p, engine(server, db, "mysqlclient", statement, conns, args.seconds,
-                                                        refs[p]["qps"] * 4, protocol=p))["qps"] for p in PS_MODES]
-                    paced = round(min(ceilings) * 0.7)
-                    for p, m in PS_MODES.items():
-                        add("engine", p, engine(server, db, "mysqlclient", statement, conns, args.seconds, paced,
-                                                protocol=p), mode="paced")
-                        add("sysbench", p, sysbench(server, db, statement, conns, args.seconds, paced,
-                                                    script="keywords_ps.lua", ps_mode=m), mode="paced")
+        db = keywords_database(server)
+        for cell in cells(args.rounds, args.connections):
+            statement, conns, seconds = cell["statement"], cell["connections"], args.seconds
+            cell = {**cell, "server": args.server}
+            refs = {p: add(cell, sysbench(server, db, statement, conns, seconds, script="keywords_ps.lua", ps_mode=m),
+                           tool="sysbench", protocol=p, mode="max") for p, m in PS_MODES.items()}
+            for p in PS_MODES:
+                add(cell, bare(server, db, protocol_opener(p, statement), statement, conns, seconds), tool="bare-loop",
+                    protocol=p, mode="max")
+            ceilings = [add(cell, engine(server, db, "mysqlclient", statement, conns, seconds, refs[p]["qps"] * 4,
+                                         protocol=p), tool="engine", protocol=p, mode="max")["qps"] for p in PS_MODES]
+            paced = round(min(ceilings) * 0.7)
+            for p, m in PS_MODES.items():
+                add(cell, engine(server, db, "mysqlclient", statement, conns, seconds, paced, protocol=p),
+                    tool="engine", protocol=p, mode="paced")
+                add(cell, sysbench(server, db, statement, conns, seconds, paced, script="keywords_ps.lua", ps_mode=m),
+                    tool="sysbench", protocol=p, mode="paced")
     finally:
         server.stop()
     if args.json:
