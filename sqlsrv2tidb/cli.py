@@ -229,10 +229,13 @@ Seed = Annotated[int | None, typer.Option("--seed", help=(
     "each run, written to replay.json, so a rerun does not send the keys of the last one."))]
 Driver = Annotated[str, typer.Option("--driver", help="MySQL driver: auto (mysqlclient if installed, else PyMySQL), pymysql, mysqlclient, asyncmy.")]
 PromptPassword = Annotated[bool, typer.Option("--password-prompt", help="Ask for the target's password.")]
+Protocol = Annotated[str, typer.Option("--protocol", help=(
+    "auto: classes captured as RPC calls with parameters (sp_executesql, sp_prepexec) as server-side prepared "
+    "statements, the rest as text; text; prepared. Prepared statements need mysqlclient."))]
 
 
 def _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed, speed, ramp,
-                   p99_limit, allow_writes, confirm_database, seed, driver):
+                   p99_limit, allow_writes, confirm_database, seed, driver, protocol="auto"):
     from .replay.config import Ramp, ReplayConfig
 
     if arrival not in ("uniform", "poisson"):
@@ -241,7 +244,7 @@ def _replay_config(window, scale, qps, duration, warmup, workers, connections, a
         window=window, scale=scale, qps=qps, duration=duration, warmup=warmup, workers=workers,
         connections=connections, arrival=arrival, timed=timed, speed=speed,
         ramp=Ramp.parse(ramp) if ramp else None, p99_limit_ms=p99_limit, allow_writes=allow_writes,
-        confirm_database=confirm_database, seed=seed, driver=driver,
+        confirm_database=confirm_database, seed=seed, driver=driver, protocol=protocol,
     )
 
 
@@ -255,7 +258,7 @@ def assess_cmd(
     warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
     allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
-    password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
+    protocol: Protocol = "auto", password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Run every stage and write report.html, assessment.json, ddl/ (and replay.json with --target)."""
     from . import api
@@ -266,7 +269,8 @@ def assess_cmd(
 
         replay_target = parse_target(target, prompt=password_prompt)
         replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed,
-                                       speed, ramp, p99_limit, allow_writes, confirm_database, seed, driver)
+                                       speed, ramp, p99_limit, allow_writes, confirm_database, seed, driver,
+                                       protocol)
     outcome = api.run_assess(
         sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates),
         replay_target=replay_target, replay_config=replay_config, anonymize=anonymize, progress=_progress(quiet),
@@ -283,7 +287,7 @@ def replay_cmd(
     warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
     allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
-    password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
+    protocol: Protocol = "auto", password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Send the captured workload, translated, to a TiDB/MySQL target at the captured rate."""
     from . import api
@@ -291,7 +295,7 @@ def replay_cmd(
 
     replay_target = parse_target(target, prompt=password_prompt)
     replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed, speed,
-                                   ramp, p99_limit, allow_writes, confirm_database, seed, driver)
+                                   ramp, p99_limit, allow_writes, confirm_database, seed, driver, protocol)
     outcome = api.run_replay(sources, out, _options(tidb_version, 3, None, config), target=replay_target,
                              config=replay_config, progress=_progress(quiet))
     _finish(outcome.findings, fail_on, f"{out}/replay.json")

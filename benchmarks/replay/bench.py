@@ -30,6 +30,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -52,13 +53,15 @@ def client_cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def sysbench(server: MariaDB, db: str, statement: str, threads: int, seconds: float, rate: float = 0) -> dict:
-    """sysbench flat out (`rate` 0), or paced at `rate` statements per second (its `--rate`)."""
+def sysbench(server: MariaDB, db: str, statement: str, threads: int, seconds: float, rate: float = 0, *,
+             script: str = "keywords.lua", ps_mode: str = "disable") -> dict:
+    """sysbench flat out (`rate` 0), or paced at `rate` statements per second (its `--rate`); `keywords_ps.lua`
+    with `ps_mode` auto sends server-side prepared statements (protocols.py)."""
     cpu0 = client_cpu()
     out = subprocess.run(
-        ["sysbench", str(HERE / "keywords.lua"), f"--statement={statement}", f"--threads={threads}",
+        ["sysbench", str(HERE / script), f"--statement={statement}", f"--threads={threads}",
          f"--time={int(seconds)}", "--mysql-host=127.0.0.1", f"--mysql-port={server.port}", "--mysql-user=root",
-         f"--mysql-db={db}", "--db-ps-mode=disable", "--rand-type=uniform", f"--rate={int(rate)}", "run"],
+         f"--mysql-db={db}", f"--db-ps-mode={ps_mode}", "--rand-type=uniform", f"--rate={int(rate)}", "run"],
         check=True, capture_output=True, text=True, cwd=HERE,
     ).stdout
     cpu = client_cpu() - cpu0
@@ -67,25 +70,40 @@ def sysbench(server: MariaDB, db: str, statement: str, threads: int, seconds: fl
     return {**row, "target_qps": int(rate)} if rate else row
 
 
-def _bare_worker(url: str, driver: str, sql: str, threads: int, seconds: float, out: multiprocessing.Queue) -> None:
+Opener = Callable[[object], Callable[[tuple], object]]
+"""Given a target, open one connection and return its `send(values)`."""
+
+
+def cursor_opener(driver: str, statement: str) -> Opener:
+    """The driver as an application uses it: `cursor.execute`, and `fetchall` for the SELECT."""
+    from sqlsrv2tidb.replay.sqltext import to_format_style
+
+    sql = to_format_style(INSERT_SQL if statement == "insert" else SELECT_SQL)[0]
+
+    def open_(target: object) -> Callable[[tuple], object]:
+        cursor = drivers.connect(target, driver).cursor  # type: ignore[arg-type]
+        execute, fetchall = cursor.execute, cursor.fetchall
+        return (lambda v: execute(sql, v)) if statement == "insert" else (lambda v: (execute(sql, v), fetchall()))
+
+    return open_
+
+
+def _bare_worker(url: str, opener: Opener, statement: str, threads: int, seconds: float,
+                 out: multiprocessing.Queue) -> None:
     import random
 
     target = parse_target(url)
-    conns = [drivers.connect(target, driver) for _ in range(threads)]
+    senders = [opener(target) for _ in range(threads)]
     counts = [0] * threads
     deadline = time.perf_counter() + seconds
-    is_insert = sql.startswith("INSERT")
 
     def loop(i: int) -> None:
-        rng, run, n = random.Random(), conns[i].cursor.execute, 0  # the driver as an application uses it; fresh keys
-        fetchall = conns[i].cursor.fetchall
+        rng, send, n = random.Random(), senders[i], 0  # fresh random keys on every send
         while time.perf_counter() < deadline:
-            if is_insert:
-                run(sql, (rng.randint(1, 8), rng.randint(1, 2_100_000_000), rng.randint(1, 3),
-                          rng.randint(1, 2_100_000_000)))
+            if statement == "insert":
+                send((rng.randint(1, 8), rng.randint(1, 2_100_000_000), rng.randint(1, 3), rng.randint(1, 2_100_000_000)))
             else:
-                run(sql, (rng.randint(1, 8), rng.randint(1, 2_100_000_000)))
-                fetchall()
+                send((rng.randint(1, 8), rng.randint(1, 2_100_000_000)))
             n += 1
         counts[i] = n
 
@@ -97,15 +115,13 @@ def _bare_worker(url: str, driver: str, sql: str, threads: int, seconds: float, 
     out.put(sum(counts))
 
 
-def bare(server: MariaDB, db: str, driver: str, statement: str, conns: int, seconds: float) -> dict:
-    from sqlsrv2tidb.replay.sqltext import to_format_style
-
-    sql = to_format_style(INSERT_SQL if statement == "insert" else SELECT_SQL)[0]
+def bare(server: MariaDB, db: str, opener: Opener, statement: str, conns: int, seconds: float) -> dict:
+    """Threads sending as fast as they can, one per connection, over one process per core (the engine's layout)."""
     procs_n = min(conns, CORES)
     ctx = multiprocessing.get_context("fork")
     q = ctx.Queue()
     cpu0 = client_cpu()
-    procs = [ctx.Process(target=_bare_worker, args=(server.url(db), driver, sql, len(range(w, conns, procs_n)),
+    procs = [ctx.Process(target=_bare_worker, args=(server.url(db), opener, statement, len(range(w, conns, procs_n)),
                                                      seconds, q)) for w in range(procs_n)]
     for p in procs:
         p.start()
@@ -115,12 +131,13 @@ def bare(server: MariaDB, db: str, driver: str, statement: str, conns: int, seco
     return {"statements": total, "qps": total / seconds, "cpu_s": client_cpu() - cpu0}
 
 
-def engine(server: MariaDB, db: str, driver: str, statement: str, conns: int, seconds: float, qps: float) -> dict:
+def engine(server: MariaDB, db: str, driver: str, statement: str, conns: int, seconds: float, qps: float,
+           protocol: str = "auto") -> dict:
     capture, translation = keywords_case(insert_rate=1 if statement == "insert" else 0,
                                          select_rate=1 if statement == "select" else 0, select_generators=True)
     config = ReplayConfig(qps=qps, duration=seconds, warmup=0, workers=min(conns, CORES), connections=conns,
                           driver=driver, allow_writes=statement == "insert", confirm_database=db,
-                          seed=time.time_ns())  # a new seed per run: the same seed would insert the same keys
+                          seed=time.time_ns(), protocol=protocol)  # a new seed per run: the same seed would insert the same keys
     with tempfile.TemporaryDirectory() as out:
         cpu0 = client_cpu()
         doc = run_replay(capture, translation, parse_target(server.url(db)), config, out=Path(out)).result
@@ -132,6 +149,32 @@ def engine(server: MariaDB, db: str, driver: str, statement: str, conns: int, se
 
 def per_statement_us(row: dict) -> float:
     return 1e6 * row["cpu_s"] / max(1, row["statements"])
+
+
+def cells(rounds: int, connections: str) -> Iterator[dict]:
+    """Each cell of the matrix in run order: {round, statement, connections}."""
+    for round_ in range(1, rounds + 1):
+        for statement in ("insert", "select"):
+            for conns in (int(c) for c in connections.split(",")):
+                yield {"round": round_, "statement": statement, "connections": conns}
+
+
+def recorder(rows: list[dict]) -> Callable[..., dict]:
+    """`add(cell, result, **labels)`: one measured row, kept in `rows` and printed as it comes."""
+    def add(cell: dict, result: dict, **labels: object) -> dict:
+        row = {**cell, **labels, **result, "cpu_us_per_statement": per_statement_us(result)}
+        rows.append(row)
+        print(json.dumps(row), flush=True)
+        return row
+
+    return add
+
+
+def keywords_database(server: object) -> str:
+    db = server.create_database("bench")  # type: ignore[attr-defined]
+    with server.connect(db) as conn, conn.cursor() as cur:  # type: ignore[attr-defined]
+        cur.execute(KEYWORDS_DDL)
+    return db
 
 
 def main() -> None:
@@ -147,35 +190,27 @@ def main() -> None:
     server.initialize()
     server.start()
     rows: list[dict] = []
+    add = recorder(rows)
     try:
-        db = server.create_database("bench")
-        with server.connect(db) as conn, conn.cursor() as cur:
-            cur.execute(KEYWORDS_DDL)
-        for round_ in range(1, args.rounds + 1):
-            for statement in ("insert", "select"):
-                for conns in (int(c) for c in args.connections.split(",")):
-                    def add(tool: str, driver: str, result: dict, mode: str = "max", statement: str = statement,
-                            conns: int = conns, round_: int = round_) -> dict:
-                        row = {"round": round_, "statement": statement, "connections": conns, "tool": tool,
-                               "driver": driver, "mode": mode, **result,
-                               "cpu_us_per_statement": per_statement_us(result)}
-                        rows.append(row)
-                        print(json.dumps(row), flush=True)
-                        return row
-
-                    ref = add("sysbench", "libmariadb", sysbench(server, db, statement, conns, args.seconds))
-                    for d in names:
-                        if d != "asyncmy":
-                            add("bare-loop", d, bare(server, db, d, statement, conns, args.seconds))
-                    ceilings = [add("engine", d, engine(server, db, d, statement, conns, args.seconds,
-                                                        ref["qps"] * 4))["qps"] for d in names]
-                    # One paced rate for every tool of the cell: 70 % of the slowest engine's ceiling, so
-                    # each is below saturation and per-statement costs compare at the same rate.
-                    paced = round(min(ceilings) * 0.7)
-                    for d in names:
-                        add("engine", d, engine(server, db, d, statement, conns, args.seconds, paced), mode="paced")
-                    add("sysbench", "libmariadb", sysbench(server, db, statement, conns, args.seconds, paced),
-                        mode="paced")
+        db = keywords_database(server)
+        for cell in cells(args.rounds, args.connections):
+            statement, conns = cell["statement"], cell["connections"]
+            ref = add(cell, sysbench(server, db, statement, conns, args.seconds), tool="sysbench",
+                      driver="libmariadb", mode="max")
+            for d in names:
+                if d != "asyncmy":
+                    add(cell, bare(server, db, cursor_opener(d, statement), statement, conns, args.seconds),
+                        tool="bare-loop", driver=d, mode="max")
+            ceilings = [add(cell, engine(server, db, d, statement, conns, args.seconds, ref["qps"] * 4),
+                            tool="engine", driver=d, mode="max")["qps"] for d in names]
+            # One paced rate for every tool of the cell: 70 % of the slowest engine's ceiling, so
+            # each is below saturation and per-statement costs compare at the same rate.
+            paced = round(min(ceilings) * 0.7)
+            for d in names:
+                add(cell, engine(server, db, d, statement, conns, args.seconds, paced), tool="engine", driver=d,
+                    mode="paced")
+            add(cell, sysbench(server, db, statement, conns, args.seconds, paced), tool="sysbench",
+                driver="libmariadb", mode="paced")
     finally:
         server.stop()
     if args.json:

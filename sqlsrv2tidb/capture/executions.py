@@ -6,6 +6,11 @@ model: one `QueryClass` per fingerprint (translated once, however often it ran),
 `IntervalStat` totals so any window's QPS can be computed, and the individual `Event`s for a timed
 replay. Fingerprints are cached by a statement's literal-free shape, so ten thousand executions of
 three shapes cost three fingerprint computations.
+
+Each class keeps a uniform sample of its executions' values (`reservoir`), so replay sends the
+values production sent in the proportions it sent them. An ad-hoc statement's values are its
+literals: its class's text names them `@1`, `@2`, ... (`tsql.parameterize`), and each execution
+keeps its own.
 """
 
 from __future__ import annotations
@@ -14,11 +19,12 @@ import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Generic, TypeVar
+from typing import Generic, TypeVar, cast
 
 from ..histogram import bucket_of
 from ..model.schema import SourceRef
 from ..model.workload import (
+    Call,
     Event,
     IntervalStat,
     Origin,
@@ -30,10 +36,10 @@ from ..model.workload import (
     parse_time,
 )
 from ..tsql.fingerprint import fingerprint, query_id, statement_kind
+from ..tsql.parameterize import parameterize
+from .reservoir import Reservoir
 from .wrappers import procedure_name
 
-SAMPLE_LIMIT = 20
-"""Distinct parameter value sets kept per class: enough for replay to vary its values."""
 BUCKET_SECONDS = 60
 
 V = TypeVar("V")
@@ -76,7 +82,8 @@ class Piece:
     """One statement ready to be classed: its text, literal-free shape and this execution's values.
 
     `values` is None when the parameters' values are not known (a variable set by a subquery);
-    such executions count but add no sample.
+    such executions count but add no sample. `literals` are the values an ad-hoc statement (one
+    without parameters) holds in value positions (`tsql.parameterize`).
     """
 
     text: str
@@ -84,6 +91,7 @@ class Piece:
     line: int = 1
     parameters: tuple[Parameter, ...] = ()
     values: tuple[Scalar, ...] | None = ()
+    literals: tuple[Scalar, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -149,9 +157,11 @@ class _Bucket:
 @dataclass
 class _Class:
     query: QueryClass
-    samples: list[tuple[Scalar, ...]] = field(default_factory=list)
-    seen: set[tuple[Scalar, ...]] = field(default_factory=set)
+    samples: Reservoir
     executions: int = 0
+    literal: bool = False
+    """Its parameters are the literals of an ad-hoc statement (`@1`, `@2`, ...)."""
+    calls: Counter[str] = field(default_factory=Counter)
 
 
 class Collector:
@@ -197,13 +207,19 @@ class Collector:
         if cls is None:
             ctx = context or Context()
             procedure = ctx.procedure or (procedure_name(piece.text) if kind == "exec" else None)
+            text, parameters, literal = piece.text, piece.parameters, False
+            if not parameters and piece.literals:
+                text, parameters, _ = parameterize(piece.text)
+                literal = bool(parameters)
             cls = self._classes[qid] = _Class(QueryClass(
-                id=qid, fingerprint=fp, text=piece.text, kind=kind, parameters=piece.parameters,
+                id=qid, fingerprint=fp, text=text, kind=kind, parameters=parameters,
                 database=ctx.database, user=ctx.user, application=ctx.application, procedure=procedure,
                 origin=self.origin, source=SourceRef(self.file, line),
-            ))
+            ), Reservoir(qid), literal=literal)
         cls.executions += count
-        values = self._sample(cls, piece)
+        if event is not None:
+            cls.calls["rpc" if event == "rpc_completed" and piece.parameters else "batch"] += count
+        values = self._sample(cls, piece, count)
         if when is None:
             return qid
         metrics = metrics or Metrics()
@@ -225,17 +241,26 @@ class Collector:
             ))
         return qid
 
-    def _sample(self, cls: _Class, piece: Piece) -> tuple[Scalar, ...]:
-        """Keep the first distinct value sets; returns the values in the class's parameter order."""
-        if piece.values is None or not piece.parameters:
-            return ()
-        names = [p.name.casefold() for p in cls.query.parameters]
-        if names != [p.name.casefold() for p in piece.parameters]:
-            return ()
-        values = tuple(piece.values)
-        if len(cls.samples) < SAMPLE_LIMIT and values not in cls.seen:
-            cls.samples.append(values)
-            cls.seen.add(values)
+    def _sample(self, cls: _Class, piece: Piece, count: int) -> tuple[Scalar, ...]:
+        """Offer this execution's values to the class's reservoir; returns them in the class's parameter order.
+
+        An execution whose values do not line up with the class's parameters (another IN-list
+        length, another spelling's parameters, a value set by a subquery) counts but adds no sample.
+        """
+        if cls.literal:
+            if piece.parameters or len(piece.literals) != len(cls.query.parameters):
+                return ()
+            values = tuple(piece.literals)
+        else:
+            if piece.values is None or not piece.parameters:
+                return ()
+            names = [p.name.casefold() for p in cls.query.parameters]
+            if names != [p.name.casefold() for p in piece.parameters]:
+                return ()
+            values = tuple(piece.values)
+        for _ in range(min(count, 2 * cls.samples.limit)):  # `GO 100000` weighs as much as a full reservoir
+            cls.samples.add(values)
+        cls.samples.seen += max(0, count - 2 * cls.samples.limit)
         return values
 
     @property
@@ -249,10 +274,11 @@ class Collector:
         out = []
         for c in self._classes.values():
             q = c.query
+            call = cast(Call, c.calls.most_common(1)[0][0]) if c.calls else None
             out.append(QueryClass(
                 id=q.id, fingerprint=q.fingerprint, text=q.text, kind=q.kind, parameters=q.parameters,
-                samples=tuple(c.samples), database=q.database, user=q.user, application=q.application,
-                procedure=q.procedure, origin=q.origin, source=q.source,
+                samples=tuple(c.samples.items), samples_from=c.samples.seen, database=q.database, user=q.user,
+                application=q.application, procedure=q.procedure, origin=q.origin, source=q.source, call=call,
             ))
         return tuple(out)
 

@@ -325,10 +325,13 @@ def _query_class(
                     sample = tuple(values[n] for n in names)
                     if sample not in samples and len(samples) < MAX_SAMPLES:
                         samples.append(sample)
+    # `(@P1 int)` comes from the application's own parameters (sp_executesql, a prepare: an RPC);
+    # `(@1 int)` and `(@0 int)` from SQL Server parameterizing an ad-hoc batch itself.
+    auto = all(re.fullmatch(r"@\d+", p.name) for p in parameters)
     return QueryClass(
         id=qid, fingerprint=cls.fingerprint, text=body.strip(), kind=statement_kind(best.text),
         parameters=parameters, samples=tuple(samples), database=database, procedure=best.procedure,
-        origin="query_store", source=SourceRef(file, cls.line if file else None),
+        origin="query_store", source=SourceRef(file, cls.line if file else None), call="batch" if auto else "rpc",
     )
 
 

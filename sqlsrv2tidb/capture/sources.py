@@ -20,10 +20,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from ..errors import InputError, UsageError
-from ..model import Capture, Database, Finding, ServerInfo, Severity, Workload
+from ..model import Capture, Database, Finding, QueryClass, ServerInfo, Severity, Workload
 from ..model.capture import is_cut_off, parse_capture
 from ..model.workload import parse_time
 from ..progress import NullProgress, Progress
+from .reservoir import merge as merge_samples
 from .textfile import TextFile, decode, is_binary
 
 # Extensions worth opening inside a folder; anything else there (.md, .sqlproj, .png) is skipped.
@@ -268,17 +269,17 @@ def _merge(workloads: list[Workload]) -> Workload:
         return Workload()
     if len(workloads) == 1:
         return workloads[0]
-    queries: dict[str, object] = {}
+    queries: dict[str, QueryClass] = {}
     for w in workloads:
         for q in w.queries:
-            if q.id in queries:
-                kept = queries[q.id]
-                samples = (kept.samples + q.samples)[:100]  # type: ignore[attr-defined]
-                queries[q.id] = replace(kept, samples=samples)  # type: ignore[arg-type]
-            else:
+            kept = queries.get(q.id)
+            if kept is None:
                 queries[q.id] = q
+            elif kept.parameters == q.parameters:  # another spelling's values would not line up with the kept ones
+                samples, seen = merge_samples(q.id, kept.samples, kept.samples_from, q.samples, q.samples_from)
+                queries[q.id] = replace(kept, samples=samples, samples_from=seen, call=kept.call or q.call)
     return Workload(
-        queries=tuple(queries.values()),  # type: ignore[arg-type]
+        queries=tuple(queries.values()),
         intervals=tuple(i for w in workloads for i in w.intervals),
         windows=tuple(win for w in workloads for win in w.windows),
         events=tuple(sorted((e for w in workloads for e in w.events), key=lambda e: parse_time(e.timestamp))),

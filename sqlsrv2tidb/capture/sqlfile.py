@@ -2,8 +2,9 @@
 
 A DBA often has the workload as a script: the queries an application runs, pasted one after the
 other, with `GO` between batches and no semicolons (T-SQL does not need them). Each statement
-becomes an execution of its query class; `GO 100` runs its batch a hundred times; literals stay in
-the text; equal shapes merge through their fingerprint. Variables that a batch declares with a
+becomes an execution of its query class; `GO 100` runs its batch a hundred times; equal shapes
+merge through their fingerprint, and the values an ad-hoc statement compares or inserts become its
+class's parameters (`@1`, ...) with each execution's own values kept (`tsql.parameterize`). Variables that a batch declares with a
 literal (`DECLARE @id int = 5`) become declared parameters of the statements that use them, so
 `SELECT ... WHERE id = @id` keeps its type and sample value instead of an undeclared `@id`.
 

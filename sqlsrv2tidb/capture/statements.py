@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from ..model.workload import Parameter, Scalar
 from ..tsql.literals import NotALiteral, Token, literal_value, tokens, typed_value
+from ..tsql.parameterize import slot_value, value_slots
 from .executions import Piece, TextCache
 
 _LITERAL_KINDS = ("str", "num", "bin")
@@ -224,7 +225,8 @@ def split_batch(
                 continue
             params.append(param)
             vals.append(value)
-        pieces.append(Piece(part.text, part.key, part.line, tuple(params), tuple(vals) if known else None))
+        literals = () if params else part.literals
+        pieces.append(Piece(part.text, part.key, part.line, tuple(params), tuple(vals) if known else None, literals))
     return pieces
 
 
@@ -236,6 +238,8 @@ class _Part:
     key: str
     line: int
     refs: tuple[tuple[str, Parameter | None, Scalar, bool], ...]
+    literals: tuple[Scalar, ...] = ()
+    """The values of its literals in value positions (`tsql.parameterize`), in text order."""
 
 
 # Drivers send the same statement text again and again with new values; analysing it once is
@@ -268,8 +272,21 @@ def _analyse(text: str) -> list[_Part]:
             if name not in refs:
                 refs[name] = (name, *bound[name]) if name in bound else (name, None, None, True)
         start, end = part[0].start, part[-1].start + len(part[-1].text)
-        parts.append(_Part(text[start:end], shape_key(part), text.count("\n", 0, start) + 1, tuple(refs.values())))
+        key = shape_key(part)
+        slots = _SLOTS.get(key)
+        if slots is None:
+            slots = value_slots(part)
+            _SLOTS.put(key, slots, 8 * len(slots))
+        try:
+            literals = tuple(slot_value(part, s) for s in slots)
+        except NotALiteral:  # `- 'x'`: the shape's number slot holds no number in this execution
+            literals = ()
+        parts.append(_Part(text[start:end], key, text.count("\n", 0, start) + 1, tuple(refs.values()), literals))
     return parts
+
+
+_SLOTS: TextCache[tuple[int, ...]] = TextCache(5_000_000)
+"""Where a statement shape holds its values: the same for every execution of the shape."""
 
 
 def _bind_variables(part: list[Token], text: str, bound: dict[str, tuple[Parameter, Scalar, bool]]) -> bool:

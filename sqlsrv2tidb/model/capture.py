@@ -17,7 +17,10 @@ from .schema import Database
 from .serde import from_dict, to_dict
 from .workload import Workload
 
-CAPTURE_FORMAT = "sqlsrv2tidb.capture/1"
+CAPTURE_FORMAT = "sqlsrv2tidb.capture/2"
+READABLE_FORMATS = ("sqlsrv2tidb.capture/1", CAPTURE_FORMAT)
+"""/2 added each class's `samples_from`, `call` and ad-hoc values as `@1` parameters; a /1 file reads as one
+whose samples were not counted (its first distinct value sets) and whose calls are unknown."""
 
 
 @dataclass(frozen=True)
@@ -74,11 +77,11 @@ def parse_capture(text: str, path: Path | str) -> Capture:
     if not isinstance(data, dict):
         raise InputError(f"{path}: capture JSON holds a {type(data).__name__}, not an object")
     fmt = data.get("format")
-    if fmt != CAPTURE_FORMAT:
+    if fmt not in READABLE_FORMATS:
         raise InputError(f"{path}: field format is {fmt!r}, and this version of sqlsrv2tidb reads "
-                         f"{CAPTURE_FORMAT}; write the capture again with this version (schema SOURCES --json FILE)")
+                         f"{' and '.join(READABLE_FORMATS)}; write the capture again with this version (schema SOURCES --json FILE)")
     try:
-        return from_dict(Capture, data)
+        return from_dict(Capture, {**data, "format": CAPTURE_FORMAT})
     except ValueError as exc:
         where = str(exc).removeprefix("Capture.").removeprefix("Capture")
         raise InputError(f"{path}: damaged capture: field {where.lstrip(': ')}") from None

@@ -21,6 +21,9 @@ Scalar = int | float | str | bool | None
 """A parameter value in JSON form. Binary values are kept as `0x...` text, dates as ISO text."""
 
 QueryKind = Literal["select", "insert", "update", "delete", "merge", "exec", "ddl", "other"]
+Call = Literal["rpc", "batch"]
+"""How the application sent a statement: `rpc`, a call with parameters (sp_executesql, sp_prepexec and
+sp_execute, a cursor prepare), which a MySQL client sends as a prepared statement; `batch`, SQL text."""
 Origin = Literal["query_store", "xevents", "sql_file", "spec", "plan_cache"]
 
 
@@ -70,8 +73,15 @@ class QueryClass:
 
     `fingerprint` is the statement with literals and parameter markers normalised; `id` is a
     short stable hash of it (`q` + 12 hex digits). `text` is a representative statement as
-    captured: with `@P1`-style markers when `parameters` is non-empty, else with its literals.
-    `samples` are captured parameter value sets, in `parameters` order.
+    captured: with `@P1`-style markers when `parameters` is non-empty, else with its literals. An
+    ad-hoc statement's values (`WHERE pub_id = '0736'`) are parameters too, named `@1`, `@2`, ... as
+    SQL Server's simple parameterization names them (`tsql.parameterize`), so that each execution's
+    own values are kept.
+
+    `samples` are captured parameter value sets, in `parameters` order: a uniform sample (a
+    reservoir, repeats included) of the `samples_from` executions whose values were seen, so that
+    drawing from it follows the captured proportions. Query Store keeps only compiled values:
+    its samples are distinct sets and `samples_from` is 0.
     """
 
     id: str
@@ -80,6 +90,8 @@ class QueryClass:
     kind: QueryKind = "other"
     parameters: tuple[Parameter, ...] = ()
     samples: tuple[tuple[Scalar, ...], ...] = ()
+    samples_from: int = 0
+    """Executions whose values the samples were drawn from (0: not counted, as in Query Store)."""
     generators: dict[str, Generator] = field(default_factory=dict)
     database: str | None = None
     user: str | None = None
@@ -92,6 +104,8 @@ class QueryClass:
     """The user's label for the statement (a workload spec's `name: keywords-insert`); None when the source has none."""
     description: str | None = None
     """The user's words about it (a workload spec's `description:`)."""
+    call: Call | None = None
+    """How most of its executions were sent (see `Call`); None when the source does not say."""
 
 
 @dataclass(frozen=True)

@@ -10,6 +10,9 @@ from typing import Literal
 from ..errors import UsageError
 
 Arrival = Literal["uniform", "poisson"]
+PROTOCOLS = ("auto", "text", "prepared")
+"""`--protocol`: `auto` sends classes captured as RPC calls with parameters as prepared statements and the
+rest as text; `text` and `prepared` send every class one way (see `replay.protocol`)."""
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class ReplayConfig:
     driver: str = "auto"
     seed_drawn: bool = False
     """The seed was drawn for this run rather than given."""
+    protocol: str = "auto"
 
     def __post_init__(self) -> None:
         if self.scale is not None and self.qps is not None:
@@ -80,6 +84,8 @@ class ReplayConfig:
             raise UsageError("--workers must be at least 1")
         if self.speed <= 0:
             raise UsageError("--speed must be positive")
+        if self.protocol not in PROTOCOLS:
+            raise UsageError(f"--protocol must be {', '.join(PROTOCOLS)}; got {self.protocol!r}")
         if self.allow_writes and not self.confirm_database:
             raise UsageError("--allow-writes needs --confirm-database NAME naming the target's database")
 

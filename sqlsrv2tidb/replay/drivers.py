@@ -1,10 +1,11 @@
-"""The one module that imports MySQL drivers: PyMySQL, mysqlclient and asyncmy behind one small interface.
+"""The one module that opens MySQL connections: PyMySQL, mysqlclient and asyncmy behind one small interface.
 
 Replay's cost per statement is mostly the driver's, so the driver is a choice (`--driver`): PyMySQL
 (pure Python, always installed), mysqlclient (C, releases the GIL while it waits; `pip install
 sqlsrv2tidb[fast]`) and asyncmy (asyncio). `auto` takes the fastest one installed, in the order
-measured in benchmarks/replay/RESULTS.md. Each driver is imported lazily, here only, so the rest
-of the package never depends on which one is present.
+measured in benchmarks/replay/RESULTS.md. Each driver is imported lazily, here only (and by `binary`,
+which sends prepared statements on a mysqlclient connection), so the rest of the package never
+depends on which one is present.
 
 Errors are reduced to (MySQL error code, message, kind): `lost` (the connection is gone: reopen
 it), `fatal` (the target refuses us: stop the run), or `statement` (this statement failed; go on).
@@ -61,10 +62,14 @@ class Connection:
     `_mysqlclient_sender`); `fetch` always goes through the cursor.
     """
 
-    def __init__(self, raw: Any, cursor: Any, run: Callable[[str, tuple[Any, ...]], Any] | None = None) -> None:
+    def __init__(self, raw: Any, cursor: Any, run: Callable[[str, tuple[Any, ...]], Any] | None = None,
+                 prepared: Any = None) -> None:
         self.raw = raw
         self.run: Callable[[str, tuple[Any, ...]], Any] = run or cursor.execute
         self.cursor = cursor
+        self.prepared = prepared
+        """The connection's server-side prepared statements (`binary.PreparedStatements`), when asked for."""
+        self.run_prepared: Callable[[str, tuple[Any, ...]], Any] | None = prepared.sender() if prepared else None
 
     def fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         self.cursor.execute(sql, params)
@@ -72,13 +77,16 @@ class Connection:
 
     def close(self) -> None:
         try:
+            if self.prepared is not None:
+                self.prepared.close()
             self.raw.close()
         except Exception:  # noqa: BLE001 - closing a dead connection must not fail the run
             pass
 
 
-def connect(target: Target, driver: str, *, timeout: float = 5.0) -> Connection:
-    """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient."""
+def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool = False) -> Connection:
+    """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient; `prepared` adds
+    server-side prepared statements (mysqlclient only, see `binary`)."""
     common = {"host": target.host, "port": target.port, "user": target.user, "charset": "utf8mb4",
               "autocommit": True, "connect_timeout": max(1, int(timeout))}
     password = target.password.reveal()
@@ -86,8 +94,15 @@ def connect(target: Target, driver: str, *, timeout: float = 5.0) -> Connection:
         import MySQLdb
 
         raw = MySQLdb.connect(passwd=password, db=target.database, **common)
-        return Connection(raw, raw.cursor(), _mysqlclient_sender(raw))
-    elif driver == "pymysql":
+        statements = None
+        if prepared:
+            from .binary import PreparedStatements
+
+            statements = PreparedStatements(raw)
+        return Connection(raw, raw.cursor(), _mysqlclient_sender(raw), statements)
+    if prepared:
+        raise UsageError(f"driver {driver!r} sends no server-side prepared statements")
+    if driver == "pymysql":
         import pymysql
 
         raw = pymysql.connect(password=password, database=target.database, **common)

@@ -2,7 +2,9 @@
 
 For each `?` marker of a translated statement the value comes from, in order of preference:
 1. the captured values of the class (`QueryClass.samples`, whole rows so that values that belong
-   together stay together), mapped to markers through `TranslatedQuery.parameters`;
+   together stay together, drawn uniformly from the class's reservoir so that they follow the
+   captured proportions), mapped to markers through `TranslatedQuery.parameters`; except a primary
+   or unique key that an INSERT writes, which gets a fresh value (`fresh`) so no key repeats;
 2. a generator from the workload spec (`QueryClass.generators`, keyed by parameter or column
    name), like seed 000's `e_type = random(1, 8)`;
 3. values already in the target table's column, when the marker is compared with a column in a
@@ -30,6 +32,7 @@ from typing import Any
 from ..model import Database, Generator, QueryClass
 from ..model.translation import TranslatedQuery
 from ..model.workload import Scalar
+from .fresh import fresh_maker
 from .sqltext import to_named_markers
 
 
@@ -49,7 +52,8 @@ class ValueSource:
     """How one marker's value is made; the plan is built once and shipped to every worker."""
 
     kind: str
-    """`sample` (from a captured row), `generator`, `pool` (values read from the target), `type`."""
+    """`sample` (from a captured row), `fresh` (a written key: a value no send of the run repeats),
+    `generator`, `pool` (values read from the target), `type`."""
     index: int = -1
     """The marker's position among the class's declared parameters (-1: unknown): where its value sits
     in a captured row or event."""
@@ -64,11 +68,23 @@ class ParameterPlan:
     samples: tuple[tuple[Scalar, ...], ...] = ()
     description: str = ""
     """Where the values come from, in words, for replay.json."""
+    captured_from: int = 0
+    """Executions the captured rows were drawn from (0: not counted)."""
+    fresh: tuple[str, ...] = ()
+    """Written key columns whose captured values were replaced by fresh ones."""
 
     @property
     def takes_captured(self) -> bool:
         """Whether a captured value row (an event's values) can fill every marker."""
         return all(m.index >= 0 for m in self.markers)
+
+    def summary(self) -> dict[str, Any]:
+        """Where this class's values came from, for replay.json's `per_query[].values`."""
+        kinds = {m.kind for m in self.markers}
+        source = ("none" if not kinds else "captured" if kinds <= {"sample", "fresh"} else
+                  "generated" if "sample" not in kinds else "captured and generated")
+        return {"source": source, "captured_sets": len(self.samples), "captured_from": self.captured_from or None,
+                "fresh_keys": list(self.fresh), "description": self.description or "no parameters"}
 
 
 def marker_columns(target_sql: str) -> list[MarkerColumn]:
@@ -123,8 +139,10 @@ def plan_parameters(
     database: Database,
     pools: dict[int, tuple[Scalar, ...]] | None = None,
     columns: Sequence[MarkerColumn] | None = None,
+    keys: frozenset[str] = frozenset(),
 ) -> ParameterPlan:
-    """Decide where each marker's value comes from (see the module docstring for the order)."""
+    """Decide where each marker's value comes from (see the module docstring for the order); `keys` are the
+    (case-folded) primary and unique key columns of the table an INSERT writes."""
     pools = pools or {}
     columns = list(columns) if columns is not None else marker_columns(translated.target_sql or "")
     columns += [MarkerColumn()] * (markers - len(columns))
@@ -133,6 +151,7 @@ def plan_parameters(
     samples = tuple(s for s in (query.samples if query else ()) if len(s) == len(declared)) if declared else ()
     sources: list[ValueSource] = []
     why: set[str] = set()
+    fresh: list[str] = []
     for i in range(markers):
         name = translated.parameters[i] if i < len(translated.parameters) else None
         col = columns[i]
@@ -141,7 +160,11 @@ def plan_parameters(
             generators.get(col.column.casefold()) if col.column else None
         )
         position = -1 if index is None else index
-        if samples and index is not None:
+        if samples and index is not None and col.role == "insert" and (col.column or "").casefold() in keys:
+            sources.append(ValueSource("fresh", index=position, type=type_text or _column_type(database, col) or "int"))
+            fresh.append(col.column or "")
+            why.add("fresh values for written keys")
+        elif samples and index is not None:
             sources.append(ValueSource("sample", index=position))
             why.add("captured values")
         elif gen is not None:
@@ -153,8 +176,9 @@ def plan_parameters(
         else:
             sources.append(ValueSource("type", index=position, type=type_text or _column_type(database, col) or "int"))
             why.add("generated from declared types")
-    return ParameterPlan(tuple(sources), samples if any(s.kind == "sample" for s in sources) else (),
-                         ", ".join(sorted(why)))
+    uses_samples = any(s.kind == "sample" for s in sources)
+    return ParameterPlan(tuple(sources), samples if uses_samples else (), ", ".join(sorted(why)),
+                         query.samples_from if query is not None and uses_samples else 0, tuple(fresh))
 
 
 def _column_type(database: Database, col: MarkerColumn) -> str | None:
@@ -191,12 +215,18 @@ class ParameterMaker:
     def __post_init__(self) -> None:
         stream = f"{self.seed}:{self.shard}" if self.step == 0 else f"{self.seed}:step{self.step}:{self.shard}"
         self.rng = random.Random(f"params:{stream}:{self.class_id}")
-        self._makers = tuple(_value_maker(source, self.rng) for source in self.plan.markers)
+        self._makers = tuple(_value_maker(source, self.rng, f"{self.seed}:{self.class_id}:{i}")
+                             for i, source in enumerate(self.plan.markers))
 
-    def next(self) -> tuple[Any, ...]:
-        row = self.rng.choice(self.plan.samples) if self.plan.samples else ()
+    def next(self, captured: tuple[Any, ...] | None = None) -> tuple[Any, ...]:
+        """The next send's values: from a drawn sample row, or from `captured` (an event's own values),
+        which fills every marker but the fresh keys."""
         serial = self.serial_base + self.shard + self.made * self.shards
         self.made += 1
+        if captured is not None:
+            return tuple([make(captured, serial) if m.kind == "fresh" else to_driver(captured[m.index])
+                          for m, make in zip(self.plan.markers, self._makers, strict=True)])
+        row = self.rng.choice(self.plan.samples) if self.plan.samples else ()
         return tuple([make(row, serial) for make in self._makers])
 
 
@@ -213,12 +243,16 @@ def serial_span(total_qps: float, duration: float, shards: int, arrival: str) ->
     return (math.ceil(per_shard) + 1) * shards
 
 
-def _value_maker(source: ValueSource, rng: random.Random) -> Callable[[tuple[Any, ...], int], Any]:
-    """One marker's source as a function of (the chosen sample row, the send's serial number)."""
+def _value_maker(source: ValueSource, rng: random.Random, stream: str) -> Callable[[tuple[Any, ...], int], Any]:
+    """One marker's source as a function of (the chosen sample row, the send's serial number); `stream`
+    seeds what must be the same on every shard and step of a run (a fresh key's base)."""
     kind = source.kind
     if kind == "sample":
         index = source.index
         return lambda row, _serial: to_driver(row[index])
+    if kind == "fresh":
+        make = fresh_maker(source.type, random.Random(f"fresh:{stream}"))
+        return lambda _row, serial: make(serial)
     if kind == "pool":
         pool = tuple(to_driver(v) for v in source.pool)
         choice = rng.choice

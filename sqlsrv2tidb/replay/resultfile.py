@@ -38,7 +38,14 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
 - `evidence`: {`skipped`: reason} on MySQL/MariaDB, else {`tables`: [...], `before`, `after`, `cluster`
   (servers by kind, from information_schema.cluster_info), `not_measured` (what this cluster cannot show,
   e.g. hot Regions without PD, placement over stores with one TiKV store: sentences, not errors)};
-- `interrupted`, `stopped_by` (null, `interrupt` or the fatal error), `notes`.
+- `interrupted`, `stopped_by` (null, `interrupt` or the fatal error), `notes`;
+- what was sent and what the server measured (`statements`, `servertime`): each `per_query` entry also
+  has `values` {`source`: captured, generated or both, `captured_sets`, `captured_from`, `fresh_keys`:
+  written key columns whose captured values were replaced, `description`}, `protocol` (`text` or
+  `prepared`) with `protocol_why`, and where the target keeps statement statistics `server_ms` {`mean`,
+  `max`, `executions`, `source`, `max_may_predate_run`, `shared_with`} and on TiDB `plan_cache_hits`,
+  `prepared_executions`, `plan_cache_unqualified`; the top level has `server_time` {`source`, `classes`,
+  `note`: why some or all classes have no server-side figure}, and `config.protocol`.
 """
 
 from __future__ import annotations
@@ -113,9 +120,11 @@ def build(
     *, capture: Capture, selection: Selection, config: ReplayConfig, steps: list[StepResult], chosen: StepResult,
     target: str, server: dict[str, Any], driver: str, mode: str, evidence: dict[str, Any],
     parameters: dict[str, str], ceiling: float | None, stopped_by: str | None,
-    why: dict[int, list[str]] | None = None,
+    why: dict[int, list[str]] | None = None, per_class: dict[str, dict[str, Any]] | None = None,
+    extra: dict[str, Any] | None = None, notes: list[str] | None = None,
 ) -> dict[str, Any]:
-    """The whole replay.json document; `why` explains error codes (duplicate keys) in words."""
+    """The whole replay.json document; `why` explains error codes (duplicate keys) in words; `per_class`
+    adds fields to each class's entry, `extra` to the document (see `replay.fidelity`)."""
     data = chosen.data
     window = selection.window
     share = {cid: w / sum(chosen.weights) for cid, w in zip(chosen.classes, chosen.weights, strict=True)}
@@ -152,8 +161,8 @@ def build(
         "latency_ms": chosen.total.latency.summary_ms(),
         "service_ms": chosen.total.service.summary_ms(),
         "histograms": {"latency": chosen.total.latency.to_json(), "service": chosen.total.service.to_json()},
-        "per_query": [_per_query(selection, chosen, i, cid, share[cid], parameters.get(cid, ""), captured.get(cid))
-                      for i, cid in enumerate(chosen.classes)],
+        "per_query": [{**_per_query(selection, chosen, i, cid, share[cid], parameters.get(cid, ""), captured.get(cid)),
+                       **(per_class or {}).get(cid, {})} for i, cid in enumerate(chosen.classes)],
         "timeline": _timeline(steps),
         "error_codes": errors,
         "skipped": [{"id": s.id, "fingerprint": s.fingerprint, "kind": s.kind, "status": s.status, "reason": s.reason}
@@ -170,7 +179,8 @@ def build(
         "evidence": evidence,
         "interrupted": any(s.data.interrupted for s in steps),
         "stopped_by": stopped_by,
-        "notes": list(selection.notes),
+        "notes": list(selection.notes) + list(notes or ()),
+        **(extra or {}),
     }
 
 
@@ -190,7 +200,7 @@ def _config(config: ReplayConfig) -> dict[str, Any]:
         "ramp": None if config.ramp is None else f"{config.ramp.start:g}:{config.ramp.step:g}:{config.ramp.maximum:g}",
         "p99_limit_ms": config.p99_limit_ms, "allow_writes": config.allow_writes,
         "confirm_database": config.confirm_database, "seed": config.seed, "seed_drawn": config.seed_drawn,
-        "driver": config.driver,
+        "driver": config.driver, "protocol": config.protocol,
     }
 
 

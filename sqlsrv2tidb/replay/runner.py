@@ -24,20 +24,18 @@ from ..model.workload import parse_time
 from ..outdir import write_json
 from ..progress import NullProgress, Progress
 from ..target import Target
-from ..translate.emit import split_target_sql
-from . import drivers, evidence, resultfile
+from . import drivers, evidence, resultfile, servertime
 from .config import ReplayConfig
 from .duplicates import explain_duplicates, tables_holding_rows
 from .engine import live_printer, run_schedule
-from .params import MarkerColumn, marker_columns, plan_parameters, serial_span
+from .params import serial_span
+from .protocol import check_requested
 from .resultfile import StepResult
 from .safety import check_not_source, check_writes_confirmed
 from .schedule import RateSchedule, Schedule, TimedSchedule
 from .selection import Selection, select, send_rate
-from .sqltext import to_format_style
-from .workers import Job, Statement
-
-POOL_ROWS = 1000
+from .statements import prepare
+from .workers import Job
 
 
 @dataclass
@@ -57,15 +55,19 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     check_writes_confirmed(target, config)
     selection = select(capture, translation, config)
     driver = drivers.resolve(config.driver)
+    check_requested(config.protocol, driver.name)
     probe = _probe(target, driver.name)
     try:
         server = evidence.detect_server(probe)
-        statements, sources = _statements(probe, capture, selection)
+        sending = prepare(probe, capture, selection, config.protocol, driver.name)
+        statements = sending.statements
         held = tables_holding_rows(probe, selection)
         tables = [t for t, _ in evidence.written_tables(
             [(c.query.kind, c.query.target_sql or "", c.rate) for c in selection.chosen])]
         shape = evidence.cluster_shape(probe) if server.kind == "tidb" else None
         before = evidence.snapshot(probe, tables, shape) if server.kind == "tidb" else {}
+        timing = servertime.locate(probe, server.kind, sending.texts)
+        timing_before = servertime.snapshot(probe, timing)
     except Exception:
         probe.close()
         raise
@@ -82,7 +84,8 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
             if not quiet:
                 sys.stderr.write(f"Replaying {schedule.total_qps:.1f} q/s for {schedule.duration:.0f}s "
                                  f"against {target.display}\n")
-            job = Job(target, driver.name, statements, schedule, config.seed, step=number, serial_base=serial_base)
+            job = Job(target, driver.name, statements, schedule, config.seed, step=number, serial_base=serial_base,
+                      prepared=sending.choice.any_prepared)
             serial_base += _serial_span(schedule)
             data = run_schedule(job, config.worker_count, live)
             step = StepResult(schedule.total_qps, warmup, schedule.duration - warmup, data,
@@ -101,6 +104,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     if live is not None and sys.stderr.isatty():
         sys.stderr.write("\n")
     try:
+        timing_after = servertime.snapshot(probe, timing)
         after = evidence.snapshot(probe, tables, shape) if server.kind == "tidb" else {}
     finally:
         probe.close()
@@ -117,10 +121,16 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
         findings.append(evidence.skipped_note(server))
         proof = {"skipped": findings[-1].message}
     chosen = _chosen_step(steps, ceiling, mode)
+    per_class = sending.described()
+    server_side = servertime.per_class(timing, timing_before, timing_after)
+    for qid, figures in server_side.items():
+        per_class[qid].update(figures)
     doc = resultfile.build(
         capture=capture, selection=selection, config=config, steps=steps, chosen=chosen, target=target.display,
         server={"kind": server.kind, "version": server.version}, driver=driver.name, mode=mode, evidence=proof,
-        parameters=sources, ceiling=ceiling, stopped_by=stopped_by,
+        parameters={qid: d["values"]["description"] for qid, d in per_class.items()},
+        ceiling=ceiling, stopped_by=stopped_by, per_class=per_class, notes=list(sending.choice.notes),
+        extra={"server_time": servertime.summary(timing, server_side, len(selection.chosen))},
         why={f.details["code"]: f.details["why"] for f in findings if f.rule == "RP05" and f.details.get("why")},
     )
     path = write_json(Path(out) / "replay.json", doc)
@@ -139,46 +149,6 @@ def _probe(target: Target, driver: str) -> drivers.Connection:
     except drivers.driver_errors(blocking) as exc:
         code, message, _ = drivers.classify(exc)
         raise ConnectionFailed(f"{target.display}: {message}" + (f" (MySQL error {code})" if code else "")) from None
-
-
-def _statements(probe: drivers.Connection, capture: Capture,
-                selection: Selection) -> tuple[tuple[Statement, ...], dict[str, str]]:
-    """Driver-ready statements with their parameter plans; values sampled from the target where useful."""
-    out, described = [], {}
-    for chosen in selection.chosen:
-        tq = chosen.query
-        sql, markers = to_format_style(tq.target_sql or "")
-        columns = marker_columns(tq.target_sql or "") if markers else []
-        plan = plan_parameters(chosen.source, tq, markers, capture.database, None, columns)
-        # Lookups should find rows: a compared value with nothing better to go on comes from the target.
-        wanted = [i for i, (m, col) in enumerate(zip(plan.markers, columns, strict=False))
-                  if m.kind == "type" and col.role == "where"]
-        pools = {i: pool for i in wanted if (pool := _pool(probe, columns[i]))}
-        if pools:
-            plan = plan_parameters(chosen.source, tq, markers, capture.database, pools, columns)
-        parts = split_target_sql(tq.target_sql or "")
-        batch = tuple(to_format_style(part) for part in parts) if len(parts) > 1 else ()
-        out.append(Statement(tq.id, sql, plan, batch))
-        described[tq.id] = plan.description or "no parameters"
-    return tuple(out), described
-
-
-def _pool(probe: drivers.Connection, col: MarkerColumn) -> tuple[Any, ...]:
-    """Up to POOL_ROWS values of a column already in the target (none if the table is empty).
-
-    No DISTINCT or ORDER BY: on a large TiDB table either would read the whole table; the first rows
-    are enough to make lookups hit.
-    """
-    if not col.table or not col.column:
-        return ()
-    from ..model.workload import jsonable
-
-    column = "`" + col.column.replace("`", "``") + "`"
-    try:
-        rows = probe.fetch(f"SELECT {column} FROM {evidence.quote_table(col.table)} LIMIT {POOL_ROWS}")
-    except Exception:  # noqa: BLE001 - a table the target lacks just means: generate from the type
-        return ()
-    return tuple(jsonable(r[0]) for r in rows if r[0] is not None)
 
 
 def _schedules(capture: Capture, selection: Selection, config: ReplayConfig) -> list[Schedule]:

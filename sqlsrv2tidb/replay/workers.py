@@ -26,7 +26,7 @@ from typing import Any
 
 from ..target import Target
 from . import drivers
-from .params import ParameterMaker, ParameterPlan, to_driver
+from .params import ParameterMaker, ParameterPlan
 from .schedule import RateSchedule, Schedule
 from .stats import Recorder
 
@@ -41,13 +41,15 @@ class Statement:
 
     A translated batch holds several statements; drivers send one at a time (no multi-statement
     mode), so `batch` then lists each statement with its number of markers, sent in order as one
-    replayed execution.
+    replayed execution. `prepared` lists the statements the same way, with `?` markers, when the
+    class is sent as server-side prepared statements (see `protocol`); it is empty for text.
     """
 
     id: str
     sql: str
     plan: ParameterPlan
     batch: tuple[tuple[str, int], ...] = ()
+    prepared: tuple[tuple[str, int], ...] = ()
 
 
 def run_batch(run: Callable[[str, tuple[Any, ...]], Any], batch: tuple[tuple[str, int], ...],
@@ -80,6 +82,8 @@ class Job:
     """Which schedule of the run this is (a ramp's step): generated values differ from step to step."""
     serial_base: int = 0
     """Send numbers the earlier steps may have used (see `params.serial_span`)."""
+    prepared: bool = False
+    """Some statements are sent as server-side prepared statements: connections are opened for them."""
 
 
 @dataclass
@@ -153,15 +157,14 @@ class _Sender:
 
     def values(self, cls: int, captured: tuple[Any, ...] | None) -> tuple[Any, ...]:
         statement = self.job.statements[cls]
-        if captured is not None and statement.plan.takes_captured:
-            markers = statement.plan.markers
-            if all(m.index < len(captured) for m in markers):
-                return tuple(to_driver(captured[m.index]) for m in markers)
         maker = self.makers.get(cls)
         if maker is None:
             maker = self.makers[cls] = ParameterMaker(statement.plan, self.job.seed, self.shard,
                                                       self.job.schedule.shards, statement.id, self.job.step,
                                                       self.job.serial_base)
+        if captured is not None and statement.plan.takes_captured:
+            if all(m.index < len(captured) for m in statement.plan.markers):
+                return maker.next(captured)
         return maker.next()
 
     def failed(self, cls: int, exc: BaseException) -> str:
@@ -202,7 +205,7 @@ def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None,
         params = sender.values(cls, captured)
         if conn is None and sender.may_reconnect(clock() - start):
             try:
-                conn = drivers.connect(job.target, job.driver, timeout=job.connect_timeout)
+                conn = drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared)
                 totals.reconnects += 1
             except errors as exc:
                 sender.failed(cls, exc)
@@ -216,7 +219,9 @@ def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None,
             continue
         try:
             statement = statements[cls]
-            if statement.batch:
+            if statement.prepared:
+                run_batch(conn.run_prepared, statement.prepared, params)  # type: ignore[arg-type]
+            elif statement.batch:
                 run_batch(conn.run, statement.batch, params)
             else:
                 conn.run(statement.sql, params)
@@ -293,7 +298,8 @@ def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, star
             asyncio.run(_async_worker(job, worker, shards, queue, start_at, stop, totals, recorders, errors))
             return
         try:
-            conns = [drivers.connect(job.target, job.driver, timeout=job.connect_timeout) for _ in shards]
+            conns = [drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared)
+                     for _ in shards]
         except errors as exc:
             queue.put(("ready", worker, _describe(exc)))
             return

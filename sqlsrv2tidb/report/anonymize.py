@@ -96,7 +96,7 @@ _SQL_FIELDS = {"source_sql": "tsql", "fingerprint": "tsql", "target_sql": "mysql
 _TOOL_FIELDS = {"topology_yaml", "method"}
 """Written by the tool alone from its own figures (sizing's method, the TiUP topology): kept whole."""
 _WINDOW_FIELDS = {"window", "peak_window"}
-_DATA_FIELDS = {"error_codes", "errors_by_message", "error", "hot_regions_error"}
+_DATA_FIELDS = {"error_codes", "errors_by_message", "error", "hot_regions_error", "plan_cache_unqualified"}
 """Server messages (`Duplicate entry '77-123456'`): every quoted string in them is the user's data."""
 USER_WINDOW_KINDS = {"spec", "user"}
 """Windows the user named and described; the readers' own (`busiest_hour`, `batch`) carry the tool's words."""

@@ -206,6 +206,24 @@ def _experiment(experiment: dict[str, Any] | None) -> tuple[Evidence | None, str
     return Evidence("Experiment: one write-hot table, several designs", facts=tuple(facts), table=table), chart
 
 
+def _fidelity_facts(replay: dict[str, Any]) -> list[Fact]:
+    """Where the target's server-side times came from, and what was sent as prepared statements."""
+    facts = []
+    server = obj(replay.get("server_time"))
+    if server:
+        facts.append(Fact("Server-side time", str(server.get("source") or "not measured")
+                          + (f": {server['note']}" if server.get("note") else "")))
+    per_query = [p for p in seq(replay.get("per_query")) if isinstance(p, dict)]
+    prepared = [p for p in per_query if p.get("protocol") == "prepared"]
+    if prepared:
+        hits = sum(int(_num(p.get("plan_cache_hits")) or 0) for p in prepared)
+        sent = sum(int(_num(p.get("statements")) or 0) for p in prepared)
+        facts.append(Fact("Sent as prepared statements", f"{len(prepared)} of {len(per_query)} classes"
+                          + (f"; TiDB's plan cache served {fmt.number(hits)} of their {fmt.number(sent)} executions"
+                             if any("plan_cache_hits" in p for p in prepared) else "")))
+    return facts
+
+
 def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
     replay: dict[str, Any] | None = inputs.replay
     experiment, experiment_chart = _experiment(inputs.experiment)
@@ -240,6 +258,7 @@ def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
             facts.append(Fact(label, fmt.scalar(replay[key])))
     if replay.get("interrupted"):
         facts.append(Fact("Interrupted", "yes: the figures cover the time measured before Ctrl-C"))
+    facts.extend(_fidelity_facts(replay))
     lat = replay.get("latency_ms") if isinstance(replay.get("latency_ms"), dict) else {}
     latency = tuple(Fact(k, f"{fmt.ms(_num(v))} ms") for k, v in lat.items())
     per_query = [p for p in seq(replay.get("per_query")) if isinstance(p, dict)]

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import formatting as fmt
+from .compare import run_basis
 from .rulesinfo import DEFAULT_EFFORT, EFFORT_DAYS, RuleInfo, unknown_rule
 from .shape import obj
 
@@ -157,7 +158,8 @@ def decide(
     for category, words in (("degraded", "ran slower on the target than on SQL Server"), ("errors", "failed on the target")):
         if counts.get(category):
             n = counts[category]
-            reasons.append(Reason(WITH_CHANGES, f"{n} query class{'es' if n != 1 else ''} {words}"))
+            basis = f" ({run_basis(replay)})" if category == "degraded" and replay is not None else ""
+            reasons.append(Reason(WITH_CHANGES, f"{n} query class{'es' if n != 1 else ''} {words}{basis}"))
     if replay is None:
         reasons.append(Reason(NOTE, "the load was not measured: run assess with --target to replay the workload on TiDB"))
     level = max((r.level for r in reasons if r.level in _RANK), key=_RANK.__getitem__, default=READY)

@@ -41,9 +41,22 @@ def _edited(tmp_path: Path, text: str, edit) -> Path:
 
 
 def test_other_format_version(tmp_path: Path, capture_json: str):
-    path = _edited(tmp_path, capture_json, lambda d: d.update(format="sqlsrv2tidb.capture/2"))
-    assert _error(path) == (f"{path}: field format is 'sqlsrv2tidb.capture/2', and this version of sqlsrv2tidb reads "
-                            "sqlsrv2tidb.capture/1; write the capture again with this version (schema SOURCES --json FILE)")
+    path = _edited(tmp_path, capture_json, lambda d: d.update(format="sqlsrv2tidb.capture/3"))
+    assert _error(path) == (f"{path}: field format is 'sqlsrv2tidb.capture/3', and this version of sqlsrv2tidb reads "
+                            "sqlsrv2tidb.capture/1 and sqlsrv2tidb.capture/2; write the capture again with this "
+                            "version (schema SOURCES --json FILE)")
+
+
+def test_older_format_still_reads(tmp_path: Path, capture_json: str):
+    """A /1 capture has neither `samples_from` nor `call`: its classes read with those unknown."""
+    def edit(d):
+        d["format"] = "sqlsrv2tidb.capture/1"
+        for q in d["workload"]["queries"]:
+            q.pop("samples_from", None)
+            q.pop("call", None)
+    capture = load_capture(_edited(tmp_path, capture_json, edit))
+    assert capture.format == "sqlsrv2tidb.capture/2"
+    assert all(q.samples_from == 0 and q.call is None for q in capture.workload.queries)
 
 
 def test_field_of_the_wrong_type(tmp_path: Path, capture_json: str):

@@ -105,7 +105,11 @@ def test_workload_file_statements_become_classes_and_equal_shapes_merge():
     workload, findings = _read(text)
     assert findings == []
     select, insert = workload.queries
-    assert select.text == "SELECT name FROM dbo.users WHERE user_id = 5"  # literals are kept, the first one shown
+    # Each execution's literal is kept as its value of the class's parameter `@1`; `GO 3` runs its batch thrice.
+    assert select.text == "SELECT name FROM dbo.users WHERE user_id = @1"
+    assert (select.samples, select.samples_from, select.call) == (((5,), (6,)), 2, None)
+    assert insert.text == "INSERT INTO dbo.reviews (user_id, rating) VALUES (@1, @2)"
+    assert (insert.samples, insert.samples_from) == (((5, 4),) * 3, 3)
     assert (select.kind, select.source.file, select.source.line, select.origin) == ("select", "workload.sql", 1, "sql_file")
     assert (insert.kind, insert.source.line) == ("insert", 4)
     assert workload.intervals == ()  # a file has no clock

@@ -57,8 +57,12 @@ def test_multiple_events_file_counts_error_reported_without_making_it_a_class():
     workload, findings = _read(CORPUS / "xe-xml-events" / "multiple_events.xml")
     assert findings == []
     by_text = {q.text: q for q in workload.queries}
-    assert set(by_text) == {"SELECT * FROM Customers WHERE CustomerId = 123",
+    # The ad-hoc statement's value is a parameter, as SQL Server's simple parameterization names it;
+    # a procedure call keeps its arguments.
+    assert set(by_text) == {"SELECT * FROM Customers WHERE CustomerId = @1",
                             "EXEC sp_GetCustomerDetails @CustomerId = 123"}
+    select = by_text["SELECT * FROM Customers WHERE CustomerId = @1"]
+    assert (select.parameters, select.samples, select.samples_from) == ((Parameter("@1", "int"),), ((123,),), 1)
     proc = by_text["EXEC sp_GetCustomerDetails @CustomerId = 123"]
     assert (proc.kind, proc.procedure, proc.database) == ("exec", "sp_GetCustomerDetails", "TestDB")
     assert all("1/0" not in q.text for q in workload.queries)
@@ -96,7 +100,9 @@ def test_ring_buffer_with_cdata_and_types():
     kinds = sorted(q.kind for q in workload.queries)
     assert kinds == ["insert", "select"]  # the two e-mail lookups share a fingerprint
     select = next(q for q in workload.queries if q.kind == "select")
-    assert select.text == "SELECT user_id, display_name FROM dbo.users WHERE email = N'ana@example.com'"
+    assert select.text == "SELECT user_id, display_name FROM dbo.users WHERE email = @1"
+    assert select.parameters == (Parameter("@1", "nvarchar(4000)"),) and select.call == "batch"
+    assert sorted(select.samples) == [("ana@example.com",), ("o'brien@example.com",)]  # each lookup its own value
     assert (select.database, select.user, select.application) == ("poc", "web_user", "reviews-web")
     counts = executions_in(workload, None)
     assert counts[select.id] == 2
@@ -115,7 +121,9 @@ def test_event_file_rows_one_per_line_without_types_positional_and_named_values(
     assert q.text == ("INSERT INTO dbo.keywords (e_type, e_id, s_type, r_id, d_order, p_count, p_display_order) "
                       "VALUES (@P1, @P2, @P3, @P4, 1, 1, 1)")
     assert [p.type for p in q.parameters] == ["smallint", "int", "smallint", "int"]
-    assert q.samples == ((3, 1844674407, 2, 99), (8, 12, 1, 2100000000))  # distinct value sets only
+    # Every execution's values, repeats included, so that replay draws them in the captured proportions.
+    assert q.samples == ((3, 1844674407, 2, 99), (8, 12, 1, 2100000000), (3, 1844674407, 2, 99))
+    assert q.samples_from == 3 and q.call == "rpc"
     assert [e.values for e in workload.events][1] == (8, 12, 1, 2100000000)
     assert [e.error for e in workload.events] == [False, False, True]  # result 2 (Abort)
     (interval,) = workload.intervals
@@ -131,7 +139,7 @@ def test_prepexec_then_execute_resolves_handles_per_session():
     counts = executions_in(workload, None)
     # Session 51: prepexec(42), execute 1 -> 43, execute 1 @P1=44; after sp_unprepare, handle 1 is gone.
     assert counts[photos.id] == 3
-    assert photos.samples == ((42,), (43,), (44,))
+    assert photos.samples == ((42,), (43,), (44,)) and photos.call == "rpc"
     # Session 52 also got handle 1, for another statement: it must not resolve to session 51's.
     assert counts[users.id] == 2
     assert users.samples == (("bo@example.com",), ("chen@example.com",))
@@ -178,8 +186,15 @@ def test_many_executions_of_few_shapes_give_few_classes_with_capped_samples():
     assert len(workload.queries) == 3
     assert sum(executions_in(workload, None).values()) == 10_000
     assert len(workload.events) == 10_000
-    assert all(len(q.samples) == 20 for q in workload.queries if q.parameters)
-    assert sorted(len(q.parameters) for q in workload.queries) == [0, 2, 2]
+    # Each class keeps a bounded, uniform sample of its executions' values and counts them all.
+    assert all(len(q.samples) == 1000 for q in workload.queries)
+    assert sorted(q.samples_from for q in workload.queries) == [3333, 3333, 3334]
+    assert sorted(len(q.parameters) for q in workload.queries) == [1, 2, 2]  # the ad-hoc lookup's value is `@1`
+    lookup = next(q for q in workload.queries if q.call == "batch")
+    assert lookup.text == "SELECT display_name FROM dbo.users WHERE user_id = @1"
+    # Uniform: the kept user ids spread over the whole capture, not its first thousand executions.
+    ids = sorted(v for (v,) in lookup.samples)
+    assert ids[0] < 1000 and ids[-1] > 9000 and 4000 < ids[len(ids) // 2] < 6000
 
 
 def test_binary_xel_is_recognised_and_refused_with_export_instructions():

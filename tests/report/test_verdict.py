@@ -80,8 +80,38 @@ def test_degraded_and_failing_classes_need_changes():
     v = decide([], [], replay, {"degraded": 2, "errors": 1})
     assert v.level == WITH_CHANGES
     texts = [r.text for r in v.reasons]
-    assert "2 query classes ran slower on the target than on SQL Server" in texts
+    # No server-side figures in the file: the reason says the comparison was at the client.
+    assert ("2 query classes ran slower on the target than on SQL Server (the target's latency measured at the "
+            "client against SQL Server's server-side time)") in texts
     assert "1 query class failed on the target" in texts
+
+
+def test_degraded_reason_names_server_time_when_both_sides_have_it():
+    replay = {"target_qps": 100.0, "achieved_qps": 100.0, "sustained": True, "statements": 1000, "errors": 0,
+              "per_query": [{"id": "qa", "server_ms": {"mean": 1.47}}]}
+    texts = [r.text for r in decide([], [], replay, {"degraded": 1}).reasons]
+    assert "1 query class ran slower on the target than on SQL Server (server-side time on both sides)" in texts
+    replay["per_query"].append({"id": "qb", "latency_ms": {"mean": 2.0}})
+    texts = [r.text for r in decide([], [], replay, {"degraded": 1}).reasons]
+    assert any("server-side time where the target reported it, else its latency measured at the client" in t
+               for t in texts)
+
+
+def test_server_side_time_is_compared_with_sql_servers_when_the_replay_has_it():
+    """The issue's case: SQL Server 0.04 ms (server-side) against TiDB 1.8 ms at the client, 0.05 ms inside TiDB."""
+    queries = [q("qa", avg_us=40.0), q("qb", avg_us=40.0)]
+    per_query = [
+        {"id": "qa", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.8},
+         "server_ms": {"mean": 0.045, "source": "TiDB statements summary"}},
+        {"id": "qb", "statements": 100, "errors": 0, "latency_ms": {"mean": 1.8, "p95": 3.0},
+         "captured_duration_ms": {"avg": 0.04, "p95": 0.05}},
+    ]
+    results = {r.id: r for r in compare.classify(queries, per_query)}
+    assert (results["qa"].category, results["qa"].basis, results["qa"].target_ms) == ("unchanged", "server", 0.045)
+    assert results["qa"].why == "server-side mean within 25%"
+    # Without a server-side figure the client latency is all there is: degraded, and it says where it was measured.
+    assert (results["qb"].category, results["qb"].basis) == ("degraded", "client")
+    assert results["qb"].why == "mean at the client 1.80 ms vs 0.040 ms; p95 3.00 ms vs 0.050 ms"
 
 
 def test_effort_sums_catalogue_buckets_with_overrides_and_hand_work():
@@ -119,9 +149,9 @@ def test_comparison_sorts_classes_with_threshold_and_minimum_executions():
         "qa": "degraded", "qb": "unchanged", "qc": "improved", "qd": "errors", "qe": "not comparable",
         "qf": "not comparable", "qg": "unchanged", "qh": "unchanged",
     }
-    assert results["qh"].why == "within 25%; p95 30.0 ms vs 12.0 ms"
-    assert results["qg"].why == "within 25%"
-    assert results["qc"].why == "median 0.700 ms vs 1.00 ms"
+    assert results["qh"].why == "mean at the client within 25%; p95 30.0 ms vs 12.0 ms"
+    assert results["qg"].why == "mean at the client within 25%"
+    assert results["qc"].why == "median at the client 0.700 ms vs 1.00 ms"
     assert results["qf"].why == "fewer than 20 executions (target 100, captured 5)"
     assert results["qg"].captured_ms == 4.5  # the replayed window's own SQL Server figure wins
     assert compare.counts(list(results.values())) == {"degraded": 1, "errors": 1, "improved": 1, "unchanged": 3,
