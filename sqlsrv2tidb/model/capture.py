@@ -8,6 +8,7 @@ the raw catalog rows; reading it (or any scripts, XE files, Query Store exports)
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -87,6 +88,15 @@ def parse_capture(text: str, path: Path | str) -> Capture:
         raise InputError(f"{path}: damaged capture: field {where.lstrip(': ')}") from None
 
 
+_PARTIAL_NUMBER = re.compile(r"-?\d*(\.\d*)?([eE][-+]?\d*)?")
+
+
 def is_cut_off(text: str, exc: json.JSONDecodeError) -> bool:
-    """True if JSON failed only because the text stops before the document does (a truncated copy)."""
-    return exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string")
+    """True if JSON failed only because the text stops before the document does (a truncated copy).
+
+    The cut can fall inside a literal (`fal`, `nu`, `12.`), where the parser stops at the literal's
+    start: what is left from there must be the beginning of one, and nothing after it."""
+    rest = text[exc.pos:].rstrip()
+    if not rest or exc.msg.startswith("Unterminated string"):
+        return True
+    return any(word.startswith(rest) for word in ("true", "false", "null")) or bool(_PARTIAL_NUMBER.fullmatch(rest))

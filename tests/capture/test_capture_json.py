@@ -107,3 +107,21 @@ def test_load_capture_raises_input_error(tmp_path: Path):
         load_capture(path)
     with pytest.raises(InputError, match=r"nowhere.json: no such file"):
         load_capture(tmp_path / "nowhere.json")
+
+
+@pytest.mark.parametrize("cut", ['{"a": fal', '{"a": nu', '{"a": -12.', '{"a": 1.5e', '{"a": 1,\n  ', '{"a": "ab'])
+def test_a_cut_inside_a_value_is_a_cut(cut):
+    from sqlsrv2tidb.model.capture import is_cut_off
+
+    with pytest.raises(json.JSONDecodeError) as caught:
+        json.loads(cut)
+    assert is_cut_off(cut, caught.value)
+
+
+@pytest.mark.parametrize("damaged", ['{"a": x}', '{"a": 1} x', '{"a": tru e}'])
+def test_damage_is_not_a_cut(damaged):
+    from sqlsrv2tidb.model.capture import is_cut_off
+
+    with pytest.raises(json.JSONDecodeError) as caught:
+        json.loads(damaged)
+    assert not is_cut_off(damaged, caught.value)
