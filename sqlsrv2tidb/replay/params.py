@@ -32,6 +32,7 @@ from typing import Any
 from ..model import Database, Generator, QueryClass
 from ..model.translation import TranslatedQuery
 from ..model.workload import Scalar
+from ..tsql.literals import typed_value
 from .fresh import fresh_maker
 from .sqltext import to_named_markers
 
@@ -60,6 +61,10 @@ class ValueSource:
     generator: Generator | None = None
     pool: tuple[Scalar, ...] = ()
     type: str = "int"
+    read_as: str | None = None
+    """For `sample`: the date type of the column a character parameter is compared with. SQL Server
+    converts the string to that type by its own rules (data type precedence: `'1/5/2016'` is
+    January 5), TiDB compares a string it cannot read as text; the value is sent as SQL Server read it."""
 
 
 @dataclass(frozen=True)
@@ -165,7 +170,7 @@ def plan_parameters(
             fresh.append(col.column or "")
             why.add("fresh values for written keys")
         elif samples and index is not None:
-            sources.append(ValueSource("sample", index=position))
+            sources.append(ValueSource("sample", index=position, read_as=_read_as(type_text, _column_type(database, col))))
             why.add("captured values")
         elif gen is not None:
             sources.append(ValueSource("generator", index=position, generator=gen))
@@ -179,6 +184,21 @@ def plan_parameters(
     uses_samples = any(s.kind == "sample" for s in sources)
     return ParameterPlan(tuple(sources), samples if uses_samples else (), ", ".join(sorted(why)),
                          query.samples_from if query is not None and uses_samples else 0, tuple(fresh))
+
+
+_CHARACTER = ("char", "varchar", "nchar", "nvarchar", "text", "ntext", "sysname")
+_DATES = ("date", "datetime", "datetime2", "smalldatetime")
+
+
+def _read_as(declared: str | None, column: str | None) -> str | None:
+    """The date type a captured string is converted to where it meets a date column, else None."""
+    if not column or _base(column) not in _DATES:
+        return None
+    return column if declared is None or _base(declared) in _CHARACTER else None
+
+
+def _base(type_text: str) -> str:
+    return type_text.split("(")[0].strip().lower()
 
 
 def _column_type(database: Database, col: MarkerColumn) -> str | None:
@@ -224,7 +244,7 @@ class ParameterMaker:
         serial = self.serial_base + self.shard + self.made * self.shards
         self.made += 1
         if captured is not None:
-            return tuple([make(captured, serial) if m.kind == "fresh" else to_driver(captured[m.index])
+            return tuple([make(captured, serial) if m.kind in ("fresh", "sample") else to_driver(captured[m.index])
                           for m, make in zip(self.plan.markers, self._makers, strict=True)])
         row = self.rng.choice(self.plan.samples) if self.plan.samples else ()
         return tuple([make(row, serial) for make in self._makers])
@@ -248,7 +268,9 @@ def _value_maker(source: ValueSource, rng: random.Random, stream: str) -> Callab
     seeds what must be the same on every shard and step of a run (a fresh key's base)."""
     kind = source.kind
     if kind == "sample":
-        index = source.index
+        index, read_as = source.index, source.read_as
+        if read_as:
+            return lambda row, _serial: to_driver(typed_value(row[index], read_as))
         return lambda row, _serial: to_driver(row[index])
     if kind == "fresh":
         make = fresh_maker(source.type, random.Random(f"fresh:{stream}"))

@@ -167,6 +167,23 @@ def test_captured_rows_feed_the_markers_in_the_translated_order():
     assert plan.description == "captured values"
 
 
+def test_a_captured_string_meeting_a_date_column_is_sent_as_sql_server_reads_it():
+    from sqlsrv2tidb.model import Column, Database, DataType, Table
+
+    database = Database(tables=(Table("dbo", "orders", (Column("id", DataType("int")), Column("ordered_at", DataType("datetime")),
+                                                        Column("day", DataType("date")))),))
+    query = QueryClass("q1", "f", "t", "select", (Parameter("@1", "varchar(8000)"), Parameter("@2", "varchar(8000)"),
+                                                  Parameter("@3", "int")),
+                       samples=(("1/5/2016", "Jan 5 2016 10:30PM", 7),))
+    tq = TranslatedQuery("q1", "f", "s", "SELECT id FROM orders WHERE ordered_at > ? AND day = ? AND id = ?",
+                         "translated", kind="select", parameters=("@1", "@2", "@3"))
+    plan = plan_parameters(query, tq, 3, database)
+    assert [m.read_as for m in plan.markers] == ["datetime", "date", None]
+    maker = ParameterMaker(plan, seed=1, shard=0, shards=1, class_id="q1")
+    assert maker.next() == ("2016-01-05T00:00:00", "2016-01-05", 7)
+    assert maker.next(("2/29/2024", "2024-02-29 23:00", 8)) == ("2024-02-29T00:00:00", "2024-02-29", 8)
+
+
 def test_generators_then_target_values_then_types():
     from sqlsrv2tidb.model import Database
 
