@@ -13,6 +13,7 @@ from sqlglot import exp
 
 from ..model import Database
 from ..model.translation import Note, Status
+from ..model.workload import Scalar
 from ..options import Options
 from .naming import NameMap
 from .typing import Types
@@ -30,6 +31,8 @@ class Context:
     types: Types
     parameters: dict[str, str] = field(default_factory=dict)
     """Lower-case name (no `@`) -> the source spelling (`@P1`) of parameters that become `?`."""
+    samples: dict[str, tuple[Scalar, ...]] = field(default_factory=dict)
+    """Lower-case parameter name (no `@`) -> the values captured for it (what the application sent)."""
     local_variables: set[str] = field(default_factory=set)
     """Lower-case names of variables the batch DECLAREd; they become session user variables."""
     previous: exp.Expr | None = None

@@ -21,6 +21,7 @@ from dataclasses import replace
 from ..errors import one_line
 from ..model import Capture, Database, Finding, Parameter, QueryClass, Severity
 from ..model.translation import TranslatedQuery, Translation
+from ..model.workload import Scalar
 from ..options import Options
 from ..progress import NullProgress, Progress
 from ..tsql.fingerprint import fingerprint as fingerprint_of
@@ -56,7 +57,7 @@ def translate_workload(capture: Capture, options: Options, progress: Progress | 
 
 def translate_query(query: QueryClass, *, database: Database, names: NameMap, options: Options) -> TranslatedQuery:
     result = translate_sql(query.text, database=database, names=names, options=options, parameters=query.parameters,
-                           fingerprint=query.fingerprint or None)
+                           fingerprint=query.fingerprint or None, samples=query.samples)
     return replace(result, id=query.id, fingerprint=query.fingerprint or result.fingerprint, kind=query.kind or result.kind)
 
 
@@ -68,11 +69,12 @@ def translate_sql(
     options: Options,
     parameters: tuple[Parameter, ...] = (),
     fingerprint: str | None = None,
+    samples: tuple[tuple[Scalar, ...], ...] = (),
 ) -> TranslatedQuery:
     """Translate one statement or batch of T-SQL; never raises for bad SQL (it becomes a note).
 
-    `parameters` are the captured class's declared parameters; `fingerprint` the class's own, when
-    known (it is computed from `sql` otherwise)."""
+    `parameters` are the captured class's declared parameters, `samples` value sets captured for them
+    (in their order); `fingerprint` the class's own, when known (it is computed from `sql` otherwise)."""
     declarations, body = strip_parameter_prefix(sql)
     declared = (*parse_declarations(declarations), *parameters) if declarations else tuple(parameters)
     fingerprint = fingerprint or fingerprint_of(sql)
@@ -87,6 +89,8 @@ def translate_sql(
         datatype = type_of_declaration(parameter.type)
         if datatype is not None:
             ctx.types.variables.setdefault(name.lower(), datatype)
+    for index, parameter in enumerate(parameters):  # samples are in the class's parameter order
+        ctx.samples[parameter.name.lstrip("@").lower()] = tuple(row[index] for row in samples if len(row) == len(parameters))
     try:
         with deep_recursion():
             statements = parse_statements(body)

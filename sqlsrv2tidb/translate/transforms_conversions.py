@@ -170,35 +170,51 @@ def datetime_strings(node: exp.Expr, ctx: Context) -> exp.Expr:
     (a year alone, month/day/year, month names, a time alone on 1900-01-01; `tsql.datetimes`), and
     a date compared with a datetime string drops the time. TiDB reads year-first ISO forms only, and
     compares anything else as text: `CreationDate > '2019'` matches no row. Each such literal is
-    written out as the datetime SQL Server reads.
+    written out as the datetime SQL Server reads. A parameter in that place whose captured values
+    are such strings cannot be rewritten: the application sends them, so the class is flagged.
     """
-    pairs = _datetime_literals(node, ctx)
-    for literal, date_only in pairs:
+    for literal, date_only in _datetime_operands(node, ctx, _is_string):
         text = literal.name
         value = read_datetime(text)
         if value is None:
             ctx.note("QY59", "review", f"SQL Server cannot read '{text}' as a date (it fails there); TiDB compares it as text "
                      f"({_DOCS_STRINGS}).")
             continue
-        if _YEAR_FIRST.match(text) and not (date_only and ":" in text):
+        if _read_alike(text, date_only):
             continue
         written = written_for_tidb(value, with_time=not date_only)
         literal.replace(exp.Literal.string(written))
         ctx.note("QY59", "rewritten", f"The string '{text}' is read as a date or datetime by SQL Server's rules: it is written "
                  f"'{written}' for TiDB, which reads only ISO forms.")
+    for parameter, date_only in _datetime_operands(node, ctx, lambda e: isinstance(e, exp.Parameter)):
+        spelling = ctx.parameters.get(parameter.name.lower(), "@" + parameter.name)
+        unread = sorted({v for v in ctx.samples.get(parameter.name.lower(), ())
+                         if isinstance(v, str) and not _read_alike(v, date_only)})
+        if unread:
+            shown = ", ".join(f"'{v}'" for v in unread[:3]) + (f" and {len(unread) - 3} more" if len(unread) > 3 else "")
+            ctx.note("QY59", "review", f"The captured values of {spelling} ({shown}) are strings SQL Server reads as dates "
+                     "by its own rules and TiDB does not: the application must send ISO strings or typed dates to TiDB "
+                     f"(replay sends them as SQL Server read them; {_DOCS_STRINGS}).")
     return node
 
 
-def _datetime_literals(node: exp.Expr, ctx: Context) -> list[tuple[exp.Expr, bool]]:
-    """The string literals `node` compares with, or converts to, a date or datetime; True for a date."""
-    def string(e: exp.Expr | None) -> bool:
-        return isinstance(e, exp.National) or (isinstance(e, exp.Literal) and e.is_string)
+def _is_string(e: exp.Expr | None) -> bool:
+    return isinstance(e, exp.National) or (isinstance(e, exp.Literal) and e.is_string)
 
+
+def _read_alike(text: str, date_only: bool) -> bool:
+    """Whether TiDB reads `text` as the date or datetime SQL Server reads (it cannot read some as one at all)."""
+    return read_datetime(text) is not None and bool(_YEAR_FIRST.match(text)) and not (date_only and ":" in text)
+
+
+def _datetime_operands(node: exp.Expr, ctx: Context, wanted) -> list[tuple[exp.Expr, bool]]:
+    """The `wanted` operands (string literals, parameters) `node` compares with, or converts to, a date or
+    datetime; True for a date."""
     if isinstance(node, exp.Cast) and isinstance(node.to, exp.DataType) and node.to.this in _DATE_TYPES:
-        return [(node.this, node.to.this == D.DATE)] if string(node.this) else []
+        return [(node.this, node.to.this == D.DATE)] if wanted(node.this) else []
     if isinstance(node, _COMPARISONS):
         for side, other in ((node.this, node.expression), (node.expression, node.this)):
-            datatype = ctx.types.of(side) if string(other) else None
+            datatype = ctx.types.of(side) if wanted(other) else None
             if datatype is not None and datatype.this in _DATE_TYPES:
                 return [(other, datatype.this == D.DATE)]
         return []
@@ -207,7 +223,7 @@ def _datetime_literals(node: exp.Expr, ctx: Context) -> list[tuple[exp.Expr, boo
         if datatype is None or datatype.this not in _DATE_TYPES:
             return []
         values = [node.args.get("low"), node.args.get("high")] if isinstance(node, exp.Between) else node.expressions
-        return [(v, datatype.this == D.DATE) for v in values if string(v)]
+        return [(v, datatype.this == D.DATE) for v in values if wanted(v)]
     return []
 
 

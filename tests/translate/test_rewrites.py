@@ -428,3 +428,25 @@ class TestTiDBGrammar:
         for version, status in ((Version(8, 3), "translated"), (Version(7, 5), "review"), (Version(7, 1), "unsupported")):
             result = translate_sql(sql, database=DB, names=NameMap.for_database(DB), options=Options(tidb_version=version))
             assert result.status == status, (version, result.notes)
+
+
+class TestCapturedDateStrings:
+    """An ad-hoc date string captured as a parameter value cannot be rewritten: the application sends it."""
+
+    def translate(self, samples):
+        from sqlsrv2tidb.model import Parameter
+
+        return translate_sql("SELECT id FROM dbo.t WHERE d > @1 AND n = @2", database=DB, names=NameMap.for_database(DB),
+                             options=Options(), parameters=(Parameter("@1", "varchar(8000)"), Parameter("@2", "int")),
+                             samples=samples)
+
+    def test_values_tidb_reads_otherwise_flag_the_class(self):
+        result = self.translate((("1/5/2016", 3), ("2016-01-05", 4), ("2019", 5), ("Jan 5 2016", 6), ("3/1/2016", 7)))
+        assert result.target_sql == "SELECT id FROM t WHERE d > ? AND n = ?"
+        assert result.status == "review"
+        (note,) = [n for n in result.notes if n.code == "QY59"]
+        assert "@1 ('1/5/2016', '2019', '3/1/2016' and 1 more)" in note.message
+
+    def test_iso_values_or_none_keep_the_class_as_it_was(self):
+        assert self.translate((("2016-01-05", 3), ("2016-01-06 10:00", 4))).status == "translated"
+        assert self.translate(()).status == "translated"
