@@ -339,6 +339,8 @@ class _Tables:
         primary, uniques = None, []
         for kc in sorted(self.keys.get(oid, []), key=lambda r: str(r.get("constraint_name"))):
             iid = _order(kc, "unique_index_id")
+            if iid not in by_id:  # Babelfish: unique_index_id is not the index's index_id; match the index itself
+                iid = next((i for i, ix in by_id.items() if _enforces(ix, kc)), iid)
             key = Key(_named(kc, "constraint_name"), _key_columns(self.index_columns.get((oid, iid), [])),
                       clustered=as_int(by_id.get(iid, {}).get("type")) == 1)
             if (as_text(kc.get("constraint_type")) or "").strip() == "PK":
@@ -380,6 +382,14 @@ class _Tables:
             row_count=as_int(stat.get("row_count")), size_bytes=used_kb * 1024 if used_kb is not None else None,
             description=self.extras["description"].get((oid, 0)),
         )
+
+
+def _enforces(index: dict[str, Any], constraint: dict[str, Any]) -> bool:
+    """Whether an index row is the one enforcing a PRIMARY KEY or UNIQUE constraint row (same name and kind)."""
+    primary = (as_text(constraint.get("constraint_type")) or "").strip() == "PK"
+    kind = as_bool(index.get("is_primary_key")) if primary else as_bool(index.get("is_unique_constraint"))
+    return bool(kind) and (as_text(index.get("index_name")) or "").casefold() == \
+        (as_text(constraint.get("constraint_name")) or "").casefold()
 
 
 def _bracket(name: str) -> str:

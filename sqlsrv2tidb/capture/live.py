@@ -171,10 +171,25 @@ def _import_pyodbc() -> Any:
 
 
 class Session:
-    """An open pyodbc connection that turns each query's rows into JSON-ready dicts."""
+    """An open pyodbc connection that turns each query's rows into JSON-ready dicts.
 
-    def __init__(self, handle: Any, conn: Connection) -> None:
-        self.handle, self.conn = handle, conn
+    `data copy` and `data verify` read rows through `handle.cursor()` themselves and hand any
+    driver error to `failure`, so every SQL Server error is classified here, password scrubbed.
+    """
+
+    def __init__(self, handle: Any, conn: Connection, timeout: int = 15) -> None:
+        self.handle, self.conn, self.timeout = handle, conn, timeout
+
+    def reopen(self) -> Session:
+        """A new connection with the same string (after the old one was lost); the old one is closed."""
+        self.close()
+        return open_session(self.conn, timeout=self.timeout)
+
+    def close(self) -> None:
+        try:
+            self.handle.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection must not fail the run
+            pass
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         try:
@@ -257,6 +272,16 @@ def collect(
     return doc
 
 
+def open_session(conn: Connection, *, timeout: int) -> Session:
+    """Connect (autocommit) to the SQL Server `conn` names; a failure is one ConnectionFailed line."""
+    pyodbc = _import_pyodbc()
+    try:
+        handle = pyodbc.connect(conn.odbc(), timeout=max(1, timeout), autocommit=True)
+    except pyodbc.Error as exc:
+        raise connect_error(exc, conn, list(pyodbc.drivers())) from None
+    return Session(handle, conn, timeout)
+
+
 def capture_to_folder(
     connection: str, out: Path, *, password_env: str, prompt: bool, query_store: bool, days: float,
     timeout: int, progress: Progress | None = None,
@@ -268,15 +293,11 @@ def capture_to_folder(
     existed = Path(out).exists()
     out = prepare_output(out)
     try:
-        pyodbc = _import_pyodbc()
+        session = open_session(conn, timeout=timeout)
         try:
-            handle = pyodbc.connect(conn.odbc(), timeout=max(1, timeout), autocommit=True)
-        except pyodbc.Error as exc:
-            raise connect_error(exc, conn, list(pyodbc.drivers())) from None
-        try:
-            doc = collect(Session(handle, conn).fetch, conn.host, query_store=query_store, days=days, progress=progress)
+            doc = collect(session.fetch, conn.host, query_store=query_store, days=days, progress=progress)
         finally:
-            handle.close()
+            session.close()
     except BaseException:
         if not existed and not any(out.iterdir()):
             out.rmdir()  # leave nothing behind for a capture that did not finish
