@@ -14,7 +14,7 @@ it), `fatal` (the target refuses us: stop the run), or `statement` (this stateme
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -61,14 +61,27 @@ class Connection:
     `_mysqlclient_sender`); `fetch` always goes through the cursor.
     """
 
-    def __init__(self, raw: Any, cursor: Any, run: Callable[[str, tuple[Any, ...]], Any] | None = None) -> None:
+    def __init__(self, raw: Any, cursor: Any, run: Callable[[str, tuple[Any, ...]], Any] | None = None,
+                 unbuffered: Callable[[], Any] | None = None) -> None:
         self.raw = raw
         self.run: Callable[[str, tuple[Any, ...]], Any] = run or cursor.execute
         self.cursor = cursor
+        self._unbuffered = unbuffered
 
     def fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         self.cursor.execute(sql, params)
         return list(self.cursor.fetchall())
+
+    def stream(self, sql: str, params: tuple[Any, ...] = (), size: int = 2000) -> Iterator[list[tuple[Any, ...]]]:
+        """Batches of a large result, read from the server as they are fetched (an unbuffered cursor)."""
+        cursor = self._unbuffered() if self._unbuffered else self.cursor
+        cursor.execute(sql, params)
+        try:
+            while rows := cursor.fetchmany(size):
+                yield list(rows)
+        finally:
+            if cursor is not self.cursor:
+                cursor.close()
 
     def close(self) -> None:
         try:
@@ -77,23 +90,27 @@ class Connection:
             pass
 
 
-def connect(target: Target, driver: str, *, timeout: float = 5.0) -> Connection:
-    """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient."""
+def connect(target: Target, driver: str, *, timeout: float = 5.0, local_infile: bool = False) -> Connection:
+    """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient.
+
+    `local_infile` lets the connection answer LOAD DATA LOCAL INFILE (the data stage's loader).
+    """
     common = {"host": target.host, "port": target.port, "user": target.user, "charset": "utf8mb4",
               "autocommit": True, "connect_timeout": max(1, int(timeout))}
     password = target.password.reveal()
     if driver == "mysqlclient":
         import MySQLdb
+        import MySQLdb.cursors
 
-        raw = MySQLdb.connect(passwd=password, db=target.database, **common)
-        return Connection(raw, raw.cursor(), _mysqlclient_sender(raw))
+        raw = MySQLdb.connect(passwd=password, db=target.database, local_infile=int(local_infile), **common)
+        return Connection(raw, raw.cursor(), _mysqlclient_sender(raw), lambda: raw.cursor(MySQLdb.cursors.SSCursor))
     elif driver == "pymysql":
         import pymysql
+        import pymysql.cursors
 
-        raw = pymysql.connect(password=password, database=target.database, **common)
-    else:
-        raise UsageError(f"driver {driver!r} has no blocking connection")
-    return Connection(raw, raw.cursor())
+        raw = pymysql.connect(password=password, database=target.database, local_infile=local_infile, **common)
+        return Connection(raw, raw.cursor(), unbuffered=lambda: raw.cursor(pymysql.cursors.SSCursor))
+    raise UsageError(f"driver {driver!r} has no blocking connection")
 
 
 def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:
