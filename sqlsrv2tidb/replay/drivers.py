@@ -81,7 +81,10 @@ class Connection:
                 yield list(rows)
         finally:
             if cursor is not self.cursor:
-                cursor.close()
+                try:
+                    cursor.close()
+                except Exception:  # noqa: BLE001 - a stream abandoned on a dead connection cannot close cleanly
+                    pass
 
     def close(self) -> None:
         try:
