@@ -318,9 +318,9 @@ def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *,
                "seed": settings.seed}
         checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
         specs = _specs(db, capture, plan_, settings)
-        keep = None
         started = result.now()
         pool.put(Source(session, pool))
+        keep = _sample(specs, pool, settings, progress) if settings.sample else None
         outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep)
         notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
         outcome["notes"] = notes
@@ -330,6 +330,18 @@ def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *,
         session.close()
         if db is not None:
             db.close()
+
+
+def _sample(specs, pool, settings: Any, progress: Progress) -> dict[str, Any]:
+    """--sample: which rows of each table to copy, parents of sampled rows included."""
+    from .data.sample import choose
+
+    source = pool.get()
+    try:
+        with progress.task(f"Choosing a sample of {settings.sample} over {len(specs)} table(s)"):
+            return choose(specs, lambda spec, columns: source.rows(spec, columns=columns), settings.sample, settings.seed)
+    finally:
+        source.close()
 
 
 def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, settings: Any, run: dict[str, Any]):

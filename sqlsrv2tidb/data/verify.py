@@ -242,7 +242,7 @@ def _narrow_buckets(spec: TableSpec, source: Side, target: Side, left: _Normaliz
                 counts[name][r[2]] += 1
                 shown.setdefault(r[2], r[1])
     result.chunks_different = len(differing)
-    for digest, n in sorted((counts["s"] - counts["t"]).items()):
+    for digest, n in sorted((counts["s"] - counts["t"]).items()) if not subset else ():
         for _ in range(n):
             result.add(Difference("missing on target", {"row": [_plain(v) for v in shown[digest]]}))
     for digest, n in sorted((counts["t"] - counts["s"]).items()):

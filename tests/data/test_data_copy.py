@@ -189,9 +189,9 @@ def test_without_local_infile_the_rows_go_in_as_inserts(mariadb, database, chino
 def test_foreign_keys_already_on_the_target_order_the_load(mariadb, database, northwind, tmp_path):
     """DA07: with 05-foreign-keys.sql applied first, parents load first and Employees (which references
     itself) loads with foreign_key_checks off on its own session."""
-    from sqlsrv2tidb.cli import app
-
     from typer.testing import CliRunner
+
+    from sqlsrv2tidb.cli import app
 
     ddl = CliRunner().invoke(app, ["ddl", str(northwind.capture), "-o", str(tmp_path / "ddl"), "-q"])
     assert ddl.exit_code == 0, ddl.output
