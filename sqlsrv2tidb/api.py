@@ -378,7 +378,7 @@ def _indexes_after(db, plan_: MigrationPlan, specs, checkpoint, outcome: dict[st
 
 
 def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progress: Progress, *, reader,
-          keep=None, expected=None, normalized: bool = False) -> dict[str, Any]:
+          keep=None, expected=None, synthesized: bool = False) -> dict[str, Any]:
     """Load SPECS with the copier, then verify each table; returns what data.json needs."""
     import threading
 
@@ -400,12 +400,13 @@ def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progr
                         checkpoint=checkpoint, settings=CopySettings(jobs=settings.jobs, chunk_rows=settings.chunk_rows,
                                                                      retries=settings.retries, truncate=settings.truncate),
                         rejects=Rejects(out / "data-rejects.jsonl"), meter=Meter(task, "Loading"), stop=stop,
-                        method=method, keep=keep, expected=expected or (lambda r, s: s.table.row_count))
+                        method=method, keep=keep, expected=expected or (lambda r, s: s.table.row_count),
+                        resume_by_key=not synthesized)
         results = copier.run(specs, order)
     verifies: list[Any] = [None] * len(results)
     if settings.verify and not copier.interrupted:
         verifies = _verify(results, target, db.driver, settings, progress, reader, stop, subset=keep is not None,
-                           normalized=normalized)
+                           ordered=not synthesized)
     return {"results": results, "verifies": verifies, "interrupted": copier.interrupted or stop.is_set(),
             "method": copier.method}
 
@@ -422,10 +423,10 @@ def _refuse_non_empty(db, specs, checkpoint, truncate: bool) -> None:
 
 
 def _verify(results, target: Target, driver: str, settings: Any, progress: Progress, reader, stop, *,
-            subset: bool = False, normalized: bool = False) -> list[Any]:
+            subset: bool = False, ordered: bool = True) -> list[Any]:
     from .data import parallel
     from .data.source import SourceLost
-    from .data.tables import target_order
+    from .data.tables import target_order, target_select
     from .data.targetdb import TargetDb, TargetLost
     from .data.verify import verify_table
 
@@ -436,11 +437,11 @@ def _verify(results, target: Target, driver: str, settings: Any, progress: Progr
         source = reader()
         db = TargetDb(target, driver)
         try:
-            columns = ", ".join(f"`{c.name.replace('`', '``')}`" for c in spec.columns)
-            order = f" ORDER BY {', '.join(target_order(spec))}" if spec.key and not normalized else ""
+            columns = ", ".join(target_select(c) for c in spec.columns)
+            order = f" ORDER BY {', '.join(target_order(spec))}" if spec.key and ordered else ""
             sql = f"SELECT {columns} FROM `{spec.target_name.replace('`', '``')}`{order}"
             return verify_table(spec, lambda: source.rows(spec), lambda: db.stream(sql), chunk_rows=settings.chunk_rows,
-                                subset=subset, source_is_normalized=normalized)
+                                subset=subset, ordered=ordered)
         finally:
             if hasattr(source, "close"):
                 source.close()
@@ -484,6 +485,40 @@ def _finish_data(out: Path, mode: str, source: str, target: Target, server: str,
         raise Interrupted(f"interrupted: what was loaded is in the checkpoint and {path}; "
                           "run the same command again to continue")
     return Outcome(out, [path], findings, doc)
+
+
+def run_data_synthesize(sources: Sequence[Path | str], out: Path, options: Options, *, target: Target, settings: Any,
+                        progress: Progress | None = None) -> Outcome:
+    """Generate rows shaped by the capture's statistics into TARGET (no SQL Server needed), verify, write data.json."""
+    from .data import result
+    from .data.settings import check_confirmed
+    from .data.synth import Synthesizer
+
+    progress = progress or NullProgress()
+    check_confirmed(target, settings)
+    if not sources:
+        raise UsageError("synthesize needs SOURCES: a capture (with statistics, from `capture` or the capture-script)")
+    out = prepare_output(out, sources)
+    capture = read(sources, progress)
+    db, plan_ = _data_target(target, settings, capture, options)
+    try:
+        where = ", ".join(capture.sources)
+        run = {"mode": "synthesize", "source": where, "target": target.display, "seed": settings.seed,
+               "scale": settings.scale}
+        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
+        specs = _specs(db, capture, plan_, settings)
+        synth = Synthesizer(specs, seed=settings.seed, scale=settings.scale)
+        started = result.now()
+        outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=lambda: synth,
+                        expected=lambda reader, spec: synth.plan(spec).rows, synthesized=True)
+        for res in outcome["results"]:
+            columns, table_notes = synth.describe(res.spec)
+            res.extra["columns"], res.extra["notes"] = columns, table_notes
+        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
+        outcome["notes"] = notes
+        return _finish_data(out, "synthesize", where, target, db.kind, settings, outcome, started)
+    finally:
+        db.close()
 
 
 def run_data_verify(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,

@@ -465,6 +465,30 @@ def data_copy_cmd(
     _finish(outcome.findings, fail_on, f"{out}/data.json")
 
 
+@data_app.command("synthesize")
+@command
+def data_synthesize_cmd(
+    sources: Sources, out: Out, target: DataTarget, confirm_database: WriteConfirm = None,
+    scale: Annotated[float, typer.Option("--scale", help="Rows per table as a fraction or multiple of the captured counts.")] = 1.0,
+    seed: DataSeed = 1, jobs: Jobs = 4, chunk_rows: ChunkRows = 10_000, table: Tables = None, truncate: Truncate = False,
+    restart: Restart = False, create_tables: CreateTables = False, verify: Verify = True,
+    target_password_prompt: TargetPrompt = False, driver: Driver = "auto", tidb_version: TidbVersion = "8.5",
+    config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Fill the target with rows generated from the capture's statistics, where the real rows may not leave."""
+    from . import api
+    from .target import parse_target
+
+    settings = _data_settings(jobs=jobs, chunk_rows=chunk_rows, confirm_database=confirm_database, scale=scale,
+                              seed=seed, tables=table, truncate=truncate, restart=restart, create_tables=create_tables,
+                              verify=verify, driver=driver)
+    outcome = api.run_data_synthesize(sources, out, _options(tidb_version, 3, None, config),
+                                      target=parse_target(target, prompt=target_password_prompt), settings=settings,
+                                      progress=_progress(quiet))
+    _print_tables(outcome.assessment or {})
+    _finish(outcome.findings, fail_on, f"{out}/data.json")
+
+
 @data_app.command("verify")
 @command
 def data_verify_cmd(

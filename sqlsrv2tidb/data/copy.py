@@ -217,10 +217,12 @@ class Copier:
     def __init__(self, *, open_target: Callable[[bool], TargetDb], reader: Callable[[], Any],
                  checkpoint: Checkpoint, settings: CopySettings, rejects: Rejects, meter: Meter,
                  stop: threading.Event, method: str, expected: Callable[[Any, TableSpec], int | None] | None = None,
-                 keep: dict[str, Callable[[Sequence[Any]], bool]] | None = None) -> None:
+                 keep: dict[str, Callable[[Sequence[Any]], bool]] | None = None, resume_by_key: bool = True) -> None:
         self.open_target, self.reader, self.checkpoint = open_target, reader, checkpoint
         self.settings, self.rejects, self.meter, self.stop = settings, rejects, meter, stop
         self.method, self.expected, self.keep = method, expected, keep or {}
+        self.resume_by_key = resume_by_key
+        """False where rows do not come in key order (synthesized): an unfinished table starts again whole."""
         self.interrupted = False
         self.retries: dict[str, int] = {}
         """Chunks read or loaded again after a lost connection, per table."""
@@ -305,7 +307,7 @@ class Copier:
         spec = result.spec
         if state.status == "partial":
             result.resumed = True
-            if spec.key and state.last_target_key is not None:
+            if spec.key and self.resume_by_key and state.last_target_key is not None:
                 db.delete_after(spec, decode_key(state.last_target_key))
                 result.rows, result.bytes, result.chunks, result.rejects = state.rows, state.bytes, state.chunks, state.rejects
                 return decode_key(state.last_key)
@@ -336,7 +338,7 @@ class Copier:
                     return
                 except ConnectionFailed:
                     attempts += 1
-                    if attempts > settings.retries or not spec.key or not hasattr(reader, "reconnect"):
+                    if attempts > settings.retries or not spec.key or not self.resume_by_key or not hasattr(reader, "reconnect"):
                         raise
                     self._retried(spec)
                     wait_briefly()
@@ -383,7 +385,7 @@ class Copier:
                 return self.method
             except TargetLost:
                 attempts += 1
-                if attempts > self.settings.retries or not spec.key:
+                if attempts > self.settings.retries or not spec.key or not self.resume_by_key:
                     raise
                 self._retried(spec)
                 wait_briefly()

@@ -110,6 +110,11 @@ def findings(tables: list[tuple[TableResult, TableVerify | None]]) -> list[Findi
             if " loaded as its " in note:
                 out.append(Finding("DA03", Severity.LOW, f"{name}.{note.split(':')[0]}", note.split(": ", 1)[1] +
                                    "; TiDB has no such type, so the application must read that form"))
+        plain = [c["name"] for c in result.extra.get("columns", []) if c["values"].startswith("no statistics")]
+        if plain and result.rows:
+            out.append(Finding("DA05", Severity.INFO, name, f"{len(plain)} column(s) had no statistics, so their values "
+                               f"come from their type and CHECK constraints: {', '.join(plain)}",
+                               details={"columns": plain}))
         if result.checks_off:
             out.append(Finding("DA07", Severity.INFO, name, "its foreign keys reference itself or form a circle, "
                                "so it was loaded with foreign_key_checks off on its own session"))

@@ -206,6 +206,13 @@ def target_order(spec: TableSpec) -> list[str]:
             for c in spec.key_columns]
 
 
+def target_select(column: ColumnSpec) -> str:
+    """How verify reads a target column: FLOAT as DOUBLE, since servers print a FLOAT with only six digits
+    (0.4273123 reads back as 0.427312), which is not the value stored."""
+    name = backtick(column.name)
+    return f"CAST({name} AS DOUBLE)" if column.target.family == "float" else name
+
+
 def source_parameter(column: ColumnSpec, raw: Any) -> Any:
     """A key value as read, made a parameter SQL Server compares with the column (a UTC offset back on)."""
     if column.source_type == "datetimeoffset" and isinstance(raw, str):

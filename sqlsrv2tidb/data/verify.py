@@ -105,16 +105,16 @@ class _Normalizer:
 
 
 def verify_table(spec: TableSpec, source: Side, target: Side, *, chunk_rows: int = 10_000, subset: bool = False,
-                 source_is_normalized: bool = False) -> TableVerify:
-    """Compare one table; `source_is_normalized` when the source rows are already target values (synthesized)."""
-    if spec.key and not source_is_normalized:
+                 ordered: bool = True) -> TableVerify:
+    """Compare one table; `ordered` when both sides stream in key order (not so for synthesized rows)."""
+    if spec.key and ordered:
         try:
             return _ordered(spec, source, target, chunk_rows, subset)
         except _OutOfOrder as exc:
-            result = _buckets(spec, source, target, subset, source_is_normalized)
+            result = _buckets(spec, source, target, subset)
             result.notes.append(f"the two servers order the key differently ({exc}); compared by hash buckets instead")
             return result
-    return _buckets(spec, source, target, subset, source_is_normalized)
+    return _buckets(spec, source, target, subset)
 
 
 def _ordered(spec: TableSpec, source: Side, target: Side, chunk_rows: int, subset: bool) -> TableVerify:
@@ -188,12 +188,9 @@ def _plain(value: Any) -> Any:
     return value if value is None or isinstance(value, (int, str, float)) else str(value)
 
 
-def _buckets(spec: TableSpec, source: Side, target: Side, subset: bool, normalized: bool) -> TableVerify:
+def _buckets(spec: TableSpec, source: Side, target: Side, subset: bool) -> TableVerify:
     result = TableVerify(method="hash buckets of the key" if spec.key else "hash buckets of whole rows (no key)")
-    left = _Normalizer(spec, True)
-    if normalized:
-        left.convert = [None] * len(spec.columns)
-    right = _Normalizer(spec, False)
+    left, right = _Normalizer(spec, True), _Normalizer(spec, False)
 
     def bucket_of(row: tuple[tuple[Any, ...], list[Any], int]) -> int:
         return (row_digest(list(row[0]), [False] * len(row[0])) if spec.key else row[2]) % BUCKETS
