@@ -13,6 +13,7 @@ scrubbed of `PWD=...` and of the password itself before they are shown.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -28,6 +29,8 @@ from ..outdir import prepare_output, write_json
 from ..progress import NullProgress, Progress
 from .catalog import CATALOG_FORMAT
 from .catalog_sql import QUERY_STORE_OPTIONS, QUERY_STORE_ROWSETS, SCHEMA_QUERIES, SERVER_PROPERTIES
+from .statistics_sql import BATCHES as STATISTICS
+from .statistics_sql import standalone
 
 _SERVER_KEYS = ("server", "address", "addr", "data source")
 _DATABASE_KEYS = ("database", "initial catalog")
@@ -216,9 +219,25 @@ def row_to_json(names: list[str], row: Any) -> dict[str, Any]:
     return {name: jsonable(value) for name, value in zip(names, row, strict=True)}
 
 
+def _statistics(fetch: Callable[[str], list[dict[str, Any]]], name: str, major: int, version: str,
+                doc: dict[str, Any]) -> None:
+    """One statistics rowset, read by the same batch the capture-script runs (it returns its rows as JSON)."""
+    if major and major < 13:
+        doc["errors"][name] = f"statistics are read with FOR JSON, which needs SQL Server 2016 or later; this is {version}"
+        return
+    try:
+        rows = fetch(standalone(name))
+        text = rows[0].get("rowset_json") if rows else None
+        doc["rowsets"][name] = json.loads(text) if text else []
+    except RowsetError as exc:
+        doc["errors"][name] = str(exc)
+    except ValueError as exc:
+        doc["errors"][name] = f"unreadable JSON from the server ({exc})"
+
+
 def collect(
     fetch: Callable[[str], list[dict[str, Any]]], host: str, *, query_store: bool, days: float,
-    progress: Progress | None = None,
+    progress: Progress | None = None, statistics: bool = True,
 ) -> dict[str, Any]:
     """Run every catalog (and Query Store) query and assemble the catalog document.
 
@@ -249,12 +268,15 @@ def collect(
             doc["errors"][query.name] = str(exc)
             return None
 
-    total = len(SCHEMA_QUERIES) + (1 + len(QUERY_STORE_ROWSETS) if query_store else 0)
+    total = len(SCHEMA_QUERIES) + len(STATISTICS) + (1 + len(QUERY_STORE_ROWSETS) if query_store else 0)
     with progress.task(f"Reading the catalog of {server['instance']}", total=total) as task:
         for query in SCHEMA_QUERIES:
             rows = run(query)
             if rows is not None:
                 doc["rowsets"][query.name] = rows
+            task.advance()
+        for name in STATISTICS if statistics else ():
+            _statistics(fetch, name, major, version, doc)
             task.advance()
         if query_store:
             if major and major < QUERY_STORE_OPTIONS.min_major:
@@ -279,12 +301,17 @@ def open_session(conn: Connection, *, timeout: int) -> Session:
         handle = pyodbc.connect(conn.odbc(), timeout=max(1, timeout), autocommit=True)
     except pyodbc.Error as exc:
         raise connect_error(exc, conn, list(pyodbc.drivers())) from None
+    try:
+        # The client's default cap on a text value (FreeTDS: 64,512 bytes) would cut long values short.
+        handle.cursor().execute("SET TEXTSIZE 2147483647").close()
+    except pyodbc.Error:
+        pass
     return Session(handle, conn, timeout)
 
 
 def capture_to_folder(
     connection: str, out: Path, *, password_env: str, prompt: bool, query_store: bool, days: float,
-    timeout: int, progress: Progress | None = None,
+    timeout: int, progress: Progress | None = None, statistics: bool = True,
 ) -> Path:
     """Capture a live SQL Server into OUT/catalog.json and return that file's path."""
     if days <= 0:
@@ -295,7 +322,8 @@ def capture_to_folder(
     try:
         session = open_session(conn, timeout=timeout)
         try:
-            doc = collect(session.fetch, conn.host, query_store=query_store, days=days, progress=progress)
+            doc = collect(session.fetch, conn.host, query_store=query_store, days=days, progress=progress,
+                          statistics=statistics)
         finally:
             session.close()
     except BaseException:

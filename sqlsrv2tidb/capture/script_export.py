@@ -25,6 +25,7 @@ from .catalog_sql import (
     SERVER_PROPERTIES,
     CatalogQuery,
 )
+from .statistics_sql import BATCHES as STATISTICS
 
 OLDEST_MAJOR = 13
 """SQL Server 2016: FOR JSON, STRING_ESCAPE and Query Store all appear in this version."""
@@ -36,13 +37,15 @@ _MAJOR = "CAST(PARSENAME(CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128))
 _HEADER = """\
 -- sqlsrv2tidb capture-script (sqlsrv2tidb {version})
 --
--- Reads this database's catalog and the last {days} day(s) of Query Store statistics and returns
--- them as ONE JSON document (one row, one column), which sqlsrv2tidb reads as a capture source:
+-- Reads this database's catalog, its column statistics (histograms, for `sqlsrv2tidb data
+-- synthesize`) and the last {days} day(s) of Query Store statistics, and returns them as ONE JSON
+-- document (one row, one column), which sqlsrv2tidb reads as a capture source:
 --     sqlsrv2tidb schema catalog.json        (or assess, translate, ... with catalog.json)
 --
 -- Run it in the database to capture, on SQL Server 2016 or later, as a login with VIEW DEFINITION
--- and VIEW DATABASE STATE on it (db_owner has both). It changes nothing: the only thing it writes
--- is the temporary table {temp}, dropped at the end.
+-- and VIEW DATABASE STATE on it (db_owner has both; the histograms need SELECT on the tables where
+-- DBCC SHOW_STATISTICS reads them). It changes nothing: the only things it writes are temporary
+-- tables ({temp} and two for the statistics), dropped at the end.
 --
 -- SAVE THE OUTPUT WHOLE. The document is a single long nvarchar(max) value, and clients cut long
 -- values short. With sqlcmd:
@@ -93,16 +96,26 @@ def _store(query: CatalogQuery) -> str:
 def _batch(query: CatalogQuery, days: float) -> str:
     versioned, choose = _choose(query, days)
     declare = f"DECLARE @major int = {_MAJOR};\n" if versioned else ""
+    return _run(query.name, declare, choose, _store(query))
+
+
+def _statistics_batch(name: str, text: str) -> str:
+    """A statistics rowset (statistics_sql.py): its batch, run as dynamic SQL like the catalog queries."""
+    return _run(name, "", f"SET @sql = {_literal(text)};",
+                f"""UPDATE {_MARK} {TEMP} SET rowsets = rowsets + N',"{name}":' + ISNULL(@json, N'[]');""")
+
+
+def _run(name: str, declare: str, choose: str, store: str) -> str:
     return f"""\
--- {query.name}
+-- {name}
 {declare}DECLARE @sql nvarchar(max), @json nvarchar(max);
 {choose}
 BEGIN TRY
     EXEC sys.sp_executesql @sql, N'@json nvarchar(max) OUTPUT', @json = @json OUTPUT;
-    {_store(query)}
+    {store}
 END TRY
 BEGIN CATCH
-    UPDATE {_MARK} {TEMP} SET errors = errors + N',"{query.name}":"' + STRING_ESCAPE(ERROR_MESSAGE(), 'json') + N'"';
+    UPDATE {_MARK} {TEMP} SET errors = errors + N',"{name}":"' + STRING_ESCAPE(ERROR_MESSAGE(), 'json') + N'"';
 END CATCH;
 GO
 """
@@ -147,6 +160,7 @@ def capture_script(days: float) -> str:
 
         raise UsageError(f"--days must be more than 0, got {days:g}")
     queries = (SERVER_PROPERTIES, *SCHEMA_QUERIES, QUERY_STORE_OPTIONS, *QUERY_STORE_ROWSETS)
-    parts = [_HEADER.format(version=__version__, days=f"{days:g}", temp=TEMP),
-             _setup(), *(_batch(q, days) for q in queries), _final(days)]
+    parts = [_HEADER.format(version=__version__, days=f"{days:g}", temp=TEMP), _setup(),
+             *(_batch(q, days) for q in queries), *(_statistics_batch(n, t) for n, t in STATISTICS.items()),
+             _final(days)]
     return "\n".join(parts)

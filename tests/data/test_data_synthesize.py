@@ -131,3 +131,14 @@ def test_columns_without_statistics_get_values_from_their_type(mariadb, database
     assert values["categoryid"].startswith("a key of dbo.categories")
     assert target_rows(mariadb, database, "SELECT MIN(unitprice) >= 0, MIN(unitsinstock) >= 0 FROM products")[0] == (1, 1)
     assert {f["rule"] for f in doc["findings"]} == {"DA05"}
+
+
+def test_a_live_capture_says_in_one_line_when_statistics_cannot_be_read(chinook):
+    """Babelfish keeps no SQL Server statistics (and calls itself SQL Server 2014): one finding, and the rest is read."""
+    capture = api.read([chinook.capture])
+    said = [f for f in capture.findings if f.rule == "IN49"]
+    if not chinook.mssql.babelfish:
+        assert not said and any(t.statistics for t in capture.database.tables)
+        return
+    assert len(said) == 1 and "\n" not in said[0].message and len(capture.database.tables) == 11
+    assert all(t.statistics is None for t in capture.database.tables)
