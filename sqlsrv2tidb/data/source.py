@@ -8,8 +8,9 @@ orders by the clustered key without sorting when the key is the clustered primar
 connection lost mid-stream raises `SourceLost`; the caller reopens and resumes after the last key
 it has safely loaded.
 
-`SET TEXTSIZE` lifts the client's default cap on text, ntext and image values (FreeTDS cuts them
-at 64,512 bytes otherwise; https://learn.microsoft.com/sql/t-sql/statements/set-textsize-transact-sql).
+The session sets `TEXTSIZE` to the maximum when it opens, lifting the client's cap on text, ntext
+and image values (FreeTDS cuts them at 64,512 bytes otherwise;
+https://learn.microsoft.com/sql/t-sql/statements/set-textsize-transact-sql).
 """
 
 from __future__ import annotations
@@ -35,13 +36,6 @@ class Source:
     def __init__(self, session: Session, pool: SourcePool | None = None) -> None:
         self.session, self.pool = session, pool
         self.broken = False
-        self._prepare()
-
-    def _prepare(self) -> None:
-        try:
-            self.session.handle.cursor().execute("SET TEXTSIZE 2147483647").close()
-        except Exception:  # noqa: BLE001 - a server without the option reads values whole anyway
-            pass
 
     @property
     def host(self) -> str:
@@ -50,7 +44,6 @@ class Source:
     def reconnect(self) -> None:
         self.session = self.session.reopen()
         self.broken = False
-        self._prepare()
 
     def close(self) -> None:
         """Back to its pool for the next table (a login costs a round trip or more), else closed."""
