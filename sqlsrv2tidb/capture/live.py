@@ -302,8 +302,9 @@ def open_session(conn: Connection, *, timeout: int) -> Session:
     except pyodbc.Error as exc:
         raise connect_error(exc, conn, list(pyodbc.drivers())) from None
     try:
-        # The client's default cap on a text value (FreeTDS: 64,512 bytes) would cut long values short.
-        handle.cursor().execute("SET TEXTSIZE 2147483647").close()
+        # The client's default cap on a text value (FreeTDS: 64,512 bytes) would cut long values short;
+        # the data stage quotes names with double quotes.
+        handle.cursor().execute("SET TEXTSIZE 2147483647; SET QUOTED_IDENTIFIER ON").close()
     except pyodbc.Error:
         pass
     return Session(handle, conn, timeout)

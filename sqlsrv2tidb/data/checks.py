@@ -7,7 +7,9 @@ keeps (SQL Server stores a definition with its own brackets and parentheses, e.g
 
 - `col >= n`, `col > n`, `col <= n`, `col < n`, `col BETWEEN a AND b`, with numbers or quoted dates;
 - `col IN ('a', 'b')`, `col = 'a' OR col = 'b'`, `upper(col) = 'A' OR ...`, optionally `col IS NULL OR ...`;
-- `col_a >= col_b` (and >, <=, <): the generator keeps each row's pair in that order.
+- `col_a >= col_b` (and >, <=, <, <>): the generator keeps each row's pair in that order (or apart);
+- an OR whose alternatives include equalities: values come from those (one true alternative is
+  enough); `col_a >= col_b OR col_a IS NULL` is read as the comparison.
 
 Constraints joined by AND are read part by part; an OR of anything but equalities is skipped.
 """
@@ -25,10 +27,11 @@ _NAME = r"[A-Za-z_][\w$#@]*"
 _BOUND = re.compile(rf"^({_NAME})\s*(>=|<=|>|<|=)\s*({_LITERAL})$")
 _BOUND_FLIPPED = re.compile(rf"^({_LITERAL})\s*(>=|<=|>|<|=)\s*({_NAME})$")
 _BETWEEN = re.compile(rf"^({_NAME})\s+BETWEEN\s+({_LITERAL})\s+AND\s+({_LITERAL})$", re.I)
-_IN = re.compile(rf"^({_NAME})\s+IN\s*\(\s*({_LITERAL}(?:\s*,\s*{_LITERAL})*)\s*\)$", re.I)
+_IN = re.compile(rf"^(?:(?:upper|lower)\s*\(\s*)?({_NAME})\s*\)?\s+IN\s*\(\s*({_LITERAL}(?:\s*,\s*{_LITERAL})*)\s*\)$", re.I)
 _EQUAL = re.compile(rf"^(?:(?:upper|lower)\s*\(\s*)?({_NAME})\s*\)?\s*=\s*({_LITERAL})$", re.I)
 _IS_NULL = re.compile(rf"^({_NAME})\s+IS\s+NULL$", re.I)
-_PAIR = re.compile(rf"^({_NAME})\s*(>=|<=|>|<)\s*({_NAME})$")
+_PAIR = re.compile(rf"^({_NAME})\s*(>=|<=|<>|!=|>|<)\s*({_NAME})$")
+_BETWEEN_FROM = re.compile(rf"^({_NAME})\s+BETWEEN\s+({_LITERAL})\s+AND\s+.+$", re.I)
 _FLIP = {">=": "<=", "<=": ">=", ">": "<", "<": ">", "=": "="}
 
 
@@ -75,7 +78,7 @@ def _plain(text: str) -> str:
     previous = None
     while previous != text:
         previous = text
-        text = re.sub(rf"\(\s*({_LITERAL}|{_NAME})\s*\)", r"\1", text)
+        text = re.sub(rf"(?<![\w$#@])\(\s*({_LITERAL}|{_NAME})\s*\)", r"\1", text)  # not a call's parentheses
         text = text.strip()
         if text.startswith("(") and text.endswith(")") and _balanced(text[1:-1]):
             text = text[1:-1].strip()
@@ -132,6 +135,13 @@ def _read(part: str, rules: TableRules, names: set[str]) -> bool:
             return False
         rule.low, rule.high = literal(m[2]), literal(m[3])
         return True
+    if m := _BETWEEN_FROM.match(part):  # BETWEEN '1930-01-01' AND DATEADD(...): the literal end is kept
+        rule = _rule(rules, m[1], names)
+        if rule is None:
+            return False
+        rule.low = literal(m[2])
+        rules.skipped.append(f"{part} (upper end not read)")
+        return True
     if m := _IN.match(part):
         rule = _rule(rules, m[1], names)
         if rule is None:
@@ -160,23 +170,36 @@ def _read(part: str, rules: TableRules, names: set[str]) -> bool:
 
 
 def _read_choices(alternatives: list[str], rules: TableRules, names: set[str]) -> bool:
-    column, choices, nulls = None, [], False
+    """An OR: values from its equalities (satisfying one alternative satisfies the OR), else a column
+    comparison that only NULL may escape (`EndDate >= StartDate OR EndDate IS NULL`)."""
+    column, choices, pairs = None, [], []
     for alt in alternatives:
-        if (m := _IS_NULL.match(alt)) is not None:
-            name, nulls = m[1], True
-        elif (m := _EQUAL.match(alt)) is not None:
-            name = m[1]
-            choices.append(literal(m[2]))
-        else:
+        if _IS_NULL.match(alt):
+            continue
+        found = None
+        if (m := _EQUAL.match(alt)) is not None:
+            found = (m[1], [literal(m[2])])
+        elif (m := _IN.match(alt)) is not None:
+            found = (m[1], [literal(v.strip()) for v in re.findall(_LITERAL, m[2])])
+        elif (m := _PAIR.match(alt)) and m[1].casefold() in names and m[3].casefold() in names:
+            pairs.append((m[1].casefold(), m[2], m[3].casefold()))
+            continue
+        if found is None:
+            continue  # an alternative not read (LIKE, a function): the others still satisfy the OR
+        if column is not None and found[0].casefold() != column:
             return False
-        if column is not None and name.casefold() != column:
+        column = found[0].casefold()
+        choices += found[1]
+    if choices:
+        rule = _rule(rules, column or "", names)
+        if rule is None:
             return False
-        column = name.casefold()
-    rule = _rule(rules, column or "", names)
-    if rule is None or not choices:
-        return False
-    rule.choices, rule.null_allowed_by_check = choices, nulls
-    return True
+        rule.choices = choices
+        return True
+    if len(pairs) == 1 and all(_IS_NULL.match(a) or _PAIR.match(a) for a in alternatives):
+        rules.pairs.append(pairs[0])
+        return True
+    return False
 
 
 def _rule(rules: TableRules, name: str, names: set[str]) -> ColumnRule | None:

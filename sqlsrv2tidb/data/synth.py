@@ -23,17 +23,19 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from math import gcd
 from typing import Any
 
 from ..model import Table
-from .checks import read_checks
-from .synth_values import from_histogram, from_type, kind_of, mix
+from .checks import ColumnRule, read_checks
+from .synth_values import allocate, from_histogram, from_type, kind_of, mix
 from .tables import TableSpec
 
 BATCH = 2000
 _OPS: dict[str, Callable[[Any, Any], bool]] = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b,
-                                               "<=": lambda a, b: a <= b, "<": lambda a, b: a < b}
+                                               "<=": lambda a, b: a <= b, "<": lambda a, b: a < b,
+                                               "<>": lambda a, b: a != b, "!=": lambda a, b: a != b}
 
 
 def _seed(seed: int, *parts: str) -> int:
@@ -137,6 +139,8 @@ class Synthesizer:
                                     max_length=length)
             how = f"histogram of {sum(1 for s in stats.histogram if s.range_hi_key is not None)} steps"
         else:
+            if source.identity is not None and rule is None:  # an identity starts at its seed
+                rule = ColumnRule(low=Decimal(source.identity.seed))
             column, how = from_type(source.type, plan.rows, rule, seed, unique=unique, max_length=length)
             how = f"no statistics: {how}"
         if unique:  # in order: the row's position is its rank
@@ -167,37 +171,49 @@ class Synthesizer:
             if is_key and plan.rows > len(keys):
                 plan.notes.append(f"{plan.rows} rows asked, but each takes its own {parent.label} row: {len(keys)} made")
                 plan.rows = len(keys)
-            chooser = self._chooser(spec, plan, fk.columns[0], keys, ordered=is_key)
+            chooser = self._chooser(spec, plan, fk.columns, keys, ordered=is_key)
             how = f"a key of {parent.label}" + (" (one each, in order)" if is_key else "")
             for k, c in enumerate(cols):
                 out[c] = _ColumnPlan(spec.columns[c].source.name, how,
                                      lambda i, attempt, k=k, ch=chooser: None if (t := ch(i, attempt)) is None else t[k])
         return out
 
-    def _chooser(self, spec: TableSpec, plan: _TablePlan, first: str, keys: list[tuple[Any, ...]], *,
+    def _chooser(self, spec: TableSpec, plan: _TablePlan, names: Sequence[str], keys: list[tuple[Any, ...]], *,
                  ordered: bool) -> Callable[[int, int], tuple[Any, ...] | None]:
-        """Row → a parent key: in order for a 1:1 key, else near the child's own histogram value (or at random)."""
+        """Row → a parent key: in order for a 1:1 key, else the parent key nearest the values the child's
+        own histograms give its columns (so a popular parent stays popular), or one at random."""
         if ordered:
             return lambda i, attempt: keys[(i + attempt) % len(keys)]
-        stats = spec.table.statistics.column(first) if spec.table.statistics else None
-        source = spec.table.column(first)
-        seed = _seed(self.seed, spec.label, first, "fk")
-        if stats is not None and stats.histogram and source is not None:
-            column = from_histogram(stats, source.type, plan.rows, unique=False, nullable=source.nullable, max_length=None)
-            permute = _Permutation(plan.rows, seed)
-            firsts = [k[0] for k in keys]
+        seed = _seed(self.seed, spec.label, *names, "fk")
+        drawn = []
+        for name in names:  # the leading columns that have a histogram
+            stats = spec.table.statistics.column(name) if spec.table.statistics else None
+            source = spec.table.column(name)
+            if stats is None or not stats.histogram or source is None:
+                break
+            drawn.append((from_histogram(stats, source.type, plan.rows, unique=False, nullable=source.nullable,
+                                         max_length=None), _Permutation(plan.rows, _seed(self.seed, spec.label, name))))
+        if not drawn:
+            return lambda i, attempt: keys[(mix(seed ^ i) + attempt) % len(keys)]
+        if len(names) > 1:
+            return _fitted(keys, [column for column, _ in drawn], plan.rows, _Permutation(plan.rows, seed))
+        sorted_keys = [_order(k) for k in keys]
 
-            def near(i: int, attempt: int) -> tuple[Any, ...] | None:
+        def near(i: int, attempt: int) -> tuple[Any, ...] | None:
+            probe = []
+            for column, permute in drawn:
                 value = column.value(permute(i))
                 if value is None:
-                    return None
-                try:
-                    at = min(bisect_left(firsts, value), len(keys) - 1)
-                except TypeError:
-                    at = mix(seed ^ i) % len(keys)
-                return keys[(at + attempt) % len(keys)]
-            return near
-        return lambda i, attempt: keys[(mix(seed ^ i) + attempt) % len(keys)]
+                    if not probe:
+                        return None  # the child's NULLs, as many as its histogram has
+                    break
+                probe.append(value)
+            try:
+                at = min(bisect_left(sorted_keys, _order(tuple(probe))), len(keys) - 1)
+            except TypeError:
+                at = mix(seed ^ i) % len(keys)
+            return keys[(at + attempt) % len(keys)]
+        return near
 
     def keys(self, spec: TableSpec, columns: tuple[str, ...]) -> list[tuple[Any, ...]]:
         """The values a table's rows hold in `columns` (its key), sorted: what its children may reference."""
@@ -212,7 +228,10 @@ class Synthesizer:
             if len(at) != len(columns):
                 self._keys[cache] = []
             else:
-                values = {tuple(plan.columns[k].value(i, 0) for k in at) for i in range(plan.rows)}
+                if spec.label in self._planning:  # its own unique key columns, planned apart
+                    values = {tuple(plan.columns[k].value(i, 0) for k in at) for i in range(plan.rows)}
+                else:  # the rows as they are written (a key of several columns may have been made unique)
+                    values = {tuple(row[k] for k in at) for batch in self.rows(spec) for row in batch}
                 self._keys[cache] = sorted((v for v in values if None not in v), key=_order)
         return self._keys[cache]
 
@@ -255,7 +274,14 @@ class Synthesizer:
                     row[last] = plan.columns[last].value(i, attempt)
                 used.add(tuple(row[p] for p in positions))
             for a, op, b in plan.pairs:
-                if row[a] is not None and row[b] is not None and not _OPS[op](row[a], row[b]):
+                if row[a] is None or row[b] is None or _OPS[op](row[a], row[b]):
+                    continue
+                if op in ("<>", "!="):
+                    for attempt in range(1, 20):
+                        row[b] = plan.columns[b].value(i, attempt)
+                        if row[b] != row[a]:
+                            break
+                else:
                     row[a], row[b] = row[b], row[a]
             out.append(tuple(row))
             if len(out) >= batch:
@@ -265,7 +291,7 @@ class Synthesizer:
             yield out
 
     def _unique_tuples(self, plan: _TablePlan, positions: tuple[int, ...]) -> list[tuple[Any, ...]]:
-        """A key of several columns, made unique by swapping its last column between rows.
+        """A key of several columns, made unique by swapping its last (or first) column between rows.
 
         Swapping keeps every column's values exactly as drawn (each histogram step keeps its rows);
         only which rows pair up changes. Held in memory: one tuple per row of this table.
@@ -278,9 +304,11 @@ class Synthesizer:
         for i, t in enumerate(tuples):
             if count[tuple(t)] == 1:
                 continue
-            for attempt in range(200):
-                j = mix(seed ^ (i << 8) ^ attempt) % len(tuples)
-                mine, theirs = t[:-1] + [tuples[j][-1]], tuples[j][:-1] + [t[-1]]
+            for attempt in range(400):
+                j = mix(seed ^ (i << 9) ^ attempt) % len(tuples)
+                at = -1 if attempt % 2 == 0 else 0  # the last column, else the first: one of them has room
+                mine, theirs = list(t), list(tuples[j])
+                mine[at], theirs[at] = theirs[at], mine[at]
                 if j != i and mine != theirs and count.get(tuple(mine), 0) == 0 and count.get(tuple(theirs), 0) == 0:
                     for old in (tuple(t), tuple(tuples[j])):
                         count[old] -= 1
@@ -288,10 +316,76 @@ class Synthesizer:
                         count[new] = count.get(new, 0) + 1
                     tuples[i], tuples[j] = mine, theirs
                     break
+            else:  # every pairing is taken (a value with all its partners used): draw new values instead
+                for attempt in range(1, 100):
+                    at = -1 if attempt % 2 else 0
+                    mine = list(t)
+                    mine[at] = plan.columns[positions[at]].value(i, attempt)
+                    if count.get(tuple(mine), 0) == 0:
+                        count[tuple(t)] -= 1
+                        count[tuple(mine)] = 1
+                        tuples[i] = mine
+                        break
         return [tuple(t) for t in tuples]
 
     def close(self) -> None:
         pass
+
+
+def _fitted(keys: list[tuple[Any, ...]], columns: list[Any], rows: int,
+            permute: _Permutation) -> Callable[[int, int], tuple[Any, ...] | None]:
+    """A key of several columns: how often each parent tuple is used, fitted so that each child column with a
+    histogram keeps its counts (iterative proportional fitting over the tuples the parent really has).
+
+    Drawing each column alone would make pairs the parent lacks; the nearest real tuple would then
+    pull every column's values away from their histograms.
+    """
+    nulls = columns[0].nulls
+    targets = []
+    for k, column in enumerate(columns):
+        values = sorted({key[k] for key in keys}, key=lambda v: _order((v,)))
+        ordered = [_order((v,)) for v in values]
+        counts: dict[Any, float] = {}
+        for p in range(nulls, rows):
+            value = column.value(p)
+            if value is None:
+                continue
+            try:
+                at = min(bisect_left(ordered, _order((value,))), len(values) - 1)
+            except TypeError:
+                at = 0
+            counts[values[at]] = counts.get(values[at], 0) + 1
+        targets.append(counts)
+    weights = [1.0] * len(keys)
+    best, best_error = weights, float("inf")
+    for _ in range(300):  # a few hundred rounds over a few hundred tuples: milliseconds
+        for k, counts in enumerate(targets):
+            sums = _sums(keys, weights, k)
+            weights = [w * counts.get(key[k], 0.0) / sums[key[k]] if sums[key[k]] else 0.0
+                       for key, w in zip(keys, weights, strict=True)]
+            # Where no weighting meets every column (the parent lacks the pairs), keep the one that misses least.
+            error = max(abs(_sums(keys, weights, c).get(v, 0.0) - n) / n
+                        for c, target in enumerate(targets) for v, n in target.items())
+            if error < best_error:
+                best, best_error = weights, error
+    weights = best
+    total = rows - nulls
+    if sum(weights) <= 0:
+        weights = [1.0] * len(keys)
+    uses = allocate(total, weights)
+    chosen = [index for index, n in enumerate(uses) for _ in range(n)]
+
+    def pick(i: int, attempt: int) -> tuple[Any, ...] | None:
+        position = permute((i + attempt * 7919) % permute.n)
+        return None if position < nulls else keys[chosen[(position - nulls) % len(chosen)]]
+    return pick
+
+
+def _sums(keys: list[tuple[Any, ...]], weights: list[float], k: int) -> dict[Any, float]:
+    sums: dict[Any, float] = {}
+    for key, w in zip(keys, weights, strict=True):
+        sums[key[k]] = sums.get(key[k], 0.0) + w
+    return sums
 
 
 def _paired(pairs: list[tuple[str, str, str]]) -> dict[str, str]:

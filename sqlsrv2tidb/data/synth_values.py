@@ -74,6 +74,13 @@ class Grain:
     scale: int = 0
 
     def unit(self, value: Any) -> int | float:
+        if self.kind == "uuid":  # the 128 bits in the order of the upper-case text
+            return int(str(value).replace("-", ""), 16)
+        if self.kind == "text":  # a base-37 number of `scale` digits: space, 0-9, a-z, case folded
+            number = 0
+            for ch in str(value).casefold()[: self.scale].ljust(self.scale):
+                number = number * len(_ALPHABET) + _digit(ch)
+            return number
         if self.kind == "int":
             return int(value)
         if self.kind == "decimal":
@@ -91,6 +98,16 @@ class Grain:
         raise ValueError(self.kind)
 
     def value(self, unit: int | float) -> Any:
+        if self.kind == "text":
+            digits, number = [], int(unit)
+            for _ in range(self.scale):
+                number, d = divmod(number, len(_ALPHABET))
+                digits.append(_ALPHABET[d])
+            text = "".join(reversed(digits)).rstrip(" ")
+            return text[:1].upper() + text[1:]
+        if self.kind == "uuid":
+            h = f"{int(unit) % (1 << 128):032X}"
+            return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
         if self.kind == "int":
             return int(unit)
         if self.kind == "decimal":
@@ -110,9 +127,24 @@ class Grain:
         return 10 ** (6 - min(self.scale, 6))
 
 
-def grain_of(dt: DataType) -> Grain | None:
+_ALPHABET = " 0123456789abcdefghijklmnopqrstuvwxyz"
+"""In code-point order, which is also the order of case-folded text in binary and default collations."""
+
+
+def _digit(ch: str) -> int:
+    """The alphabet's largest character not above `ch` (characters outside it sort near their neighbours)."""
+    from bisect import bisect_right
+
+    return max(0, bisect_right(_ALPHABET, ch) - 1)
+
+
+def grain_of(dt: DataType, max_length: int | None = None) -> Grain | None:
+    """A column's grain; text keys are spread as numbers over their first `max_length` (at most 40) characters."""
     kind, name = kind_of(dt), dt.name.casefold()
-    if kind in ("int", "float", "date"):
+    if kind == "text" and name not in ("xml", "sql_variant"):
+        limit = dt.length if dt.length and dt.length > 0 else 40
+        return Grain("text", min(limit, max_length or limit, 40))
+    if kind in ("int", "float", "date", "uuid"):
         return Grain(kind)
     if kind == "decimal":
         return Grain(kind, 4 if name in ("money", "smallmoney") else dt.scale or 0)
@@ -167,8 +199,8 @@ def from_histogram(stats: ColumnStatistics, dt: DataType, rows: int, *, unique: 
     nulls = round(rows * stats.null_rows / total) if nullable else 0
     steps = [s for s in stats.histogram if s.range_hi_key is not None]
     keys = [parse_key(s.range_hi_key, dt) for s in steps]
-    shares = _allocate(rows - nulls, [s.range_rows + s.eq_rows for s in steps])
-    grain = grain_of(dt)
+    shares = allocate(rows - nulls, [s.range_rows + s.eq_rows for s in steps])
+    grain = grain_of(dt, max_length)
     segments: list[tuple[int, int, Callable[[int], Any]]] = []
     position, overflow = nulls, 0
     for i, (step, key, share) in enumerate(zip(steps, keys, shares, strict=True)):
@@ -204,7 +236,7 @@ def from_histogram(stats: ColumnStatistics, dt: DataType, rows: int, *, unique: 
     return Column(rows, nulls, segments)
 
 
-def _allocate(total: int, weights: list[float]) -> list[int]:
+def allocate(total: int, weights: list[float]) -> list[int]:
     """Largest-remainder split of `total` by `weights`: the shares add up to `total` exactly."""
     whole = sum(weights)
     if total <= 0 or whole <= 0:
@@ -278,7 +310,7 @@ def from_type(dt: DataType, rows: int, rule: ColumnRule | None, seed: int, *, un
         return Column(rows, 0, [(0, rows, lambda p: choices[mix(seed ^ p) % len(choices)])]), \
             f"one of {len(choices)} values its CHECK allows"
     grain = grain_of(dt)
-    if grain is not None:
+    if grain is not None and kind not in ("uuid", "text"):
         low, high = _bounds(dt, kind, name, grain, rule)
         if unique:
             return Column(rows, 0, [(0, rows, lambda p: grain.value(low + p))]), "distinct values of its type, in order"
@@ -308,10 +340,10 @@ def _bounds(dt: DataType, kind: str, name: str, grain: Grain, rule: ColumnRule |
         if kind == "decimal" and dt.precision:
             high = min(high, 10 ** (dt.precision - (dt.scale or 0)) - 1)
         low_unit, high_unit = grain.unit(low), grain.unit(high)
-    elif kind == "date":
-        low_unit, high_unit = date(2000, 1, 1).toordinal(), date(2024, 12, 31).toordinal()
+    elif kind == "date":  # before "today minus 18 years" for a long while: birth-date checks hold
+        low_unit, high_unit = date(1990, 1, 1).toordinal(), date(2005, 12, 31).toordinal()
     elif kind == "datetime":
-        low_unit, high_unit = grain.unit(datetime(2000, 1, 1)), grain.unit(datetime(2024, 12, 31))
+        low_unit, high_unit = grain.unit(datetime(1990, 1, 1)), grain.unit(datetime(2005, 12, 31))
     else:
         low_unit, high_unit = 0, grain.unit(time(23, 59, 59))
     if rule is not None:

@@ -84,7 +84,10 @@ class TableSpec:
 
 
 def bracket(name: str) -> str:
-    return "[" + name.replace("]", "]]") + "]"
+    """A T-SQL identifier, double-quoted (the session sets QUOTED_IDENTIFIER ON): Babelfish refuses some
+    bracketed names that SQL Server takes, such as [Primary]."""
+    return '"' + name.replace('"', '""') + '"'
+
 
 
 def backtick(name: str) -> str:

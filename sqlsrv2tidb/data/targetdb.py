@@ -1,8 +1,8 @@
 """The target as the data stage sees it: its tables' columns, their rows, and the session it loads in.
 
 Connections come from replay's driver layer (`replay.drivers`, the one module that imports MySQL
-drivers), opened with LOCAL INFILE allowed. The session is set up for loading: explicit values
-go into AUTO_RANDOM columns (TiDB refuses them otherwise,
+drivers), opened with LOCAL INFILE allowed. The session is set up for loading: an explicit 0 stays 0 in an AUTO_INCREMENT column
+(NO_AUTO_VALUE_ON_ZERO), explicit values go into AUTO_RANDOM columns (TiDB refuses them otherwise,
 https://docs.pingcap.com/tidb/stable/auto-random#insert-values-explicitly), and foreign-key checks
 are switched off only on the sessions that load tables whose keys form a cycle or point at
 themselves (the load order cannot satisfy those); the switch is per session, so it is restored
@@ -55,6 +55,9 @@ class TargetDb:
             raise error(f"{self.target.display}: {message}" + (f" (MySQL error {code})" if code else "")) from None
 
     def _session(self) -> None:
+        # An explicit 0 in an AUTO_INCREMENT column would otherwise draw a new value; SQL Server
+        # identities may hold 0 (IDENTITY(0,1)) and negative values, which must arrive as they are.
+        self.execute("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')")
         if self.kind == "tidb":
             self.execute("SET SESSION allow_auto_random_explicit_insert = ON")
         if not self.fk_checks:
@@ -159,7 +162,7 @@ class TargetDb:
     def warnings(self) -> list[str]:
         if not int(self.fetch("SELECT @@warning_count")[0][0]):
             return []
-        return [f"{level} {code}: {message}" for level, code, message in self.fetch("SHOW WARNINGS LIMIT 20")]
+        return [f"{level} {code}: {message}" for level, code, message in self.fetch("SHOW WARNINGS")[:20]]
 
 
 def _verb(sql: str) -> str:

@@ -1,6 +1,7 @@
 """Source databases on the SQL Server endpoint for the data tests, each built once per run.
 
 `chinook` and `northwind` are the corpus databases with their own rows (corpus_load.py);
+`adventureworks` is the corpus schema with rows the tests generate (adventureworks.py);
 `every_type` is a table per kind of column the endpoint supports, filled with edge values
 (types_db.py). Each comes with a capture folder read once from the live catalog, so a test can
 give it as SOURCES instead of paying for the catalog read again.
@@ -58,6 +59,14 @@ def chinook(mssql, tmp_path_factory) -> SourceDb:
 @pytest.fixture(scope="session")
 def northwind(mssql, tmp_path_factory) -> SourceDb:
     return _captured(mssql, load_northwind(mssql), tmp_path_factory.mktemp("northwind") / "capture")
+
+
+@pytest.fixture(scope="session")
+def adventureworks(mssql, tmp_path_factory) -> SourceDb:
+    """AdventureWorks's schema with rows the tests generate (adventureworks.py)."""
+    from adventureworks import create_adventureworks
+
+    return _captured(mssql, create_adventureworks(mssql), tmp_path_factory.mktemp("adventureworks") / "capture")
 
 
 @pytest.fixture(scope="session")

@@ -49,6 +49,19 @@ def test_northwind_and_chinook_arrive_whole_and_verify_equal(target, target_data
 
 
 @pytest.mark.slow
+def test_adventureworks_filled_with_generated_rows_arrives_whole(target, target_database, adventureworks, tmp_path):
+    out = tmp_path / "out"
+    result = data(*copy_args(adventureworks, target, target_database, out, "--create-tables", "--jobs", "4"))
+    assert result.exit_code == 0, result.output
+    doc = document(out)
+    counts = _source_counts(adventureworks)
+    assert len(doc["tables"]) == len(counts) == 71
+    for name, entry in by_table(doc).items():
+        assert entry["rows"] == counts[name] and entry["verify"]["status"] == "equal", (name, entry["verify"])
+    assert doc["summary"]["rows"] == sum(counts.values()) and not doc["findings"]
+
+
+@pytest.mark.slow
 def test_every_type_arrives_as_the_type_map_says(target, target_database, every_type, tmp_path):
     out = tmp_path / "out"
     result = data(*copy_args(every_type, target, target_database, out, "--create-tables"))
@@ -82,6 +95,8 @@ def test_every_type_arrives_as_the_type_map_says(target, target_database, every_
     # Keys in a text order both servers agree on, and a GUID key, arrived whole.
     assert target_rows(target, target_database, "SELECT COUNT(*) FROM text_key")[0][0] == 17
     assert tables["dbo.guid_key"]["verify"]["method"] == "key ranges"
+    zero = target_rows(target, target_database, "SELECT id, v FROM zero_identity ORDER BY id")
+    assert [tuple(r) for r in zero] == [(0, "zero"), (1, "one"), (2, "two")]  # an explicit 0 is not a new identity
     assert tables["dbo.text_key"]["verify"]["method"] == "key ranges"
 
 

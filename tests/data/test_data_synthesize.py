@@ -30,7 +30,7 @@ def capture_with_statistics(source: SourceDb, *, without: set[str] = frozenset()
     for table in capture.database.tables:
         columns = [c for c in table.columns if c.computed is None]
         select = ", ".join(select_expression(c, TargetType.parse("TEXT")) for c in columns)
-        rows = source.rows(f"SELECT {select} FROM [{table.schema}].[{table.name}]")
+        rows = source.rows(f'SELECT {select} FROM "{table.schema}"."{table.name}"')
         stats = []
         for i, column in enumerate(columns):
             values = [r[i] for r in rows]
@@ -42,9 +42,16 @@ def capture_with_statistics(source: SourceDb, *, without: set[str] = frozenset()
 
 
 def _shape_holds(target, database: str, capture: Capture) -> list[str]:
-    """Each column with statistics, measured on the target: what is out of tolerance."""
+    """Each column with statistics, measured on the target: what is out of tolerance.
+
+    A column of a foreign key of several columns can only take the pairs the (itself synthesized)
+    parent holds, and SQL Server's statistics are per column: nothing says which pairs the source
+    had, so both columns' counts cannot always be met at once. For those, the rows that would have
+    to move to another step to match the histogram must be under 10% of the column.
+    """
     problems = []
     for table in capture.database.tables:
+        paired = {c.casefold() for fk in table.foreign_keys if len(fk.columns) > 1 for c in fk.columns}
         with target.connect(database) as conn, conn.cursor() as cur:
             cur.execute("SELECT column_name, column_type FROM information_schema.columns "
                         "WHERE table_schema = DATABASE() AND table_name = %s", (table.name,))
@@ -56,8 +63,8 @@ def _shape_holds(target, database: str, capture: Capture) -> list[str]:
             values = [normalize(r[0], types[name]) for r in target_rows(target, database, f"{read} FROM `{table.name}`")]
             column = table.column(stats.column)
 
-            def parse(text, column=column, name=name):
-                return normalize(parse_key(text, column.type), types[name], column.type.name.casefold())
+            def parse(text, column=column, kind=types[name]):
+                return normalize(parse_key(text, column.type), kind, column.type.name.casefold())
             where = f"{table.name}.{stats.column}"
             nulls = sum(v is None for v in values) / max(len(values), 1)
             if abs(nulls - (stats.null_fraction or 0)) > 0.05:
@@ -65,7 +72,13 @@ def _shape_holds(target, database: str, capture: Capture) -> list[str]:
             distinct = len({order(v) for v in values if v is not None})
             if stats.distinct and abs(distinct - stats.distinct) > 0.05 * stats.distinct:
                 problems.append(f"{where}: {distinct} distinct, statistics {stats.distinct:g}")
-            for number, (expected, found) in enumerate(step_counts(stats.histogram, values, parse)):
+            steps = step_counts(stats.histogram, values, parse)
+            if name in paired:
+                moved = sum(abs(found - expected) for expected, found in steps) / 2
+                if moved > 0.1 * sum(expected for expected, _ in steps):
+                    problems.append(f"{where}: {moved:g} rows away from their histogram step")
+                continue
+            for number, (expected, found) in enumerate(steps):
                 if abs(found - expected) > max(0.1 * expected, 1 if expected >= 10 else 0):
                     problems.append(f"{where}: step {number + 1} holds {found} rows, statistics {expected:g}")
     return problems
@@ -142,3 +155,23 @@ def test_a_live_capture_says_in_one_line_when_statistics_cannot_be_read(chinook)
         return
     assert len(said) == 1 and "\n" not in said[0].message and len(capture.database.tables) == 11
     assert all(t.statistics is None for t in capture.database.tables)
+
+
+@pytest.mark.slow
+def test_adventureworks_synthesized_from_its_statistics_keeps_their_shape(target, target_database, adventureworks,
+                                                                          tmp_path):
+    """The rows the tests generated for AdventureWorks, as statistics; then AdventureWorks again, from them."""
+    capture, _ = capture_with_statistics(adventureworks)
+    save_capture(capture, tmp_path / "capture.json")
+    out = tmp_path / "out"
+    result = data("synthesize", str(tmp_path / "capture.json"), "-o", str(out), "--target", target.url(target_database),
+                  "--confirm-database", target_database, "--create-tables", "--seed", "3")
+    assert result.exit_code == 0, result.output
+    doc = document(out)
+    assert len(doc["tables"]) == 71 and all(t["verify"]["status"] == "equal" for t in doc["tables"]), \
+        [(t["name"], t["verify"]["first_differences"][:2]) for t in doc["tables"] if t["verify"]["status"] != "equal"]
+    problems = _shape_holds(target, target_database, capture)
+    assert not problems, "\n".join(problems)
+    # --create-tables added every foreign key after the load: they all held.
+    assert target_rows(target, target_database, "SELECT COUNT(*) FROM information_schema.referential_constraints "
+                                                "WHERE constraint_schema = DATABASE()")[0][0] >= 80

@@ -119,19 +119,19 @@ def test_a_spec_reads_each_type_in_a_form_pyodbc_takes_whole():
     spec = _spec(table, {"dto": "DATETIME(6)", "d2": "DATETIME(6)", "d3": "DATETIME(3)", "tm": "TIME(6)",
                          "sv": "TEXT", "x": "LONGTEXT"})
     selects = {c.source.name: c.select for c in spec.columns}
-    assert selects["dto"] == "CONVERT(varchar(27), CONVERT(datetime2(7), SWITCHOFFSET([dto], '+00:00')), 121)"
-    assert selects["d2"] == "CONVERT(varchar(27), [d2], 121)" and selects["d3"] == "[d3]"
-    assert selects["tm"] == "CAST([tm] AS varchar(16))" and "SQL_VARIANT_PROPERTY" in selects["sv"]
-    assert selects["x"] == "CAST([x] AS nvarchar(max))"
+    assert selects["dto"] == """CONVERT(varchar(27), CONVERT(datetime2(7), SWITCHOFFSET("dto", '+00:00')), 121)"""
+    assert selects["d2"] == 'CONVERT(varchar(27), "d2", 121)' and selects["d3"] == '"d3"'
+    assert selects["tm"] == 'CAST("tm" AS varchar(16))' and "SQL_VARIANT_PROPERTY" in selects["sv"]
+    assert selects["x"] == 'CAST("x" AS nvarchar(max))'
 
 
 def test_spatial_and_hierarchyid_columns_are_read_in_the_planned_form():
     """DA03: what TiDB has no type for arrives as its binary (WKB) or, for a text column, its text."""
     geo, hid = Column("g", DataType("geography")), Column("h", DataType("hierarchyid"))
-    assert select_expression(geo, T("LONGBLOB")) == "[g].STAsBinary()"
-    assert select_expression(geo, T("LONGTEXT")) == "[g].STAsText()"
-    assert select_expression(hid, T("VARBINARY(892)")) == "CAST([h] AS varbinary(892))"
-    assert select_expression(hid, T("VARCHAR(4000)")) == "[h].ToString()"
+    assert select_expression(geo, T("LONGBLOB")) == '"g".STAsBinary()'
+    assert select_expression(geo, T("LONGTEXT")) == '"g".STAsText()'
+    assert select_expression(hid, T("VARBINARY(892)")) == 'CAST("h" AS varbinary(892))'
+    assert select_expression(hid, T("VARCHAR(4000)")) == '"h".ToString()'
     spec = _spec(_table(Column("id", DataType("int"), False), geo, hid), {"g": "LONGBLOB", "h": "VARBINARY(892)"})
     assert "g: geography loaded as its binary form (WKB)" in spec.notes
     assert "h: hierarchyid loaded as its binary form (binary)" in spec.notes
@@ -145,7 +145,7 @@ def test_keys_order_text_by_code_point_on_both_sides():
     table = _table(Column("code", DataType("nvarchar", 20), False), Column("g", DataType("uniqueidentifier"), False),
                    key=("code", "g"))
     spec = _spec(table, {"code": "VARCHAR(20)", "g": "CHAR(36)"}, "utf8mb4_general_ci")
-    assert source_order(spec) == ["[code] COLLATE Latin1_General_BIN2", "CAST([g] AS char(36)) COLLATE Latin1_General_BIN2"]
+    assert source_order(spec) == ['"code" COLLATE Latin1_General_BIN2', 'CAST("g" AS char(36)) COLLATE Latin1_General_BIN2']
     assert target_order(spec) == ["`code` COLLATE utf8mb4_bin", "`g` COLLATE utf8mb4_bin"]
     assert sort_key(["ab  ", 1]) == ("ab", 1)  # trailing spaces do not count, as on both servers
     where, params = keyset_predicate(["a", "b"], [1, "x"])

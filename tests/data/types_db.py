@@ -102,7 +102,8 @@ TEXT_KEYS = ["apple", "Banana", "cherry", "Äpfel", "日本", "zeta ", "Zulu", "
 
 
 def _keys(cur, rnd: random.Random, babelfish: bool) -> None:
-    """Tables keyed by text, uniqueidentifier, two columns and datetime2; one with no key; one with NaN."""
+    """Tables keyed by text, uniqueidentifier, two columns and datetime2; an identity that starts at 0
+    (a target's AUTO_INCREMENT would draw a new value for an explicit 0); one with no key; one with NaN."""
     cur.execute("CREATE TABLE dbo.text_key (code nvarchar(20) NOT NULL PRIMARY KEY, v int)")
     cur.execute("INSERT INTO dbo.text_key VALUES " + ", ".join(
         f"(N'{k.replace(chr(39), chr(39) * 2)}', {i})" for i, k in enumerate(TEXT_KEYS)))
@@ -114,6 +115,8 @@ def _keys(cur, rnd: random.Random, babelfish: bool) -> None:
     cur.execute("CREATE TABLE dbo.dt_key (k datetime2(7) NOT NULL PRIMARY KEY, v int)")
     cur.execute("INSERT INTO dbo.dt_key VALUES " + ", ".join(
         f"('2020-01-01 00:00:{i // 1000:02d}.{i % 1000:03d}{rnd.randint(0, 999):03d}', {i})" for i in range(0, 50_000, 250)))
+    cur.execute("CREATE TABLE dbo.zero_identity (id int IDENTITY(0, 1) NOT NULL PRIMARY KEY, v nvarchar(5))")
+    cur.execute("INSERT INTO dbo.zero_identity (v) VALUES (N'zero'), (N'one'), (N'two')")
     cur.execute("CREATE TABLE dbo.no_key (a int, b nvarchar(10))")
     cur.execute("INSERT INTO dbo.no_key VALUES " + ", ".join(f"({i % 7}, N'r{i % 5}')" for i in range(120)))
     cur.execute("CREATE TABLE dbo.nan_values (id int NOT NULL PRIMARY KEY, f float)")
