@@ -1,8 +1,8 @@
 """`data.json` (format `sqlsrv2tidb.data/1`): what a data run moved, how fast, and whether it verified.
 
 Top level: `format`, `tool_version`, `mode` (copy, synthesize or verify), `started_at` (UTC ISO),
-`seconds`, `source` (the SQL Server `host,port/database`, or the capture the statistics came from;
-never a password), `target` (`mysql://user@host:port/database`, never a password), `server`
+`seconds`, `source` {`kind`: sqlserver or statistics, `name`: the SQL Server `host,port/database`,
+or the captures the statistics came from; never a password}, `target` (`mysql://user@host:port/database`, never a password), `server`
 {`kind`}, `settings` (`jobs`, `chunk_rows`, `sample`, `scale`, `seed`, `method`: load data or
 insert), `interrupted`, `rejects_file` (null when nothing was rejected), `summary` {`tables`,
 `rows`, `bytes`, `seconds`, `rows_per_s`, `mb_per_s`, `rejects`, `equal`, `different`,
@@ -68,7 +68,9 @@ def document(*, mode: str, source: str, target: str, server: str, settings: dict
     return {
         "format": FORMAT, "tool_version": __version__, "mode": mode,
         "started_at": datetime.fromtimestamp(started, UTC).isoformat().replace("+00:00", "Z"),
-        "seconds": round(seconds, 3), "source": source, "target": target, "server": {"kind": server},
+        "seconds": round(seconds, 3),
+        "source": {"kind": "statistics" if mode == "synthesize" else "sqlserver", "name": source},
+        "target": target, "server": {"kind": server},
         "settings": settings, "interrupted": interrupted, "rejects_file": rejects_file,
         "summary": {
             "tables": len(tables), "rows": rows, "bytes": size, "seconds": round(seconds, 3),

@@ -87,9 +87,12 @@ def run_experiment(capture: Capture, translation: Translation, target: Target, t
     notes = [] if server.kind == "tidb" else [
         f"the target is {server.kind} {server.version}: TiDB's distribution options are comments there, so the "
         "variants are the same table and differ only on TiDB"]
+    held = results and _held(out, results[0]["replay"])
+    notes.append("each design's table is created empty, so its inserts ran against an empty table"
+                 + (f"; {held['said']}" if held else ""))
     doc = {"format": FORMAT, "table": found.qualified_name, "target": target.display,
            "server": {"kind": server.kind, "version": server.version}, "variants": results, "skipped": skipped,
-           "best": best["name"], "notes": notes}
+           "best": best["name"], "target_data": held or None, "notes": notes}
     path = write_json(out / "experiment.json", doc)
     finding = Finding(
         rule="RP07", severity=Severity.INFO, object=found.qualified_name,
@@ -99,6 +102,16 @@ def run_experiment(capture: Capture, translation: Translation, target: Target, t
         details={"variants": [{k: r[k] for k in ("strategy", "achieved_qps", "p99_ms", "ceiling_qps")}
                               for r in results]})
     return ReplayOutcome([finding], doc, path)
+
+
+def _held(out: Path, replay_file: str) -> dict | None:
+    """What the target held, as the first design's replay counted it (its replay.json)."""
+    import json
+
+    try:
+        return json.loads((out / replay_file).read_text(encoding="utf-8")).get("target_data")
+    except (OSError, ValueError):
+        return None
 
 
 def _find_table(capture: Capture, name: str) -> Table:

@@ -32,6 +32,9 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
   `ceiling_qps` (highest target rate sustained, null if none), `p99_limit_ms`}; the top-level
   figures then describe the ceiling step (or the first step when none was sustained);
 - `evidence`: {`skipped`: reason} on MySQL/MariaDB, else {`tables`: [...], `before`, `after`};
+- `target_data`: what the target database held when the replay started: {`tables`, `rows` (each
+  table counted up to `cap`), `empty`, `at_least` (tables at the cap), `per_table`, `said` (one
+  line)}; reads against empty tables measure nothing (finding RP08);
 - `interrupted`, `stopped_by` (null, `interrupt` or the fatal error), `notes`.
 """
 
@@ -42,6 +45,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
+from ..data.holdings import describe
 from ..histogram import us_to_ms
 from ..model import Capture
 from ..workload_durations import CapturedDuration, captured_durations
@@ -97,6 +101,7 @@ def build(
     *, capture: Capture, selection: Selection, config: ReplayConfig, steps: list[StepResult], chosen: StepResult,
     target: str, server: dict[str, Any], driver: str, mode: str, evidence: dict[str, Any],
     parameters: dict[str, str], ceiling: float | None, stopped_by: str | None,
+    target_data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The whole replay.json document."""
     data = chosen.data
@@ -146,6 +151,7 @@ def build(
             "p99_limit_ms": config.p99_limit_ms,
         },
         "evidence": evidence,
+        "target_data": {**target_data, "said": describe(target_data)} if target_data is not None else None,
         "interrupted": any(s.data.interrupted for s in steps),
         "stopped_by": stopped_by,
         "notes": list(selection.notes),

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..data.holdings import describe, target_holdings
 from ..errors import ConnectionFailed, Interrupted, one_line
 from ..model import Capture, Finding, Severity
 from ..model.translation import Translation
@@ -59,6 +60,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     probe = _probe(target, driver.name)
     try:
         server = evidence.detect_server(probe)
+        held = target_holdings(probe.fetch)
         statements, sources = _statements(probe, capture, selection)
         tables = [t for t, _ in evidence.written_tables(
             [(c.query.kind, c.query.target_sql or "", c.rate) for c in selection.chosen])]
@@ -106,11 +108,12 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     else:
         findings.append(evidence.skipped_note(server))
         proof = {"skipped": findings[-1].message}
+    findings += _data_findings(held)
     chosen = _chosen_step(steps, ceiling, mode)
     doc = resultfile.build(
         capture=capture, selection=selection, config=config, steps=steps, chosen=chosen, target=target.display,
         server={"kind": server.kind, "version": server.version}, driver=driver.name, mode=mode, evidence=proof,
-        parameters=sources, ceiling=ceiling, stopped_by=stopped_by,
+        parameters=sources, ceiling=ceiling, stopped_by=stopped_by, target_data=held,
     )
     path = write_json(Path(out) / "replay.json", doc)
     if stopped_by == "interrupt":
@@ -119,6 +122,15 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
         raise ConnectionFailed(f"{target.display}: replay stopped: {one_line(stopped_by)}; "
                                f"partial results written to {path}")
     return ReplayOutcome(findings, doc, path)
+
+
+def _data_findings(held: dict[str, Any]) -> list[Finding]:
+    """RP08 when the target held no rows: the replay's reads then measured empty tables."""
+    if held.get("rows"):
+        return []
+    return [Finding(rule="RP08", severity=Severity.MEDIUM, object="replay target", message=describe(held) +
+                    "; load rows first (sqlsrv2tidb data copy, or data synthesize from the capture's statistics)",
+                    details={"tables": held.get("tables", 0)})]
 
 
 def _probe(target: Target, driver: str) -> drivers.Connection:
