@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -297,39 +298,47 @@ def _specs(db, capture: Capture, plan_: MigrationPlan, settings: Any):
     return specs
 
 
-def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
-                  settings: Any, progress: Progress | None = None) -> Outcome:
-    """Copy (or sample) SQL Server's rows into TARGET, verify them, write OUT/data.json."""
-    from .data import result
-    from .data.settings import check_confirmed
+@contextmanager
+def _from_sql_server(login: SourceLogin, sources: Sequence[Path | str], target: Target, settings: Any,
+                     options: Options, progress: Progress):
+    """The source's capture, a pool of its sessions, the target connection and plan, and `host/database`."""
     from .data.source import Source, SourcePool
 
-    progress = progress or NullProgress()
-    check_confirmed(target, settings)
-    out = prepare_output(out, sources)
     session = _open_source(login)
     pool = SourcePool(lambda: _open_source(login))
     db = None
     try:
         capture = _source_capture(sources, session, progress)
-        db, plan_ = _data_target(target, settings, capture, options)
-        where = f"{session.conn.host}/{capture.database.name or ''}"
-        run = {"mode": "copy", "source": where, "target": target.display, "sample": str(settings.sample or ""),
-               "seed": settings.seed}
-        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
-        specs = _specs(db, capture, plan_, settings)
-        started = result.now()
         pool.put(Source(session, pool))
-        keep = _sample(specs, pool, settings, progress) if settings.sample else None
-        outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep)
-        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
-        outcome["notes"] = notes
-        return _finish_data(out, "copy", where, target, db.kind, settings, outcome, started)
+        db, plan_ = _data_target(target, settings, capture, options)
+        yield capture, pool, db, plan_, f"{session.conn.host}/{capture.database.name or ''}"
     finally:
         pool.close()
         session.close()
         if db is not None:
             db.close()
+
+
+def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
+                  settings: Any, progress: Progress | None = None) -> Outcome:
+    """Copy (or sample) SQL Server's rows into TARGET, verify them, write OUT/data.json."""
+    from .data import result
+    from .data.settings import check_confirmed
+
+    progress = progress or NullProgress()
+    check_confirmed(target, settings)
+    out = prepare_output(out, sources)
+    with _from_sql_server(login, sources, target, settings, options, progress) as (capture, pool, db, plan_, where):
+        run = {"mode": "copy", "source": where, "target": target.display, "sample": str(settings.sample or ""),
+               "seed": settings.seed}
+        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
+        specs = _specs(db, capture, plan_, settings)
+        started = result.now()
+        keep = _sample(specs, pool, settings, progress) if settings.sample else None
+        outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep)
+        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
+        outcome["notes"] = notes
+        return _finish_data(out, "copy", where, target, db.kind, settings, outcome, started)
 
 
 def _sample(specs, pool, settings: Any, progress: Progress) -> dict[str, Any]:
@@ -528,19 +537,11 @@ def run_data_verify(sources: Sequence[Path | str], out: Path, options: Options, 
 
     from .data import result
     from .data.copy import TableResult
-    from .data.source import Source, SourcePool
 
     progress = progress or NullProgress()
     out = prepare_output(out, sources)
-    session = _open_source(login)
-    pool = SourcePool(lambda: _open_source(login))
-    db = None
-    try:
-        capture = _source_capture(sources, session, progress)
-        pool.put(Source(session, pool))
-        db, plan_ = _data_target(target, settings, capture, options)
+    with _from_sql_server(login, sources, target, settings, options, progress) as (capture, pool, db, plan_, where):
         specs = _specs(db, capture, plan_, settings)
-        where = f"{session.conn.host}/{capture.database.name or ''}"
         started = result.now()
         results = [TableResult(s, status="done", rows=0) for s in specs]
         stop = threading.Event()
@@ -555,8 +556,3 @@ def run_data_verify(sources: Sequence[Path | str], out: Path, options: Options, 
             res.status, res.rows = "verified", ver.target_rows if ver else 0
         return _finish_data(out, "verify", where, target, db.kind, settings,
                             {"results": results, "verifies": verifies, "interrupted": False, "method": None}, started)
-    finally:
-        pool.close()
-        session.close()
-        if db is not None:
-            db.close()

@@ -430,12 +430,17 @@ def _data_settings(**given: Any):
                         **given)
 
 
-def _print_tables(doc: dict[str, Any]) -> None:
-    for t in doc.get("tables", []):
+def _data_done(outcome: Any, out: Path, fail_on: str) -> None:
+    """Each table's line, the differences verify found, and the exit code."""
+    for t in (outcome.assessment or {}).get("tables", []):
         verify = (t.get("verify") or {}).get("status") or "not verified"
         rate = f", {t['rows_per_s']:,.0f} rows/s" if t.get("rows_per_s") else ""
         typer.echo(f"{t['schema']}.{t['name']}: {t['status']}, {t['rows']:,} rows, {t['bytes'] / 1e6:.1f} MB, "
                    f"{t['seconds']:.1f} s{rate}, {t['rejects']} rejected, verify {verify}", err=True)
+    for f in outcome.findings:
+        if f.rule == "DA02":
+            typer.echo(f"{f.object}: {f.message}", err=True)
+    _finish(outcome.findings, fail_on, f"{out}/data.json")
 
 
 @data_app.command("copy")
@@ -461,8 +466,7 @@ def data_copy_cmd(
     outcome = api.run_data_copy(sources or [], out, _options(tidb_version, 3, None, config), login=login,
                                 target=parse_target(target, prompt=target_password_prompt), settings=settings,
                                 progress=_progress(quiet))
-    _print_tables(outcome.assessment or {})
-    _finish(outcome.findings, fail_on, f"{out}/data.json")
+    _data_done(outcome, out, fail_on)
 
 
 @data_app.command("synthesize")
@@ -485,8 +489,7 @@ def data_synthesize_cmd(
     outcome = api.run_data_synthesize(sources, out, _options(tidb_version, 3, None, config),
                                       target=parse_target(target, prompt=target_password_prompt), settings=settings,
                                       progress=_progress(quiet))
-    _print_tables(outcome.assessment or {})
-    _finish(outcome.findings, fail_on, f"{out}/data.json")
+    _data_done(outcome, out, fail_on)
 
 
 @data_app.command("verify")
@@ -509,11 +512,7 @@ def data_verify_cmd(
     outcome = api.run_data_verify(sources or [], out, _options(tidb_version, 3, None, config), login=login,
                                   target=parse_target(target, prompt=target_password_prompt), settings=settings,
                                   progress=_progress(quiet))
-    _print_tables(outcome.assessment or {})
-    for f in outcome.findings:
-        if f.rule == "DA02":
-            typer.echo(f"{f.object}: {f.message}", err=True)
-    _finish(outcome.findings, fail_on, f"{out}/data.json")
+    _data_done(outcome, out, fail_on)
 
 
 def main() -> None:

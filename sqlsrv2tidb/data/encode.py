@@ -77,3 +77,31 @@ def literal_writer(target: TargetType) -> Writer:
     if target.family in ("decimal", "double", "float", "bit"):
         return plain_text
     return lambda v: "'" + plain_text(v) + "'"
+
+
+def line_encoder(targets: list[TargetType], nullable: list[bool]) -> Callable[[Any], str]:
+    """One function that writes a whole row as a LOAD DATA line, compiled once per table.
+
+    The same encodings as `text_writer`, written out column by column with no per-value call or
+    dispatch: a copy spends most of its Python time here, and this form is about twice as fast as
+    calling a writer per value. NOT NULL columns skip the NULL test.
+    """
+    parts = []
+    for i, (target, may_be_null) in enumerate(zip(targets, nullable, strict=True)):
+        v = f"r[{i}]"
+        if target.family == "integer":
+            expr = f"str({v})"
+        elif target.is_binary:
+            expr = f"{v}.hex()"
+        elif target.is_text:
+            expr = f"{v}.translate(E)"
+        elif target.family == "decimal":
+            expr = f"format({v}, 'f')"
+        elif target.family in ("double", "float"):
+            expr = f"repr({v})"
+        else:
+            expr = f"P({v})"
+        parts.append(f"('\\\\N' if {v} is None else {expr})" if may_be_null else expr)
+    namespace: dict[str, Any] = {"E": _ESCAPES, "P": plain_text}
+    exec(f"def line(r):\n    return '\\t'.join(({', '.join(parts)},))\n", namespace)  # noqa: S102 - our own code
+    return namespace["line"]

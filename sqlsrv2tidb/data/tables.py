@@ -134,13 +134,41 @@ def build_spec(table: Table, target_name: str, target_columns: Sequence[TargetCo
         target = TargetType.parse(tidb.column_type, tidb.collation)
         source = col.type.name.casefold()
         columns.append(ColumnSpec(col, tidb.name, target, select_expression(col, target),
-                                  converter(target, source)))
+                                  None if passes_as_is(col, target) else converter(target, source)))
         if source in _SPATIAL or source == "hierarchyid":
             form = "text" if target.is_text else "binary"
             notes.append(f"{col.name}: {source} loaded as its {form} form "
                          f"({'WKT' if form == 'text' and source in _SPATIAL else 'WKB' if source in _SPATIAL else form})")
     key, kind = _key(table, columns)
     return TableSpec(table, target_name, tuple(columns), key, kind, tuple(notes))
+
+
+_INT_SOURCE = {"tinyint": 0, "smallint": 1, "int": 2, "bigint": 3}
+_INT_TARGET = {"TINYINT UNSIGNED": 0, "SMALLINT": 1, "SMALLINT UNSIGNED": 1, "MEDIUMINT": 1, "INT": 2, "INTEGER": 2,
+               "INT UNSIGNED": 1, "BIGINT": 3}
+
+
+def passes_as_is(column: Column, target: TargetType) -> bool:
+    """Whether pyodbc's value for this column is already what the target column holds, so the copy sends
+    it without converting (the rows per second of a copy are mostly this): integers into a type at
+    least as wide, (n)varchar and text into VARCHAR/TEXT, a decimal into the same scale with room,
+    dates, and datetime2 of at most microseconds into a DATETIME of at least its digits. Verify
+    still normalizes both sides."""
+    dt, family = column.type, target.family
+    name = dt.name.casefold()
+    if family == "integer":
+        words = " ".join(w for w in target.text.upper().replace("(", " (").split() if not w.startswith("("))
+        return name in _INT_SOURCE and _INT_SOURCE[name] <= _INT_TARGET.get(words, -1)
+    if family == "string":
+        return name in ("varchar", "nvarchar", "sysname", "text", "ntext")
+    if family == "decimal":
+        return name in ("decimal", "numeric") and dt.precision is not None and (dt.scale or 0) == (target.scale or 0) \
+            and dt.precision - (dt.scale or 0) <= (target.precision or 10) - (target.scale or 0)
+    if family == "date":
+        return name == "date"
+    if family == "datetime":
+        return name == "datetime2" and dt.scale is not None and dt.scale <= min(target.scale or 0, 6)
+    return False
 
 
 def _key(table: Table, columns: list[ColumnSpec]) -> tuple[tuple[int, ...], str]:
