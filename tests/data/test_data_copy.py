@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from conftest import by_table, copy_args, data, document, target_rows
+from data_helpers import by_table, copy_args, data, document, target_rows
 
 # Babelfish returns table names in lower case; a real SQL Server keeps the script's case.
 fold = str.casefold

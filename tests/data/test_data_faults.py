@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from conftest import SourceDb, by_table, copy_args, data, data_process, document, target_rows
+from data_helpers import SourceDb, by_table, captured, copy_args, data, data_process, document, target_rows
 
 from sqlsrv2tidb import api
 from sqlsrv2tidb.data.settings import DataSettings
@@ -28,8 +28,6 @@ BIG = 40_000
 @pytest.fixture(scope="module")
 def big(mssql, tmp_path_factory) -> SourceDb:
     """40,000 keyed rows and 6,000 rows of a heap: enough chunks to stop a load half-way."""
-    from conftest import _captured
-
     name = mssql.create_database("data_big")
     conn = mssql.connect(name)
     try:
@@ -43,7 +41,7 @@ def big(mssql, tmp_path_factory) -> SourceDb:
             cur.execute("INSERT INTO dbo.heap VALUES " + ", ".join(f"({i % 13}, N'h{i % 11}')" for i in range(start, start + 1000)))
     finally:
         conn.close()
-    return _captured(mssql, name, tmp_path_factory.mktemp("big") / "capture")
+    return captured(mssql, name, tmp_path_factory.mktemp("big") / "capture")
 
 
 @pytest.mark.slow

@@ -7,7 +7,7 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-from conftest import data, document
+from data_helpers import data, document
 
 from sqlsrv2tidb.model import save_capture
 from sqlsrv2tidb.replay.config import ReplayConfig

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import copy_args, data
+from data_helpers import copy_args, data
 from typer.testing import CliRunner
 
 from sqlsrv2tidb.cli import app

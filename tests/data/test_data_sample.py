@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from conftest import by_table, copy_args, data, document, target_rows
+from data_helpers import by_table, copy_args, data, document, target_rows
 
 from sqlsrv2tidb import api
 

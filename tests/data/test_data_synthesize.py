@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from conftest import SourceDb, by_table, data, document, target_rows
+from data_helpers import SourceDb, by_table, data, document, target_rows
 from stats_from_rows import column_statistics, order, step_counts
 
 from sqlsrv2tidb import api
