@@ -228,3 +228,33 @@ def test_options_are_checked_before_anything_connects():
 def test_converters_skip_work_only_where_nothing_changes():
     assert converter(T("INT")) is not None  # range checks
     assert converter(T("VARCHAR(5)"))("x") == "x"
+
+
+def test_progress_shows_rows_per_second_and_time_left_per_table(monkeypatch):
+    from sqlsrv2tidb.data import meter
+
+    class Task:
+        def __init__(self):
+            self.advanced, self.text = 0, ""
+
+        def advance(self, n=1):
+            self.advanced += n
+
+        def update(self, text):
+            self.text = text
+
+    now = [100.0]
+    monkeypatch.setattr(meter.time, "perf_counter", lambda: now[0])
+    task = Task()
+    m = meter.Meter(task, "Loading")
+    m.start("dbo.Orders", 100_000)
+    m.start("dbo.Lines", None)
+    now[0] += 10
+    m.add("dbo.Orders", 25_000)
+    m.add("dbo.Lines", 5_000)
+    assert task.advanced == 30_000
+    assert m.line("dbo.Orders") == "dbo.Orders 25,000/100,000 rows 2,500 rows/s ETA 0:30"
+    assert task.text == "Loading: dbo.Orders 25,000/100,000 rows 2,500 rows/s ETA 0:30; dbo.Lines 5,000 rows 500 rows/s"
+    m.finish("dbo.Orders")
+    m.finish("dbo.Lines")
+    assert task.text == "Loading: finishing" and meter.clock(3725) == "1:02:05"
