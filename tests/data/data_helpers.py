@@ -75,3 +75,10 @@ def target_rows(target, database: str, sql: str) -> list[tuple]:
     with target.connect(database) as conn, conn.cursor() as cur:
         cur.execute(sql)
         return list(cur.fetchall())
+
+
+def loaded(*args: str, env: dict[str, str] | None = None) -> dict:
+    """Run `sqlsrv2tidb data ...`, which must succeed, and return the data.json it wrote (in its -o folder)."""
+    result = data(*args, env=env)
+    assert result.exit_code == 0, result.output
+    return document(Path(args[args.index("-o") + 1]))

@@ -11,7 +11,7 @@ from datetime import date, datetime, timedelta
 from decimal import Decimal
 
 import pytest
-from data_helpers import by_table, copy_args, data, document, target_rows
+from data_helpers import by_table, copy_args, data, document, loaded, target_rows
 
 # Babelfish returns table names in lower case; a real SQL Server keeps the script's case.
 fold = str.casefold
@@ -27,9 +27,7 @@ def test_northwind_and_chinook_arrive_whole_and_verify_equal(target, target_data
     second = target.create_database(target_database[:50] + "_ch")
     for source, database, foreign_keys in ((northwind, target_database, 13), (chinook, second, 11)):
         out = tmp_path / source.name
-        result = data(*copy_args(source, target, database, out, "--create-tables", "--jobs", "3"))
-        assert result.exit_code == 0, result.output
-        doc = document(out)
+        doc = loaded(*copy_args(source, target, database, out, "--create-tables", "--jobs", "3"))
         tables = by_table(doc)
         expected = _source_counts(source)
         assert set(tables) == set(expected)
@@ -51,9 +49,7 @@ def test_northwind_and_chinook_arrive_whole_and_verify_equal(target, target_data
 @pytest.mark.slow
 def test_adventureworks_filled_with_generated_rows_arrives_whole(target, target_database, adventureworks, tmp_path):
     out = tmp_path / "out"
-    result = data(*copy_args(adventureworks, target, target_database, out, "--create-tables", "--jobs", "4"))
-    assert result.exit_code == 0, result.output
-    doc = document(out)
+    doc = loaded(*copy_args(adventureworks, target, target_database, out, "--create-tables", "--jobs", "4"))
     counts = _source_counts(adventureworks)
     assert len(doc["tables"]) == len(counts) == 71
     for name, entry in by_table(doc).items():
@@ -106,9 +102,7 @@ def test_values_the_target_cannot_hold_go_to_the_rejects_file(mariadb, database,
     if not every_type.mssql.babelfish:
         pytest.skip("SQL Server itself refuses NaN and infinity, so its rows hold none")
     out = tmp_path / "out"
-    result = data(*copy_args(every_type, mariadb, database, out, "--create-tables", "--table", "nan_values"))
-    assert result.exit_code == 0, result.output
-    doc = document(out)
+    doc = loaded(*copy_args(every_type, mariadb, database, out, "--create-tables", "--table", "nan_values"))
     entry = by_table(doc)["dbo.nan_values"]
     assert entry["rows"] == 2 and entry["rejects"] == 3 and entry["verify"]["status"] == "equal"
     assert entry["verify"]["rejected"] == 3
@@ -124,9 +118,7 @@ def test_values_the_target_cannot_hold_go_to_the_rejects_file(mariadb, database,
 def test_a_table_without_a_key_is_copied_in_physical_order(mariadb, database, every_type, tmp_path):
     """DA04: a heap is read as it lies, verified by whole-row hashes (duplicates counted)."""
     out = tmp_path / "out"
-    result = data(*copy_args(every_type, mariadb, database, out, "--create-tables", "--table", "no_key"))
-    assert result.exit_code == 0, result.output
-    doc = document(out)
+    doc = loaded(*copy_args(every_type, mariadb, database, out, "--create-tables", "--table", "no_key"))
     entry = by_table(doc)["dbo.no_key"]
     assert entry["chunking"] == "physical order (no key)" and entry["rows"] == 120
     assert entry["verify"]["status"] == "equal" and entry["verify"]["method"].startswith("hash buckets of whole rows")
@@ -218,9 +210,7 @@ def test_foreign_keys_already_on_the_target_order_the_load(mariadb, database, no
                 if not is_comment_only(statement):
                     cur.execute(statement)
     out = tmp_path / "out"
-    result = data(*copy_args(northwind, mariadb, database, out, "--jobs", "4"))
-    assert result.exit_code == 0, result.output
-    doc = document(out)
+    doc = loaded(*copy_args(northwind, mariadb, database, out, "--jobs", "4"))
     tables = by_table(doc)
     assert all(t["verify"]["status"] == "equal" for t in doc["tables"])
     assert tables["dbo.employees"]["foreign_key_checks"] == "off"

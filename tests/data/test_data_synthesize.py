@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from data_helpers import SourceDb, by_table, data, document, target_rows
+from data_helpers import SourceDb, by_table, data, document, loaded, target_rows
 from stats_from_rows import column_statistics, order, step_counts
 
 from sqlsrv2tidb import api
@@ -89,10 +89,8 @@ def test_northwind_synthesized_from_its_statistics_keeps_their_shape(target, tar
     capture, _ = capture_with_statistics(northwind, without={"customers.fax", "employees.extension"})
     save_capture(capture, tmp_path / "capture.json")
     out = tmp_path / "out"
-    result = data("synthesize", str(tmp_path / "capture.json"), "-o", str(out), "--target", target.url(target_database),
+    doc = loaded("synthesize", str(tmp_path / "capture.json"), "-o", str(out), "--target", target.url(target_database),
                   "--confirm-database", target_database, "--create-tables", "--seed", "5")
-    assert result.exit_code == 0, result.output
-    doc = document(out)
     assert doc["mode"] == "synthesize" and all(t["verify"]["status"] == "equal" for t in doc["tables"]), \
         [(t["name"], t["verify"]) for t in doc["tables"]]
     problems = _shape_holds(target, target_database, capture)
@@ -133,10 +131,8 @@ def test_columns_without_statistics_get_values_from_their_type(mariadb, database
         replace(t, row_count=40) for t in capture.database.tables)))
     save_capture(counted, tmp_path / "capture.json")
     out = tmp_path / "out"
-    result = data("synthesize", str(tmp_path / "capture.json"), "-o", str(out), "--target", mariadb.url(database),
+    doc = loaded("synthesize", str(tmp_path / "capture.json"), "-o", str(out), "--target", mariadb.url(database),
                   "--confirm-database", database, "--create-tables")
-    assert result.exit_code == 0, result.output
-    doc = document(out)
     assert all(t["verify"]["status"] == "equal" for t in doc["tables"])
     products = by_table(doc)["dbo.products"]
     values = {c["name"].casefold(): c["values"] for c in products["columns"]}
@@ -164,10 +160,8 @@ def test_adventureworks_synthesized_from_its_statistics_keeps_their_shape(target
     capture, _ = capture_with_statistics(adventureworks)
     save_capture(capture, tmp_path / "capture.json")
     out = tmp_path / "out"
-    result = data("synthesize", str(tmp_path / "capture.json"), "-o", str(out), "--target", target.url(target_database),
+    doc = loaded("synthesize", str(tmp_path / "capture.json"), "-o", str(out), "--target", target.url(target_database),
                   "--confirm-database", target_database, "--create-tables", "--seed", "3")
-    assert result.exit_code == 0, result.output
-    doc = document(out)
     assert len(doc["tables"]) == 71 and all(t["verify"]["status"] == "equal" for t in doc["tables"]), \
         [(t["name"], t["verify"]["first_differences"][:2]) for t in doc["tables"] if t["verify"]["status"] != "equal"]
     problems = _shape_holds(target, target_database, capture)
