@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -237,3 +238,321 @@ def render_report(
 
     return _render(Path(out), anonymize=anonymize, into=into, progress=progress or NullProgress(), templates=templates,
                    rules=rules)
+
+
+# Data: copy, synthesize and verify rows in the target --------------------------------------------
+
+@dataclass(frozen=True)
+class SourceLogin:
+    """How to reach the SQL Server rows come from: the capture's connection string and password options."""
+
+    connection: str
+    password_env: str = "SQLSRV2TIDB_MSSQL_PASSWORD"
+    prompt: bool = False
+    timeout: int = 15
+
+
+def _open_source(login: SourceLogin):
+    from .capture.live import open_session, parse_connection, resolve_password
+
+    conn = resolve_password(parse_connection(login.connection), password_env=login.password_env, prompt=login.prompt)
+    return open_session(conn, timeout=login.timeout)
+
+
+def _source_capture(sources: Sequence[Path | str], session, progress: Progress) -> Capture:
+    """The schema: from SOURCES when given, else read live over the data connection."""
+    if sources:
+        return read(sources, progress)
+    from .capture.catalog import read_catalog
+    from .capture.live import collect
+
+    doc = collect(session.fetch, session.conn.host, query_store=False, days=1, progress=progress)
+    return read_catalog(doc, Path(f"{session.conn.host} (live catalog)"))
+
+
+def _data_target(target: Target, settings: Any, capture: Capture, options: Options):
+    """The target connection and the plan (the TiDB names of the tables)."""
+    from .data.targetdb import TargetDb
+    from .replay.drivers import resolve
+    from .replay.safety import check_not_source
+
+    check_not_source(target, capture.server)
+    driver = resolve(settings.driver).name
+    db = TargetDb(target, "pymysql" if driver == "asyncmy" else driver)
+    plan_ = plan(capture, options)
+    return db, plan_
+
+
+def _specs(db, capture: Capture, plan_: MigrationPlan, settings: Any):
+    from .data.tables import build_specs
+
+    present = db.tables()
+    specs, missing = build_specs(capture.database, plan_, lambda n: db.columns(n) if n.casefold() in present else [],
+                                 settings.wants)
+    if missing:
+        shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
+        raise UsageError(f"the target {db.target.display} has no table {shown}; apply ddl/ first "
+                         "(sqlsrv2tidb ddl SOURCES -o OUT) or pass --create-tables")
+    if not specs:
+        raise UsageError("no table to move: the source has none, or --table matched none")
+    return specs
+
+
+@contextmanager
+def _from_sql_server(login: SourceLogin, sources: Sequence[Path | str], target: Target, settings: Any,
+                     options: Options, progress: Progress):
+    """The source's capture, a pool of its sessions, the target connection and plan, and `host/database`."""
+    from .data.source import Source, SourcePool
+
+    session = _open_source(login)
+    pool = SourcePool(lambda: _open_source(login))
+    db = None
+    try:
+        capture = _source_capture(sources, session, progress)
+        pool.put(Source(session, pool))
+        db, plan_ = _data_target(target, settings, capture, options)
+        yield capture, pool, db, plan_, f"{session.conn.host}/{capture.database.name or ''}"
+    finally:
+        pool.close()
+        session.close()
+        if db is not None:
+            db.close()
+
+
+def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
+                  settings: Any, progress: Progress | None = None) -> Outcome:
+    """Copy (or sample) SQL Server's rows into TARGET, verify them, write OUT/data.json."""
+    from .data import result
+    from .data.settings import check_confirmed
+
+    progress = progress or NullProgress()
+    check_confirmed(target, settings)
+    out = prepare_output(out, sources)
+    with _from_sql_server(login, sources, target, settings, options, progress) as (capture, pool, db, plan_, where):
+        run = {"mode": "copy", "source": where, "target": target.display, "sample": str(settings.sample or ""),
+               "seed": settings.seed}
+        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
+        specs = _specs(db, capture, plan_, settings)
+        started = result.now()
+        keep = _sample(specs, pool, settings, progress) if settings.sample else None
+        outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep)
+        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
+        outcome["notes"] = notes
+        return _finish_data(out, "copy", where, target, db.kind, settings, outcome, started)
+
+
+def _sample(specs, pool, settings: Any, progress: Progress) -> dict[str, Any]:
+    """--sample: which rows of each table to copy, parents of sampled rows included."""
+    from .data.sample import choose
+
+    source = pool.get()
+    try:
+        with progress.task(f"Choosing a sample of {settings.sample} over {len(specs)} table(s)"):
+            return choose(specs, lambda spec, columns: source.rows(spec, columns=columns), settings.sample, settings.seed)
+    finally:
+        source.close()
+
+
+def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, settings: Any, run: dict[str, Any]):
+    """The checkpoint of this load, and with --create-tables the tables the target does not have yet."""
+    from .data import ddl
+    from .data.checkpoint import Checkpoint
+    from .data.tables import target_name
+
+    chosen = [t for t in capture.database.tables if settings.wants(t.schema, t.name)]
+    checkpoint = Checkpoint.open(out, {**run, "tables": sorted(t.qualified_name for t in chosen)}, restart=settings.restart)
+    notes: list[str] = []
+    if settings.create_tables:
+        present = db.tables()
+        new = {t.qualified_name: target_name(plan_, t).casefold() for t in chosen
+               if target_name(plan_, t).casefold() not in present}
+        notes += ddl.before(db, plan_, set(new.values()))
+        for label in new:
+            checkpoint.update(label, extra={**checkpoint.state(label).extra, "created": True})
+    return checkpoint, notes
+
+
+def _indexes_after(db, plan_: MigrationPlan, specs, checkpoint, outcome: dict[str, Any]) -> list[str]:
+    """With --create-tables, once every table is in: the indexes and foreign keys of the tables this load created."""
+    from .data import ddl
+
+    if outcome["interrupted"] or any(r.status == "failed" for r in outcome["results"]):
+        return []
+    pending = [s for s in specs if checkpoint.state(s.label).extra.get("created")
+               and not checkpoint.state(s.label).extra.get("indexed")]
+    notes = ddl.after(db, plan_, {s.target_name.casefold() for s in pending}, {s.target_name.casefold() for s in specs})
+    for spec in pending:
+        checkpoint.update(spec.label, extra={**checkpoint.state(spec.label).extra, "indexed": True})
+    return notes
+
+
+def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progress: Progress, *, reader,
+          keep=None, expected=None, synthesized: bool = False) -> dict[str, Any]:
+    """Load SPECS with the copier, then verify each table; returns what data.json needs."""
+    import threading
+
+    from .data.copy import Copier, CopySettings, Rejects
+    from .data.load import local_infile_works
+    from .data.meter import Meter
+    from .data.order import load_order
+    from .data.targetdb import TargetDb
+
+    order = load_order([s.target_name for s in specs], [(f.table, f.referenced) for f in db.foreign_keys()])
+    _refuse_non_empty(db, specs, checkpoint, settings.truncate)
+    if not checkpoint.resumed:
+        (out / "data-rejects.jsonl").unlink(missing_ok=True)  # the rejects of an earlier load of ours
+    method = "load data" if local_infile_works(db, specs[0]) else "insert"
+    stop = threading.Event()
+    total = sum(s.table.row_count or 0 for s in specs) or None
+    with progress.task(f"Loading {len(specs)} table(s) into {target.display}", total=total) as task:
+        copier = Copier(open_target=lambda checks: TargetDb(target, db.driver, fk_checks=checks), reader=reader,
+                        checkpoint=checkpoint, settings=CopySettings(jobs=settings.jobs, chunk_rows=settings.chunk_rows,
+                                                                     retries=settings.retries, truncate=settings.truncate),
+                        rejects=Rejects(out / "data-rejects.jsonl"), meter=Meter(task, "Loading"), stop=stop,
+                        method=method, keep=keep, expected=expected or (lambda r, s: s.table.row_count),
+                        resume_by_key=not synthesized)
+        results = copier.run(specs, order)
+    verifies: list[Any] = [None] * len(results)
+    if settings.verify and not copier.interrupted:
+        verifies = _verify(results, target, db.driver, settings, progress, reader, stop, subset=keep is not None,
+                           ordered=not synthesized)
+    return {"results": results, "verifies": verifies, "interrupted": copier.interrupted or stop.is_set(),
+            "method": copier.method}
+
+
+def _refuse_non_empty(db, specs, checkpoint, truncate: bool) -> None:
+    """Nothing the user loaded is written over: a table this load has not started must be empty."""
+    if truncate:
+        return
+    full = [s.target_name for s in specs if checkpoint.state(s.label).status == "new" and not db.is_empty(s.target_name)]
+    if full:
+        shown = ", ".join(full[:8]) + (f" and {len(full) - 8} more" if len(full) > 8 else "")
+        raise UsageError(f"the target already holds rows in {shown}; empty them, or pass --truncate to have them "
+                         "emptied, or give the -o folder of the load that wrote them to continue it")
+
+
+def _verify(results, target: Target, driver: str, settings: Any, progress: Progress, reader, stop, *,
+            subset: bool = False, ordered: bool = True) -> list[Any]:
+    from .data import parallel
+    from .data.source import SourceLost
+    from .data.tables import target_order, target_select
+    from .data.targetdb import TargetDb, TargetLost
+    from .data.verify import verify_table
+
+    todo = [r for r in results if r.status in ("done", "already done")]
+
+    def attempt(res):
+        spec = res.spec
+        source = reader()
+        db = TargetDb(target, driver)
+        try:
+            columns = ", ".join(target_select(c) for c in spec.columns)
+            order = f" ORDER BY {', '.join(target_order(spec))}" if spec.key and ordered else ""
+            sql = f"SELECT {columns} FROM `{spec.target_name.replace('`', '``')}`{order}"
+            return verify_table(spec, lambda: source.rows(spec), lambda: db.stream(sql), chunk_rows=settings.chunk_rows,
+                                subset=subset, ordered=ordered)
+        finally:
+            if hasattr(source, "close"):
+                source.close()
+            db.close()
+
+    def one(res):
+        for tries in range(settings.retries + 1):
+            try:
+                return attempt(res)
+            except (SourceLost, TargetLost):  # a lost connection: the table is compared again from its start
+                if tries == settings.retries:
+                    raise
+
+    with progress.task(f"Verifying {len(todo)} table(s)", total=len(todo)) as task:
+        def counted(res):
+            outcome = one(res)
+            task.advance()
+            return outcome
+        found = dict(zip([id(r) for r in todo], parallel.each(todo, counted, settings.jobs, stop), strict=True))
+    return [found.get(id(r)) for r in results]
+
+
+def _finish_data(out: Path, mode: str, source: str, target: Target, server: str, settings: Any,
+                 outcome: dict[str, Any], started: float) -> Outcome:
+    from .data import result
+    from .errors import Interrupted
+
+    pairs = list(zip(outcome["results"], outcome["verifies"], strict=True))
+    findings = result.findings(pairs)
+    rejects = out / "data-rejects.jsonl"
+    doc = result.document(
+        mode=mode, source=source, target=target.display, server=server,
+        settings={"jobs": settings.jobs, "chunk_rows": settings.chunk_rows, "sample": str(settings.sample or "") or None,
+                  "scale": settings.scale if mode == "synthesize" else None, "seed": settings.seed,
+                  "method": outcome.get("method")},
+        tables=[result.table_entry(r, v) for r, v in pairs], findings=findings, started=started,
+        seconds=result.now() - started, interrupted=outcome["interrupted"], notes=outcome.get("notes"),
+        rejects_file=rejects.name if rejects.exists() and rejects.stat().st_size else None)
+    path = write_json(out / result.FILE, doc)
+    if outcome["interrupted"]:
+        raise Interrupted(f"interrupted: what was loaded is in the checkpoint and {path}; "
+                          "run the same command again to continue")
+    return Outcome(out, [path], findings, doc)
+
+
+def run_data_synthesize(sources: Sequence[Path | str], out: Path, options: Options, *, target: Target, settings: Any,
+                        progress: Progress | None = None) -> Outcome:
+    """Generate rows shaped by the capture's statistics into TARGET (no SQL Server needed), verify, write data.json."""
+    from .data import result
+    from .data.settings import check_confirmed
+    from .data.synth import Synthesizer
+
+    progress = progress or NullProgress()
+    check_confirmed(target, settings)
+    if not sources:
+        raise UsageError("synthesize needs SOURCES: a capture (with statistics, from `capture` or the capture-script)")
+    out = prepare_output(out, sources)
+    capture = read(sources, progress)
+    db, plan_ = _data_target(target, settings, capture, options)
+    try:
+        where = ", ".join(capture.sources)
+        run = {"mode": "synthesize", "source": where, "target": target.display, "seed": settings.seed,
+               "scale": settings.scale}
+        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
+        specs = _specs(db, capture, plan_, settings)
+        synth = Synthesizer(specs, seed=settings.seed, scale=settings.scale)
+        started = result.now()
+        outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=lambda: synth,
+                        expected=lambda reader, spec: synth.plan(spec).rows, synthesized=True)
+        for res in outcome["results"]:
+            columns, table_notes = synth.describe(res.spec)
+            res.extra["columns"], res.extra["notes"] = columns, table_notes
+        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
+        outcome["notes"] = notes
+        return _finish_data(out, "synthesize", where, target, db.kind, settings, outcome, started)
+    finally:
+        db.close()
+
+
+def run_data_verify(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
+                    settings: Any, progress: Progress | None = None) -> Outcome:
+    """Compare every table of TARGET with SQL Server's, chunk by chunk; write OUT/data.json. Reads only."""
+    import threading
+
+    from .data import result
+    from .data.copy import TableResult
+
+    progress = progress or NullProgress()
+    out = prepare_output(out, sources)
+    with _from_sql_server(login, sources, target, settings, options, progress) as (capture, pool, db, plan_, where):
+        specs = _specs(db, capture, plan_, settings)
+        started = result.now()
+        results = [TableResult(s, status="done", rows=0) for s in specs]
+        stop = threading.Event()
+        try:
+            verifies = _verify(results, target, db.driver, settings, progress, pool.get, stop,
+                               subset=settings.sample is not None)
+        except KeyboardInterrupt:
+            from .errors import Interrupted
+
+            raise Interrupted("interrupted: nothing was written") from None
+        for res, ver in zip(results, verifies, strict=True):
+            res.status, res.rows = "verified", ver.target_rows if ver else 0
+        return _finish_data(out, "verify", where, target, db.kind, settings,
+                            {"results": results, "verifies": verifies, "interrupted": False, "method": None}, started)

@@ -344,16 +344,23 @@ def report_cmd(
     typer.echo(f"Wrote {path}", err=True)
 
 
+# SQL Server connection options, shared by `capture` and the `data` commands.
+Connection = Annotated[str, typer.Option("--connection", help='ODBC connection string: "DRIVER={FreeTDS};SERVER=host,1433;DATABASE=db;UID=user"')]
+PasswordEnv = Annotated[str, typer.Option("--password-env", help="Environment variable holding the SQL Server password.")]
+SourcePrompt = Annotated[bool, typer.Option("--password-prompt", help="Ask for the SQL Server password.")]
+LoginTimeout = Annotated[int, typer.Option("--timeout", help="Login timeout in seconds.")]
+
+
 @app.command("capture")
 @command
 def capture_cmd(
-    connection: Annotated[str, typer.Option("--connection", help='ODBC connection string: "DRIVER={FreeTDS};SERVER=host,1433;DATABASE=db;UID=user"')],
+    connection: Connection,
     out: Out,
-    password_env: Annotated[str, typer.Option("--password-env", help="Environment variable holding the password.")] = "SQLSRV2TIDB_MSSQL_PASSWORD",
-    password_prompt: Annotated[bool, typer.Option("--password-prompt", help="Ask for the password.")] = False,
+    password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD",
+    password_prompt: SourcePrompt = False,
     query_store: Annotated[bool, typer.Option("--query-store/--no-query-store", help="Also read Query Store runtime statistics.")] = True,
     days: Annotated[float, typer.Option("--days", help="Days of Query Store history to read.")] = 7.0,
-    timeout: Annotated[int, typer.Option("--timeout", help="Login timeout in seconds.")] = 15,
+    timeout: LoginTimeout = 15,
     quiet: Quiet = False,
 ) -> None:
     """Read a live SQL Server's catalog (and Query Store) into a capture folder."""
@@ -405,6 +412,118 @@ def rules_show(code: Annotated[str, typer.Argument(help="A rule code, e.g. DI01.
     from .rules.catalogue import format_rule, load_catalogue
 
     typer.echo(format_rule(load_catalogue(rules), code))
+
+
+data_app = typer.Typer(help="Rows in the target: copy them from SQL Server, synthesize them from its statistics, verify them.",
+                       no_args_is_help=True)
+app.add_typer(data_app, name="data")
+
+# Options shared by the `data` commands.
+OptionalSources = Annotated[list[Path] | None, typer.Argument(help="Capture folders or scripts with the schema (default: read it live over --connection).", show_default=False)]
+DataTarget = Annotated[str, typer.Option("--target", help="mysql://user@host:port/database (password: in the URL, $SQLSRV2TIDB_TARGET_PASSWORD, or --target-password-prompt).")]
+TargetPrompt = Annotated[bool, typer.Option("--target-password-prompt", help="Ask for the target's password.")]
+WriteConfirm = Annotated[str | None, typer.Option("--confirm-database", help="The target's database name: required before anything is written.")]
+Jobs = Annotated[int, typer.Option("--jobs", "-j", help="Tables loaded (and verified) at once.")]
+ChunkRows = Annotated[int, typer.Option("--chunk-rows", help="Rows per chunk: the unit of loading, checkpoints and checksums.")]
+Tables = Annotated[list[str] | None, typer.Option("--table", help="Only these tables (schema.name or name; * and ? match). Repeatable.")]
+Truncate = Annotated[bool, typer.Option("--truncate", help="Empty target tables that already hold rows before loading them.")]
+Restart = Annotated[bool, typer.Option("--restart", help="Ignore the checkpoint in OUT and load every table again from the start.")]
+CreateTables = Annotated[bool, typer.Option("--create-tables", help="Apply the plan's DDL: tables before the load, indexes and foreign keys after.")]
+Verify = Annotated[bool, typer.Option("--verify/--no-verify", help="Verify every table after the load.")]
+DataSeed = Annotated[int, typer.Option("--seed", help="Seed for sampling and generated values (the same seed gives the same rows).")]
+
+
+def _data_settings(**given: Any):
+    from .data.settings import DataSettings, Sample
+
+    sample = given.pop("sample", None)
+    return DataSettings(sample=Sample.parse(sample) if sample else None, tables=tuple(given.pop("tables", None) or ()),
+                        **given)
+
+
+def _data_done(outcome: Any, out: Path, fail_on: str) -> None:
+    """Each table's line, the differences verify found, and the exit code."""
+    for t in (outcome.assessment or {}).get("tables", []):
+        verify = (t.get("verify") or {}).get("status") or "not verified"
+        rate = f", {t['rows_per_s']:,.0f} rows/s" if t.get("rows_per_s") else ""
+        typer.echo(f"{t['schema']}.{t['name']}: {t['status']}, {t['rows']:,} rows, {t['bytes'] / 1e6:.1f} MB, "
+                   f"{t['seconds']:.1f} s{rate}, {t['rejects']} rejected, verify {verify}", err=True)
+    for f in outcome.findings:
+        if f.rule == "DA02":
+            typer.echo(f"{f.object}: {f.message}", err=True)
+    _finish(outcome.findings, fail_on, f"{out}/data.json")
+
+
+@data_app.command("copy")
+@command
+def data_copy_cmd(
+    out: Out, connection: Connection, target: DataTarget, sources: OptionalSources = None,
+    confirm_database: WriteConfirm = None,
+    sample: Annotated[str | None, typer.Option("--sample", help="PERCENT% of every table, or at most ROWS per table; the parents of sampled rows come along.")] = None,
+    jobs: Jobs = 4, chunk_rows: ChunkRows = 10_000, table: Tables = None, truncate: Truncate = False,
+    restart: Restart = False, create_tables: CreateTables = False, verify: Verify = True, seed: DataSeed = 1,
+    password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
+    timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, driver: Driver = "auto",
+    tidb_version: TidbVersion = "8.5", config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Copy a SQL Server database (or a sample of it) into the target, chunk by chunk, and verify it."""
+    from . import api
+    from .target import parse_target
+
+    settings = _data_settings(jobs=jobs, chunk_rows=chunk_rows, confirm_database=confirm_database, sample=sample,
+                              seed=seed, tables=table, truncate=truncate, restart=restart, create_tables=create_tables,
+                              verify=verify, driver=driver)
+    login = api.SourceLogin(connection, password_env, password_prompt, timeout)
+    outcome = api.run_data_copy(sources or [], out, _options(tidb_version, 3, None, config), login=login,
+                                target=parse_target(target, prompt=target_password_prompt), settings=settings,
+                                progress=_progress(quiet))
+    _data_done(outcome, out, fail_on)
+
+
+@data_app.command("synthesize")
+@command
+def data_synthesize_cmd(
+    sources: Sources, out: Out, target: DataTarget, confirm_database: WriteConfirm = None,
+    scale: Annotated[float, typer.Option("--scale", help="Rows per table as a fraction or multiple of the captured counts.")] = 1.0,
+    seed: DataSeed = 1, jobs: Jobs = 4, chunk_rows: ChunkRows = 10_000, table: Tables = None, truncate: Truncate = False,
+    restart: Restart = False, create_tables: CreateTables = False, verify: Verify = True,
+    target_password_prompt: TargetPrompt = False, driver: Driver = "auto", tidb_version: TidbVersion = "8.5",
+    config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Fill the target with rows generated from the capture's statistics, where the real rows may not leave."""
+    from . import api
+    from .target import parse_target
+
+    settings = _data_settings(jobs=jobs, chunk_rows=chunk_rows, confirm_database=confirm_database, scale=scale,
+                              seed=seed, tables=table, truncate=truncate, restart=restart, create_tables=create_tables,
+                              verify=verify, driver=driver)
+    outcome = api.run_data_synthesize(sources, out, _options(tidb_version, 3, None, config),
+                                      target=parse_target(target, prompt=target_password_prompt), settings=settings,
+                                      progress=_progress(quiet))
+    _data_done(outcome, out, fail_on)
+
+
+@data_app.command("verify")
+@command
+def data_verify_cmd(
+    out: Out, connection: Connection, target: DataTarget, sources: OptionalSources = None,
+    jobs: Jobs = 4, chunk_rows: ChunkRows = 10_000, table: Tables = None,
+    sample: Annotated[bool, typer.Option("--sample", help="The target holds a sample: check only the rows it has.")] = False,
+    password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
+    timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, driver: Driver = "auto",
+    tidb_version: TidbVersion = "8.5", config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Compare the target's rows with SQL Server's, table by table, and print the first keys that differ."""
+    from . import api
+    from .target import parse_target
+
+    settings = _data_settings(jobs=jobs, chunk_rows=chunk_rows, tables=table, driver=driver,
+                              sample="100%" if sample else None)
+    login = api.SourceLogin(connection, password_env, password_prompt, timeout)
+    outcome = api.run_data_verify(sources or [], out, _options(tidb_version, 3, None, config), login=login,
+                                  target=parse_target(target, prompt=target_password_prompt), settings=settings,
+                                  progress=_progress(quiet))
+    _data_done(outcome, out, fail_on)
 
 
 def main() -> None:

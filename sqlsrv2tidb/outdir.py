@@ -17,7 +17,8 @@ from typing import Any
 
 from .errors import UsageError
 
-OUR_FILES = ("assessment.json", "replay.json", "report.html", "capture.json", "catalog.json")
+OUR_FILES = ("assessment.json", "replay.json", "report.html", "capture.json", "catalog.json", "data.json",
+             "data-checkpoint.json")
 
 
 def prepare_output(out: Path, sources: Iterable[Path | str] = ()) -> Path:

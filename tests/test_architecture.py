@@ -166,8 +166,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("rules", frozenset({"rules"})),
     ("plan", frozenset({"plan"})),
     # The stages api strings together last, with what only they use: the replay target, the
-    # assessment.json document, and the summary `schema` prints.
-    ("replay and report", frozenset({"replay", "report", "target", "assessment", "summary"})),
+    # assessment.json document, and the summary `schema` prints. The data stage loads the same
+    # targets through replay's drivers and reads SQL Server through the live capture's session.
+    ("data, replay and report", frozenset({"data", "replay", "report", "target", "assessment", "summary"})),
     ("api", frozenset({"api"})),
     ("cli", frozenset({"cli", "__main__"})),
 )

@@ -19,6 +19,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -51,10 +52,12 @@ from ..model import (
 )
 from .catalog_sql import QUERY_STORE_ROWSETS, SCHEMA_QUERIES
 from .querystore import as_bool, as_int, as_text, assess_options, workload_from_rows
+from .statistics_rows import ROWSETS as STATISTICS_ROWSETS
+from .statistics_rows import statistics_by_table
 from .textfile import TextFile
 
 CATALOG_FORMAT = "sqlsrv2tidb.catalog/1"
-EXPECTED_ROWSETS = tuple(q.name for q in (*SCHEMA_QUERIES, *QUERY_STORE_ROWSETS))
+EXPECTED_ROWSETS = (*(q.name for q in (*SCHEMA_QUERIES, *QUERY_STORE_ROWSETS)), *STATISTICS_ROWSETS)
 """Every rowset the mapper reads; both writers produce all of them."""
 REQUIRED_ROWSETS = ("TABLES", "COLUMNS")
 _QUERY_STORE = {q.name for q in QUERY_STORE_ROWSETS} | {"QUERY_STORE_OPTIONS"}
@@ -164,6 +167,11 @@ class _Mapper:
         if missing:
             self.finding("IN26", Severity.HIGH, "catalog", f"capture lacks the {', '.join(missing)} rowset(s); "
                          "the schema cannot be read from it (was the output cut short?)")
+        unread = sorted(n for n in self.errors if n in STATISTICS_ROWSETS)
+        if unread:
+            self.finding("IN49", Severity.INFO, "statistics", "SQL Server's column statistics could not be read "
+                         f"({unread[0]}: {self.errors[unread[0]]}); `data synthesize` will take every column's values "
+                         "from its type")
         for name, message in sorted(self.errors.items()):
             if name == "PARTITION_STATS" and "TABLE_ROWS" in rowsets:
                 self.finding("IN22", Severity.LOW, name, "sys.dm_db_partition_stats could not be read on the server, so "
@@ -176,7 +184,7 @@ class _Mapper:
                 self.finding("IN22", Severity.HIGH, name, "catalog rowset COMPUTED_COLUMNS could not be read on the server, "
                              f"so the computed columns{listed} are read as plain columns without their expressions: "
                              f"{message}", columns=computed)
-            elif name not in _QUERY_STORE:
+            elif name not in _QUERY_STORE and name not in STATISTICS_ROWSETS:
                 self.finding("IN22", Severity.HIGH, name, f"catalog rowset {name} could not be read on the server, "
                              f"so that part of the schema is missing: {message}")
 
@@ -370,6 +378,7 @@ class _Tables:
         self.partitioning = _grouped(m, "TABLE_PARTITIONING", "object_id")
         self.stats = _grouped(m, "PARTITION_STATS", "object_id") or _grouped(m, "TABLE_ROWS", "object_id")
         self.rows = {oid: rows[0] for oid, rows in _grouped(m, "TABLES", "object_id").items()}
+        self.statistics = statistics_by_table(m.rowsets)
 
     def build(self) -> tuple[list[Table], dict[int, list[Index]]]:
         tables = _built(self.m, "TABLES", {oid: [row] for oid, row in self.rows.items()},
@@ -441,6 +450,12 @@ class _Tables:
         part = (self.partitioning.get(oid) or [None])[0]
         stat = (self.stats.get(oid) or [{}])[0]
         used_kb = as_int(stat.get("total_used_kb"))
+        statistics = self.statistics.get(oid)
+        if statistics is not None:
+            counted = as_int(stat.get("row_count"))
+            if counted is None:  # no row count rowset: the statistics' own count, the best there is
+                counted = max((int(c.rows) for c in statistics.columns if c.rows is not None), default=None)
+            statistics = replace(statistics, rows=counted)
         return Table(
             schema=str(row["schema_name"]), name=str(row["table_name"]), columns=tuple(cols),
             primary_key=primary, unique_keys=tuple(uniques), indexes=tuple(indexes),
@@ -450,7 +465,7 @@ class _Tables:
             temporal=temporal, is_history_table=temporal_type == 1,
             partitioning=TablePartitioning(str(part["scheme_name"]), str(part["partition_column"])) if part else None,
             row_count=as_int(stat.get("row_count")), size_bytes=used_kb * 1024 if used_kb is not None else None,
-            description=self.extras["description"].get((oid, 0)),
+            description=self.extras["description"].get((oid, 0)), statistics=statistics,
         )
 
 

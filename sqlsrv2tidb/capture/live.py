@@ -13,6 +13,7 @@ scrubbed of `PWD=...` and of the password itself before they are shown.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Callable
@@ -28,6 +29,8 @@ from ..outdir import prepare_output, write_json
 from ..progress import NullProgress, Progress
 from .catalog import CATALOG_FORMAT, query_store_absent
 from .catalog_sql import QUERY_STORE_OPTIONS, QUERY_STORE_ROWSETS, SCHEMA_QUERIES, SERVER_PROPERTIES
+from .statistics_sql import BATCHES as STATISTICS
+from .statistics_sql import standalone
 
 _SERVER_KEYS = ("server", "address", "addr", "data source")
 _DATABASE_KEYS = ("database", "initial catalog")
@@ -171,10 +174,25 @@ def _import_pyodbc() -> Any:
 
 
 class Session:
-    """An open pyodbc connection that turns each query's rows into JSON-ready dicts."""
+    """An open pyodbc connection that turns each query's rows into JSON-ready dicts.
 
-    def __init__(self, handle: Any, conn: Connection) -> None:
-        self.handle, self.conn = handle, conn
+    `data copy` and `data verify` read rows through `handle.cursor()` themselves and hand any
+    driver error to `failure`, so every SQL Server error is classified here, password scrubbed.
+    """
+
+    def __init__(self, handle: Any, conn: Connection, timeout: int = 15) -> None:
+        self.handle, self.conn, self.timeout = handle, conn, timeout
+
+    def reopen(self) -> Session:
+        """A new connection with the same string (after the old one was lost); the old one is closed."""
+        self.close()
+        return open_session(self.conn, timeout=self.timeout)
+
+    def close(self) -> None:
+        try:
+            self.handle.close()
+        except Exception:  # noqa: BLE001 - closing a dead connection must not fail the run
+            pass
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         try:
@@ -204,9 +222,25 @@ def row_to_json(names: list[str], row: Any) -> dict[str, Any]:
     return {name: jsonable(value) for name, value in zip(names, row, strict=True)}
 
 
+def _statistics(fetch: Callable[[str], list[dict[str, Any]]], name: str, major: int, version: str,
+                doc: dict[str, Any]) -> None:
+    """One statistics rowset, read by the same batch the capture-script runs (it returns its rows as JSON)."""
+    if major and major < 13:
+        doc["errors"][name] = f"statistics are read with FOR JSON, which needs SQL Server 2016 or later; this is {version}"
+        return
+    try:
+        rows = fetch(standalone(name))
+        text = rows[0].get("rowset_json") if rows else None
+        doc["rowsets"][name] = json.loads(text) if text else []
+    except RowsetError as exc:
+        doc["errors"][name] = str(exc)
+    except ValueError as exc:
+        doc["errors"][name] = f"unreadable JSON from the server ({exc})"
+
+
 def collect(
     fetch: Callable[[str], list[dict[str, Any]]], host: str, *, query_store: bool, days: float,
-    progress: Progress | None = None,
+    progress: Progress | None = None, statistics: bool = True,
 ) -> dict[str, Any]:
     """Run every catalog (and Query Store) query and assemble the catalog document.
 
@@ -237,12 +271,15 @@ def collect(
             doc["errors"][query.name] = str(exc)
             return None
 
-    total = len(SCHEMA_QUERIES) + (1 + len(QUERY_STORE_ROWSETS) if query_store else 0)
+    total = len(SCHEMA_QUERIES) + len(STATISTICS) + (1 + len(QUERY_STORE_ROWSETS) if query_store else 0)
     with progress.task(f"Reading the catalog of {server['instance']}", total=total) as task:
         for query in SCHEMA_QUERIES:
             rows = run(query)
             if rows is not None:
                 doc["rowsets"][query.name] = rows
+            task.advance()
+        for name in STATISTICS if statistics else ():
+            _statistics(fetch, name, major, version, doc)
             task.advance()
         if query_store:
             absent = query_store_absent(server)
@@ -272,10 +309,15 @@ def capture_notes(doc: dict[str, Any]) -> list[str]:
     elif any(name.startswith("QUERY_STORE") for name in errors):
         first = next(name for name in sorted(errors) if name.startswith("QUERY_STORE"))
         lines.append(f"No workload captured: Query Store could not be read ({errors[first]}).")
+    unread_statistics = sorted(name for name in errors if name in STATISTICS)
+    if unread_statistics:
+        first = unread_statistics[0]
+        lines.append(f"Column statistics not read ({errors[first]}); `data synthesize` will take every column's "
+                     "values from its type.")
     for name, message in sorted(errors.items()):
         if name == "PARTITION_STATS" and "TABLE_ROWS" in (doc.get("rowsets") or {}):
             lines.append(f"Table sizes not read ({message}); row counts come from sys.partitions.")
-        elif not name.startswith("QUERY_STORE"):
+        elif not name.startswith("QUERY_STORE") and name not in STATISTICS:
             lines.append(f"Not read: {name} ({message})")
     return lines
 
@@ -288,9 +330,25 @@ class LiveCapture:
     """What the server could not give (capture_notes), one line each."""
 
 
+def open_session(conn: Connection, *, timeout: int) -> Session:
+    """Connect (autocommit) to the SQL Server `conn` names; a failure is one ConnectionFailed line."""
+    pyodbc = _import_pyodbc()
+    try:
+        handle = pyodbc.connect(conn.odbc(), timeout=max(1, timeout), autocommit=True)
+    except pyodbc.Error as exc:
+        raise connect_error(exc, conn, list(pyodbc.drivers())) from None
+    try:
+        # The client's default cap on a text value (FreeTDS: 64,512 bytes) would cut long values short;
+        # the data stage quotes names with double quotes.
+        handle.cursor().execute("SET TEXTSIZE 2147483647; SET QUOTED_IDENTIFIER ON").close()
+    except pyodbc.Error:
+        pass
+    return Session(handle, conn, timeout)
+
+
 def capture_to_folder(
     connection: str, out: Path, *, password_env: str, prompt: bool, query_store: bool, days: float,
-    timeout: int, progress: Progress | None = None,
+    timeout: int, progress: Progress | None = None, statistics: bool = True,
 ) -> LiveCapture:
     """Capture a live SQL Server into OUT/catalog.json; returns its path and what could not be read."""
     if days <= 0:
@@ -299,15 +357,12 @@ def capture_to_folder(
     existed = Path(out).exists()
     out = prepare_output(out)
     try:
-        pyodbc = _import_pyodbc()
+        session = open_session(conn, timeout=timeout)
         try:
-            handle = pyodbc.connect(conn.odbc(), timeout=max(1, timeout), autocommit=True)
-        except pyodbc.Error as exc:
-            raise connect_error(exc, conn, list(pyodbc.drivers())) from None
-        try:
-            doc = collect(Session(handle, conn).fetch, conn.host, query_store=query_store, days=days, progress=progress)
+            doc = collect(session.fetch, conn.host, query_store=query_store, days=days, progress=progress,
+                          statistics=statistics)
         finally:
-            handle.close()
+            session.close()
     except BaseException:
         if not existed and not any(out.iterdir()):
             out.rmdir()  # leave nothing behind for a capture that did not finish

@@ -31,6 +31,7 @@ from .catalog_sql import (
     SERVER_PROPERTIES,
     CatalogQuery,
 )
+from .statistics_sql import BATCHES as STATISTICS
 
 OLDEST_MAJOR = 13
 """SQL Server 2016: FOR JSON, STRING_ESCAPE and Query Store all appear in this version."""
@@ -42,13 +43,15 @@ _MAJOR = "CAST(PARSENAME(CAST(SERVERPROPERTY('ProductVersion') AS nvarchar(128))
 _HEADER = """\
 -- sqlsrv2tidb capture-script (sqlsrv2tidb {version})
 --
--- Reads this database's catalog and the last {days} day(s) of Query Store statistics and returns
--- them as ONE JSON document (one row, one column), which sqlsrv2tidb reads as a capture source:
+-- Reads this database's catalog, its column statistics (histograms, for `sqlsrv2tidb data
+-- synthesize`) and the last {days} day(s) of Query Store statistics, and returns them as ONE JSON
+-- document (one row, one column), which sqlsrv2tidb reads as a capture source:
 --     sqlsrv2tidb schema catalog.json        (or assess, translate, ... with catalog.json)
 --
 -- Run it in the database to capture, on SQL Server 2016 or later, as a login with VIEW DEFINITION
--- and VIEW DATABASE STATE on it (db_owner has both). It changes nothing: the only thing it writes
--- is the temporary table {temp}, dropped at the end.
+-- and VIEW DATABASE STATE on it (db_owner has both; the histograms need SELECT on the tables where
+-- DBCC SHOW_STATISTICS reads them). It changes nothing: the only things it writes are temporary
+-- tables ({temp} and two for the statistics), dropped at the end.
 --
 -- SAVE THE OUTPUT WHOLE. The document is a single long nvarchar(max) value, and clients cut long
 -- values short. With sqlcmd:
@@ -127,9 +130,25 @@ def _batch(query: CatalogQuery, days: float) -> str:
 {choose}
 {checks}BEGIN TRY
     EXEC sys.sp_executesql @sql;
+{_catch(query.name)}"""
+
+
+def _statistics_batch(name: str, text: str) -> str:
+    """A statistics rowset (statistics_sql.py): its batch leaves the rows as JSON in `@json`, stored after it."""
+    return f"""\
+-- {name}
+DECLARE @sql nvarchar(max) = {_literal(text)}, @json nvarchar(max);
+BEGIN TRY
+    EXEC sys.sp_executesql @sql, N'@json nvarchar(max) OUTPUT', @json = @json OUTPUT;
+    UPDATE {_MARK} {TEMP} SET rowsets = rowsets + N',"{name}":' + ISNULL(@json, N'[]');
+{_catch(name)}"""
+
+
+def _catch(name: str) -> str:
+    return f"""\
 END TRY
 BEGIN CATCH
-    UPDATE {_MARK} {TEMP} SET errors = errors + N',"{query.name}":"' + STRING_ESCAPE(ERROR_MESSAGE(), 'json') + N'"';
+    UPDATE {_MARK} {TEMP} SET errors = errors + N',"{name}":"' + STRING_ESCAPE(ERROR_MESSAGE(), 'json') + N'"';
 END CATCH;
 GO
 """
@@ -154,23 +173,23 @@ _NO_ANSWER = ("no answer: the server ended this batch with an error that TRY...C
               "its message is among those printed beside the document")
 
 
-def _unanswered(query: CatalogQuery) -> str:
+def _unanswered(name: str) -> str:
     """Records a rowset whose batch stored neither rows nor an error (an error CATCH never saw)."""
-    if query is SERVER_PROPERTIES:
+    if name == SERVER_PROPERTIES.name:
         stored = "server_json IS NULL"
-    elif query is QUERY_STORE_OPTIONS:
+    elif name == QUERY_STORE_OPTIONS.name:
         stored = "query_store_json IS NULL"
     else:
-        stored = f"""CHARINDEX(N',"{query.name}":', rowsets) = 0"""
-    return (f"""UPDATE {_MARK} {TEMP} SET errors = errors + N',"{query.name}":"{_NO_ANSWER}"'\n"""
-            f"""WHERE {stored} AND CHARINDEX(N',"{query.name}":', errors) = 0;\n""")
+        stored = f"""CHARINDEX(N',"{name}":', rowsets) = 0"""
+    return (f"""UPDATE {_MARK} {TEMP} SET errors = errors + N',"{name}":"{_NO_ANSWER}"'\n"""
+            f"""WHERE {stored} AND CHARINDEX(N',"{name}":', errors) = 0;\n""")
 
 
-def _final(queries: tuple[CatalogQuery, ...], days: float) -> str:
+def _final(names: tuple[str, ...], days: float) -> str:
     head = f'{{"format":"{CATALOG_FORMAT}","generator":"capture-script","tool_version":"{__version__}","days":{days:g}'
     return f"""\
 -- Rowsets whose batch failed before it could record why.
-{"".join(_unanswered(q) for q in queries)}
+{"".join(_unanswered(name) for name in names)}
 -- The document: one row, one column.
 SELECT {_MARK}
     CAST({_literal(head)} AS nvarchar(max))
@@ -192,6 +211,7 @@ def capture_script(days: float) -> str:
 
         raise UsageError(f"--days must be more than 0, got {days:g}")
     queries = (SERVER_PROPERTIES, *SCHEMA_QUERIES, QUERY_STORE_OPTIONS, *QUERY_STORE_ROWSETS)
-    parts = [_HEADER.format(version=__version__, days=f"{days:g}", temp=TEMP),
-             _setup(), *(_batch(q, days) for q in queries), _final(queries, days)]
+    parts = [_HEADER.format(version=__version__, days=f"{days:g}", temp=TEMP), _setup(),
+             *(_batch(q, days) for q in queries), *(_statistics_batch(n, t) for n, t in STATISTICS.items()),
+             _final((*(q.name for q in queries), *STATISTICS), days)]
     return "\n".join(parts)

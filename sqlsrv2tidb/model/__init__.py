@@ -25,12 +25,13 @@ from .schema import (
     UserType,
 )
 from .serde import from_dict, to_dict
+from .statistics import ColumnStatistics, HistogramStep, TableStatistics
 from .workload import Event, Generator, IntervalStat, Parameter, QueryClass, Window, Workload
 
 __all__ = [
-    "MAX", "Capture", "CheckConstraint", "Column", "Computed", "DataType", "Database", "Event",
-    "Finding", "ForeignKey", "Generator", "Identity", "Index", "IndexColumn", "IntervalStat", "Key",
+    "MAX", "Capture", "CheckConstraint", "Column", "ColumnStatistics", "Computed", "DataType", "Database", "Event",
+    "Finding", "ForeignKey", "Generator", "HistogramStep", "Identity", "Index", "IndexColumn", "IntervalStat", "Key",
     "Module", "Parameter", "PartitionFunction", "PartitionScheme", "QueryClass", "Sequence",
-    "ServerInfo", "Severity", "SourceRef", "Table", "TablePartitioning", "Temporal", "UserType",
+    "ServerInfo", "Severity", "SourceRef", "Table", "TableStatistics", "TablePartitioning", "Temporal", "UserType",
     "Window", "Workload", "from_dict", "load_capture", "save_capture", "to_dict",
 ]

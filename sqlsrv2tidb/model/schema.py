@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from .statistics import TableStatistics
+
 MAX = -1
 """`DataType.length` of `varchar(max)`, `nvarchar(max)` and `varbinary(max)` (SQL Server's own convention)."""
 
@@ -195,6 +197,8 @@ class Table:
     size_bytes: int | None = None
     scripted_rows: int = 0
     """Rows inserted by the script that defined the table (counted, never kept)."""
+    statistics: TableStatistics | None = None
+    """SQL Server's statistics of its columns (histograms), when the capture could read them."""
     description: str | None = None
     source: SourceRef = field(default_factory=SourceRef)
 

@@ -15,7 +15,7 @@ it), `fatal` (the target refuses us: stop the run), or `statement` (this stateme
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -63,17 +63,32 @@ class Connection:
     """
 
     def __init__(self, raw: Any, cursor: Any, run: Callable[[str, tuple[Any, ...]], Any] | None = None,
-                 prepared: Any = None) -> None:
+                 prepared: Any = None, unbuffered: Callable[[], Any] | None = None) -> None:
         self.raw = raw
         self.run: Callable[[str, tuple[Any, ...]], Any] = run or cursor.execute
         self.cursor = cursor
         self.prepared = prepared
         """The connection's server-side prepared statements (`binary.PreparedStatements`), when asked for."""
         self.run_prepared: Callable[[str, tuple[Any, ...]], Any] | None = prepared.sender() if prepared else None
+        self._unbuffered = unbuffered
 
     def fetch(self, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
         self.cursor.execute(sql, params)
         return list(self.cursor.fetchall())
+
+    def stream(self, sql: str, params: tuple[Any, ...] = (), size: int = 2000) -> Iterator[list[tuple[Any, ...]]]:
+        """Batches of a large result, read from the server as they are fetched (an unbuffered cursor)."""
+        cursor = self._unbuffered() if self._unbuffered else self.cursor
+        cursor.execute(sql, params)
+        try:
+            while rows := cursor.fetchmany(size):
+                yield list(rows)
+        finally:
+            if cursor is not self.cursor:
+                try:
+                    cursor.close()
+                except Exception:  # noqa: BLE001 - a stream abandoned on a dead connection cannot close cleanly
+                    pass
 
     def close(self) -> None:
         try:
@@ -84,31 +99,35 @@ class Connection:
             pass
 
 
-def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool = False) -> Connection:
+def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool = False,
+            local_infile: bool = False) -> Connection:
     """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient; `prepared` adds
-    server-side prepared statements (mysqlclient only, see `binary`)."""
+    server-side prepared statements (mysqlclient only, see `binary`); `local_infile` lets the
+    connection answer LOAD DATA LOCAL INFILE (the data stage's loader)."""
     common = {"host": target.host, "port": target.port, "user": target.user, "charset": "utf8mb4",
               "autocommit": True, "connect_timeout": max(1, int(timeout))}
     password = target.password.reveal()
     if driver == "mysqlclient":
         import MySQLdb
+        import MySQLdb.cursors
 
-        raw = MySQLdb.connect(passwd=password, db=target.database, **common)
+        raw = MySQLdb.connect(passwd=password, db=target.database, local_infile=int(local_infile), **common)
         statements = None
         if prepared:
             from .binary import PreparedStatements
 
             statements = PreparedStatements(raw)
-        return Connection(raw, raw.cursor(), _mysqlclient_sender(raw), statements)
+        return Connection(raw, raw.cursor(), _mysqlclient_sender(raw), statements,
+                          lambda: raw.cursor(MySQLdb.cursors.SSCursor))
     if prepared:
         raise UsageError(f"driver {driver!r} sends no server-side prepared statements")
     if driver == "pymysql":
         import pymysql
+        import pymysql.cursors
 
-        raw = pymysql.connect(password=password, database=target.database, **common)
-    else:
-        raise UsageError(f"driver {driver!r} has no blocking connection")
-    return Connection(raw, raw.cursor())
+        raw = pymysql.connect(password=password, database=target.database, local_infile=local_infile, **common)
+        return Connection(raw, raw.cursor(), unbuffered=lambda: raw.cursor(pymysql.cursors.SSCursor))
+    raise UsageError(f"driver {driver!r} has no blocking connection")
 
 
 def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:

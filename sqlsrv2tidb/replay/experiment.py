@@ -113,9 +113,13 @@ def run_experiment(capture: Capture, translation: Translation, target: Target, t
         notes = [f"the target is {server.kind} {server.version}: TiDB's distribution options are comments there, so "
                  "every design would be the same table; it was measured once, as captured. Run the experiment "
                  "against TiDB to compare the designs"]
+    held = results and _held(out, results[0]["replay"])
+    notes.append("each design's table is created empty, so its inserts ran against an empty table"
+                 + (f"; {held['said']}" if held else ""))
     doc = {"format": FORMAT, "table": found.qualified_name, "target": target.display,
            "server": {"kind": server.kind, "version": server.version}, "seed": config.seed, "variants": results,
-           "skipped": skipped, "best": best["name"], "notes": notes, "not_measured": not_measured}
+           "skipped": skipped, "best": best["name"], "target_data": held or None, "notes": notes,
+           "not_measured": not_measured}
     path = write_json(out / "experiment.json", doc)
     if server.kind == "tidb":
         message = (f"{found.qualified_name}: of {len(results)} designs, {best['strategy']} sustained the most "
@@ -129,6 +133,16 @@ def run_experiment(capture: Capture, translation: Translation, target: Target, t
         details={"variants": [{k: r.get(k) for k in ("strategy", "achieved_qps", "p99_ms", "ceiling_qps", "regions")}
                               for r in results]})
     return ReplayOutcome([finding], doc, path)
+
+
+def _held(out: Path, replay_file: str) -> dict | None:
+    """What the target held, as the first design's replay counted it (its replay.json)."""
+    import json
+
+    try:
+        return json.loads((out / replay_file).read_text(encoding="utf-8")).get("target_data")
+    except (OSError, ValueError):
+        return None
 
 
 def _find_table(capture: Capture, name: str) -> Table:

@@ -45,7 +45,10 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
   `prepared`) with `protocol_why`, and where the target keeps statement statistics `server_ms` {`mean`,
   `max`, `executions`, `source`, `max_may_predate_run`, `shared_with`} and on TiDB `plan_cache_hits`,
   `prepared_executions`, `plan_cache_unqualified`; the top level has `server_time` {`source`, `classes`,
-  `note`: why some or all classes have no server-side figure}, and `config.protocol`.
+  `note`: why some or all classes have no server-side figure}, and `config.protocol`;
+- `target_data`: what the target database held when the replay started: {`tables`, `rows` (each
+  table counted up to `cap`), `empty`, `at_least` (tables at the cap), `per_table`, `said` (one
+  line)}; reads against empty tables measure nothing (finding RP08).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from .. import __version__
+from ..data.holdings import describe
 from ..histogram import us_to_ms
 from ..model import Capture
 from ..workload_durations import CapturedDuration, captured_durations
@@ -121,7 +125,7 @@ def build(
     target: str, server: dict[str, Any], driver: str, mode: str, evidence: dict[str, Any],
     parameters: dict[str, str], ceiling: float | None, stopped_by: str | None,
     why: dict[int, list[str]] | None = None, per_class: dict[str, dict[str, Any]] | None = None,
-    extra: dict[str, Any] | None = None, notes: list[str] | None = None,
+    extra: dict[str, Any] | None = None, notes: list[str] | None = None, target_data: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The whole replay.json document; `why` explains error codes (duplicate keys) in words; `per_class`
     adds fields to each class's entry, `extra` to the document (see `replay.fidelity`)."""
@@ -177,6 +181,7 @@ def build(
             "p99_limit_ms": config.p99_limit_ms,
         },
         "evidence": evidence,
+        "target_data": {**target_data, "said": describe(target_data)} if target_data is not None else None,
         "interrupted": any(s.data.interrupted for s in steps),
         "stopped_by": stopped_by,
         "notes": list(selection.notes) + list(notes or ()),

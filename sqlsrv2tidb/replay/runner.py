@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..data.holdings import describe, target_holdings
 from ..errors import ConnectionFailed, Interrupted, one_line
 from ..model import Capture, Finding, Severity
 from ..model.translation import Translation
@@ -62,6 +63,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
         sending = prepare(probe, capture, selection, config.protocol, driver.name)
         statements = sending.statements
         held = tables_holding_rows(probe, selection)
+        holdings = target_holdings(probe.fetch)
         tables = [t for t, _ in evidence.written_tables(
             [(c.query.kind, c.query.target_sql or "", c.rate) for c in selection.chosen])]
         shape = evidence.cluster_shape(probe) if server.kind == "tidb" else None
@@ -120,6 +122,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     else:
         findings.append(evidence.skipped_note(server))
         proof = {"skipped": findings[-1].message}
+    findings += _data_findings(holdings)
     chosen = _chosen_step(steps, ceiling, mode)
     per_class = sending.described()
     server_side = servertime.per_class(timing, timing_before, timing_after)
@@ -130,6 +133,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
         server={"kind": server.kind, "version": server.version}, driver=driver.name, mode=mode, evidence=proof,
         parameters={qid: d["values"]["description"] for qid, d in per_class.items()},
         ceiling=ceiling, stopped_by=stopped_by, per_class=per_class, notes=list(sending.choice.notes),
+        target_data=holdings,
         extra={"server_time": servertime.summary(timing, server_side, len(selection.chosen))},
         why={f.details["code"]: f.details["why"] for f in findings if f.rule == "RP05" and f.details.get("why")},
     )
@@ -140,6 +144,15 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
         raise ConnectionFailed(f"{target.display}: replay stopped: {one_line(stopped_by)}; "
                                f"partial results written to {path}")
     return ReplayOutcome(findings, doc, path)
+
+
+def _data_findings(held: dict[str, Any]) -> list[Finding]:
+    """RP08 when the target held no rows: the replay's reads then measured empty tables."""
+    if held.get("rows"):
+        return []
+    return [Finding(rule="RP08", severity=Severity.MEDIUM, object="replay target", message=describe(held) +
+                    "; load rows first (sqlsrv2tidb data copy, or data synthesize from the capture's statistics)",
+                    details={"tables": held.get("tables", 0)})]
 
 
 def _probe(target: Target, driver: str) -> drivers.Connection:

@@ -101,7 +101,7 @@ _DATA_FIELDS = {"error_codes", "errors_by_message", "error", "hot_regions_error"
 USER_WINDOW_KINDS = {"spec", "user"}
 """Windows the user named and described; the readers' own (`busiest_hour`, `batch`) carry the tool's words."""
 OWN_FILES = {"topology.yaml", "report.html", "assessment.json", "replay.json", "experiment.json", "queries.sql",
-             "capture.json", "catalog.json"}
+             "capture.json", "catalog.json", "data.json", "data-rejects.jsonl"}
 """File names the tool gives its outputs; a path that is one of these (or a ddl/ file) is not the user's."""
 WITHHELD = "(withheld)"
 _KEEP_FIELDS = {"format", "tool_version", "status", "kind", "severity", "rule", "code", "strategy", "origin",
@@ -109,7 +109,7 @@ _KEEP_FIELDS = {"format", "tool_version", "status", "kind", "severity", "rule", 
                 "start", "end", "timestamp", "qps", "executions", "source_collation", "table_collation"}
 _PATH_FIELDS = {"file", "sources", "path", "config_file"}
 _MAP_FIELDS = {"evidence", "details", "before", "after", "leaders_by_store", "written_bytes_by_store", "qps_by_window",
-               "per_query", "errors_by_message"}
+               "per_query", "errors_by_message", "key"}
 _DETAIL_NAMES = {
     **dict.fromkeys(("constraints", "not_enforced", "foreign_keys", "referenced_by", "unique_keys"), "con"),
     **dict.fromkeys(("indexes", "clustered_index", "hash_indexes"), "idx"),
@@ -690,6 +690,7 @@ class Anonymizer:
             assessment=assessment,
             replay=self.document(inputs.replay) if inputs.replay is not None else None,
             experiment=self.document(inputs.experiment) if inputs.experiment is not None else None,
+            data=self.document(inputs.data) if inputs.data is not None else None,
             ddl=[(name, self.sql(content, "mysql")) for name, content in inputs.ddl],
         )
 
@@ -711,7 +712,7 @@ def write_anonymized(out: Path, dest: Path, anonymizer: Anonymizer) -> tuple[Rep
     queries_text = queries_sql.read_text(encoding="utf-8") if queries_sql.is_file() else None
     done = anonymizer.inputs(load_inputs(out))
     written = [write_json(dest / "assessment.json", done.assessment)]
-    for name, doc in (("replay.json", done.replay), ("experiment.json", done.experiment)):
+    for name, doc in (("replay.json", done.replay), ("experiment.json", done.experiment), ("data.json", done.data)):
         if doc is not None:
             written.append(write_json(dest / name, doc))
         elif dest != out:

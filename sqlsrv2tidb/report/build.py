@@ -1,7 +1,7 @@
 """Builds the report's view-model from the documents of one OUT folder.
 
 Sections with their own logic live beside this module (`build_schema`, `build_workload`,
-`build_replay`, `build_deployment`); here are the summary, the migration plan and the page that
+`build_data`, `build_replay`, `build_deployment`); here are the summary, the migration plan and the page that
 holds them all. What the sections share is in `links` (anchors, links, query labels) and
 `findings` (the rows of the findings tables). Everything is sorted here, never in a template.
 """
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import formatting as fmt
+from .build_data import build_data, data_fact
 from .build_deployment import build_deployment
 from .build_replay import build_replay, without_password
 from .build_schema import build_schema
@@ -103,6 +104,9 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
         r = inputs.replay
         where = without_password(str(r.get("target") or "the target"))
         facts.append(Fact("Replay", f"{fmt.qps(r.get('achieved_qps'))} of {fmt.qps(r.get('target_qps'))} queries per second on {where}"))
+    held = data_fact(inputs.data)
+    if held is not None:
+        facts.append(held)
     deployment = obj(doc.get("deployment"))
     nodes = obj(deployment.get("nodes"))
     if nodes:
@@ -168,6 +172,9 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
     nav = [Link("Summary", "#summary"), Link("Schema", "#schema")]
     if workload:
         nav.append(Link("Workload", "#workload"))
+    data = build_data(inputs.data)
+    if data:
+        nav.append(Link("Data", "#data"))
     if replay:
         nav.append(Link("Replay", "#replay"))
     if deployment:
@@ -191,4 +198,5 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
         deployment=deployment,
         plan=plan,
         replan=replan,
+        data=data,
     )

@@ -251,6 +251,9 @@ def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
         Fact("Statements", fmt.number(statements)),
         Fact("Errors", f"{fmt.number(errors)} ({fmt.percent(errors, statements, 2)})"),
     ]
+    held = replay.get("target_data") if isinstance(replay.get("target_data"), dict) else None
+    if held and held.get("said"):
+        facts.append(Fact("Data in the target", str(held["said"])))
     for key, label in (("mode", "Mode"), ("connections", "Connections"), ("workers", "Sending processes"),
                        ("driver", "Driver"), ("missed", "Sends missed"), ("reconnects", "Reconnects"),
                        ("stopped_by", "Stopped by")):

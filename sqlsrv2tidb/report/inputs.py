@@ -1,7 +1,7 @@
 """Reading what a run left in OUT: the files `sqlsrv2tidb report OUT` renders from.
 
-`assessment.json` is required; `replay.json`, `experiment.json` and `ddl/*.sql` are used when
-present. A file that is not ours, or not valid JSON, stops the command with one line naming it.
+`assessment.json` is required; `replay.json`, `experiment.json`, `data.json` and `ddl/*.sql` are
+used when present. A file that is not ours, or not valid JSON, stops the command with one line naming it.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from ..errors import InputError
 ASSESSMENT_FORMAT = "sqlsrv2tidb.assessment/1"
 REPLAY_FORMAT = "sqlsrv2tidb.replay/1"
 EXPERIMENT_PREFIX = "sqlsrv2tidb.experiment/"
+DATA_FORMAT = "sqlsrv2tidb.data/1"
 
 
 @dataclass
@@ -25,6 +26,8 @@ class ReportInputs:
     assessment: dict[str, Any]
     replay: dict[str, Any] | None = None
     experiment: dict[str, Any] | None = None
+    data: dict[str, Any] | None = None
+    """data.json of `data copy`, `data synthesize` or `data verify` into the same OUT."""
     ddl: list[tuple[str, str]] = field(default_factory=list)
     """`(file name, content)` of `ddl/*.sql`, in apply (name) order."""
 
@@ -90,6 +93,11 @@ def load_inputs(out: Path) -> ReportInputs:
         inputs.experiment = _read_json(experiment)
         _check_format(experiment, inputs.experiment, EXPERIMENT_PREFIX, prefix=True)
         _check_shape(experiment, inputs.experiment)
+    data = out / "data.json"
+    if data.is_file():
+        inputs.data = _read_json(data)
+        _check_format(data, inputs.data, DATA_FORMAT)
+        _check_shape(data, inputs.data)
     ddl_dir = out / "ddl"
     if ddl_dir.is_dir():
         for sql in sorted(ddl_dir.glob("*.sql")):

@@ -318,6 +318,14 @@ class PlanSection:
 # -- the page ---------------------------------------------------------------------------------------
 
 @dataclass(frozen=True)
+class DataSection:
+    facts: tuple[Fact, ...]
+    tables: GenericTable
+    differences: GenericTable | None
+    notes: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Report:
     title: str
     database: str
@@ -334,5 +342,6 @@ class Report:
     deployment: DeploymentSection | None
     plan: PlanSection
     replan: Replan | None = None
+    data: DataSection | None = None
     page_size: int = 25
     """Rows per page of every long table; the HTML itself hides the rest until the page's script pages them."""

@@ -20,6 +20,7 @@ PREFIXES: dict[str, str] = {
     "MO": "modules",
     "QY": "queries",
     "RP": "replay",
+    "DA": "data",
 }
 """Code prefix -> category, as rules/README.md lists them."""
 

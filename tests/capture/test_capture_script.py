@@ -122,3 +122,17 @@ def test_it_needs_only_sql_server_2016_features():
 def test_days_must_be_positive(days):
     result = CliRunner().invoke(app, ["capture-script", "--days", str(days)])
     assert result.exit_code == 2 and "--days must be more than 0" in result.stderr
+
+
+def test_statistics_come_from_the_histogram_view_or_dbcc_where_it_is_missing():
+    from sqlsrv2tidb.capture.statistics_sql import BATCHES
+
+    by_name = {b.strip().split("\n", 1)[0][3:]: b for b in batches(SCRIPT) if b.strip().startswith("-- ")}
+    for name, text in BATCHES.items():
+        assert [t for t in n_literals(by_name[name]) if t.startswith(text[:40])] == [text], name
+    histogram = BATCHES["STATS_HISTOGRAM"]
+    assert "IF OBJECT_ID(N'sys.dm_db_stats_histogram') IS NOT NULL" in histogram
+    assert "sys.dm_db_stats_histogram(s.object_id, s.stats_id)" in histogram and "WITH HISTOGRAM" in histogram
+    assert "WITH DENSITY_VECTOR" in BATCHES["STATS_DENSITY"]
+    # RANGE_HI_KEY is a sql_variant, which pyodbc cannot read: it is text before it leaves the server.
+    assert histogram.count("SQL_VARIANT_PROPERTY") == 2 * 3  # both paths, three kinds each

@@ -16,6 +16,8 @@ import sqlglot
 from sqlsrv2tidb.capture import catalog_sql
 from sqlsrv2tidb.capture.catalog import CATALOG_FORMAT, EXPECTED_ROWSETS, read_catalog
 from sqlsrv2tidb.capture.live import RowsetError, collect, row_to_json
+from sqlsrv2tidb.capture.statistics_sql import BATCHES as STATISTICS
+from sqlsrv2tidb.capture.statistics_sql import standalone
 from sqlsrv2tidb.model import MAX, DataType, IndexColumn, Temporal
 
 sys.path.insert(0, str(Path(__file__).parent / "data"))
@@ -32,12 +34,15 @@ def live_document(rows: dict[str, list[dict]] | None = None, fail: set[str] = fr
     """The document live.collect() builds when the server returns these rows (through row_to_json)."""
     rows = all_rows() if rows is None else rows
     by_sql = {q.sql(16, days=days): q.name for q in catalog_sql.ALL_QUERIES}
+    statistics = {standalone(name): name for name in STATISTICS}  # batches that return their rows as JSON
     served = {"SERVER_PROPERTIES": [fx.SERVER], "QUERY_STORE_OPTIONS": [fx.QUERY_STORE_OPTIONS], **rows}
 
     def fetch(sql: str) -> list[dict]:
-        name = by_sql[sql]
+        name = by_sql.get(sql) or statistics[sql]
         if name in fail:
             raise RowsetError(f"[42000] The SELECT permission was denied on {name}")
+        if sql in statistics:
+            return [{"rowset_json": json.dumps(for_json_rows(served.get(name, [])))}]
         return [row_to_json(list(r), list(r.values())) for r in served.get(name, [])]
 
     return collect(fetch, "sqlprod01.corp.example,1433", query_store=True, days=days)
@@ -244,7 +249,8 @@ def test_missing_core_rowsets_and_malformed_rows_are_findings():
 
 
 def test_every_expected_rowset_has_a_query_and_fixture_rows():
-    assert set(EXPECTED_ROWSETS) == {q.name for q in (*catalog_sql.SCHEMA_QUERIES, *catalog_sql.QUERY_STORE_ROWSETS)}
+    assert set(EXPECTED_ROWSETS) == {q.name for q in (*catalog_sql.SCHEMA_QUERIES, *catalog_sql.QUERY_STORE_ROWSETS)} \
+        | set(STATISTICS)
     assert set(EXPECTED_ROWSETS) <= set(all_rows())
 
 
@@ -303,8 +309,8 @@ def test_without_query_store_the_capture_reads_no_workload():
     asked = []
 
     def fetch(sql: str) -> list[dict]:
-        asked.append(by_sql[sql])
-        return [fx.SERVER] if by_sql[sql] == "SERVER_PROPERTIES" else []
+        asked.append(by_sql.get(sql, "statistics"))
+        return [fx.SERVER] if asked[-1] == "SERVER_PROPERTIES" else []
 
     doc = collect(fetch, "db1", query_store=False, days=7)
     assert not any(name.startswith("QUERY_STORE") for name in asked) and doc["query_store"] is None
@@ -412,3 +418,25 @@ def test_babelfish_sysname_and_an_index_over_an_expression():
     assert [i.kind for i in customer.indexes] == ["fulltext"]  # from sys.fulltext_indexes, as before
     left_out = [f for f in capture.findings if f.rule == "IN25"]
     assert [f.object for f in left_out] == ["Sales.Customer.ft_indexcustomer"] and "expression" in left_out[0].message
+
+
+def test_statistics_map_to_each_column_from_the_fullest_statistics_object():
+    for doc in (live_document(), script_document()):
+        customer = read_catalog(doc, PATH).database.table("Sales", "Customer")
+        stats = customer.statistics
+        assert stats.rows == 20571 and [c.column for c in stats.columns] == ["Balance", "CustomerID"]
+        key = stats.column("CustomerID")
+        assert [s.range_hi_key for s in key.histogram] == ["1", "10000", "20571"]
+        assert key.distinct == 20571 and key.null_fraction == 0 and key.min == "1" and key.max == "20571"
+        assert key.rows_sampled == 20571 and key.avg_width == 4.0
+        balance = stats.column("balance")
+        assert balance.stats_name == "ST_Balance_full"  # full scan over the sampled auto-created one
+        assert balance.null_fraction == 71 / 20571 and balance.distinct == 2 + 812 and balance.avg_width == 8.0
+
+
+def test_statistics_the_server_refuses_are_one_line_and_the_capture_goes_on():
+    capture = read_catalog(live_document(fail={"STATS_PROPERTIES", "STATS_HISTOGRAM", "STATS_DENSITY"}), PATH)
+    said = [f for f in capture.findings if f.rule == "IN49"]
+    assert len(said) == 1 and "permission was denied" in said[0].message and "\n" not in said[0].message
+    assert capture.database.table("Sales", "Customer").statistics is None
+    assert not [f for f in capture.findings if f.rule == "IN22"]

@@ -327,6 +327,7 @@ def catalog_rows() -> dict[str, list[dict[str, object]]]:
             {"object_id": oid, "row_count": rows}
             for oid, rows in ((c, 20571), (o, 1250000), (ol, 5000000), (e, 290), (eh, 0), (sc, 0))
         ],
+        **statistics_rows(c),
         "EXTENDED_PROPERTIES": [
             {"object_id": c, "column_id": 0, "property_name": "MS_Description",
              "property_value": "Customers who have placed at least one order."},
@@ -440,5 +441,40 @@ def query_store_rows() -> dict[str, list[dict[str, object]]]:
                              ("@P3", "smallint", "(1)"), ("@P4", "int", "(77)"), ("@P5", "int", "(5)"),
                              ("@P6", "money", "(19.9900)")]),
             _plan(206, 105, None),
+        ],
+    }
+
+
+def statistics_rows(customer: int) -> dict[str, list[dict[str, object]]]:
+    """Statistics of dbo.Customer as sys.dm_db_stats_properties, sys.dm_db_stats_histogram and the density
+    vector of DBCC SHOW_STATISTICS return them: the primary key's (FULLSCAN) and two auto-created ones on
+    Balance, sampled then again in full (the fuller one wins). RANGE_HI_KEY is already text, as the
+    capture casts the sql_variant on the server."""
+    def step(n, key, range_rows, eq, distinct):
+        return {"object_id": customer, "stats_id": n[0], "step_number": n[1], "range_hi_key": key, "range_rows": range_rows,
+                "equal_rows": eq, "distinct_range_rows": distinct,
+                "average_range_rows": range_rows / distinct if distinct else 1.0}
+    return {
+        "STATS_PROPERTIES": [
+            {"object_id": customer, "stats_id": 1, "stats_name": "PK_Customer", "column_name": "CustomerID",
+             "rows": 20571, "rows_sampled": 20571, "steps": 3, "modification_counter": 12,
+             "last_updated": "2024-12-01T03:00:00.123"},
+            {"object_id": customer, "stats_id": 2, "stats_name": "_WA_Sys_00000006_22AA2996", "column_name": "Balance",
+             "rows": 20571, "rows_sampled": 4000, "steps": 2, "modification_counter": 0,
+             "last_updated": "2024-11-01T03:00:00"},
+            {"object_id": customer, "stats_id": 3, "stats_name": "ST_Balance_full", "column_name": "Balance",
+             "rows": 20571, "rows_sampled": 20571, "steps": 3, "modification_counter": 0,
+             "last_updated": "2024-11-02T03:00:00"},
+        ],
+        "STATS_HISTOGRAM": [
+            step((1, 1), "1", 0.0, 1.0, 0.0), step((1, 2), "10000", 9998.0, 1.0, 9998.0),
+            step((1, 3), "20571", 10570.0, 1.0, 10570.0),
+            step((2, 1), "0.0000", 0.0, 800.0, 0.0), step((2, 2), "500.0000", 3000.0, 200.0, 40.0),
+            step((3, 1), None, 0.0, 71.0, 0.0), step((3, 2), "0.0000", 0.0, 4100.0, 0.0),
+            step((3, 3), "9999.9900", 15400.0, 1000.0, 812.0),
+        ],
+        "STATS_DENSITY": [
+            {"object_id": customer, "stats_id": 1, "all_density": 1 / 20571, "average_length": 4.0},
+            {"object_id": customer, "stats_id": 3, "all_density": 1 / 814, "average_length": 8.0},
         ],
     }

@@ -1,0 +1,57 @@
+"""Rows per second and time left, per table, for the progress line of a load.
+
+Several tables load at once, and the progress bar is one line, so the meter keeps every running
+table's count and writes them into the bar's description: `dbo.Orders 41,000/830,000 rows
+12,300 rows/s ETA 1:04`. The bar itself counts rows over all tables.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from ..progress import Task
+
+
+def clock(seconds: float) -> str:
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+
+
+class Meter:
+    def __init__(self, task: Task, verb: str) -> None:
+        self.task, self.verb = task, verb
+        self._lock = threading.Lock()
+        self._running: dict[str, tuple[float, int, int | None]] = {}
+
+    def start(self, table: str, expected: int | None) -> None:
+        with self._lock:
+            self._running[table] = (time.perf_counter(), 0, expected)
+        self._show()
+
+    def add(self, table: str, rows: int) -> None:
+        with self._lock:
+            started, done, expected = self._running.get(table, (time.perf_counter(), 0, None))
+            self._running[table] = (started, done + rows, expected)
+        self.task.advance(rows)
+        self._show()
+
+    def finish(self, table: str) -> None:
+        with self._lock:
+            self._running.pop(table, None)
+        self._show()
+
+    def line(self, table: str) -> str:
+        with self._lock:
+            started, done, expected = self._running.get(table, (time.perf_counter(), 0, None))
+        rate = done / max(time.perf_counter() - started, 1e-6)
+        text = f"{table} {done:,}" + (f"/{expected:,}" if expected else "") + f" rows {rate:,.0f} rows/s"
+        if expected and rate > 0 and done < expected:
+            text += f" ETA {clock((expected - done) / rate)}"
+        return text
+
+    def _show(self) -> None:
+        with self._lock:
+            names = list(self._running)
+        self.task.update(f"{self.verb}: " + ("; ".join(self.line(n) for n in names) if names else "finishing"))

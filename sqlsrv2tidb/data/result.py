@@ -1,0 +1,127 @@
+"""`data.json` (format `sqlsrv2tidb.data/1`): what a data run moved, how fast, and whether it verified.
+
+Top level: `format`, `tool_version`, `mode` (copy, synthesize or verify), `started_at` (UTC ISO),
+`seconds`, `source` {`kind`: sqlserver or statistics, `name`: the SQL Server `host,port/database`,
+or the captures the statistics came from; never a password}, `target` (`mysql://user@host:port/database`, never a password), `server`
+{`kind`}, `settings` (`jobs`, `chunk_rows`, `sample`, `scale`, `seed`, `method`: load data or
+insert), `interrupted`, `rejects_file` (null when nothing was rejected), `summary` {`tables`,
+`rows`, `bytes`, `seconds`, `rows_per_s`, `mb_per_s`, `rejects`, `equal`, `different`,
+`not_verified`}, `notes` (DDL statements `--create-tables` left out, and why), `findings`, and
+`tables`, one entry per table:
+
+- `schema`, `name` (SQL Server), `target` (the TiDB table), `key` (its columns) and `chunking`
+  (primary key, unique key, or physical order when it has neither);
+- `status`: done, already done (by an earlier run this one resumed), interrupted, failed (with
+  `message`); `resumed`; `foreign_key_checks` (on, or off for tables in a circle of references);
+- `rows`, `bytes` (of the values as sent), `seconds`, `rows_per_s`, `mb_per_s`, `chunks`,
+  `rejects`, `retries` (chunks read or loaded again after a lost connection), `method`, `notes`;
+- `columns` (synthesize only): per column, where its values came from;
+- `verify`: null when not verified, else `status` (equal or different), `method` (key ranges,
+  or hash buckets), `source_rows`, `target_rows`, `rejected`, `chunks`, `chunks_different`,
+  `differences`, `first_differences` [{`kind`, `key`, `columns`}], `notes`.
+
+`replay` and `experiment` read `summary` to say how much data the target held.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from .. import __version__
+from ..model import Finding, Severity, to_dict
+from .copy import TableResult
+from .verify import TableVerify
+
+FORMAT = "sqlsrv2tidb.data/1"
+FILE = "data.json"
+
+
+def table_entry(result: TableResult, verify: TableVerify | None) -> dict[str, Any]:
+    spec = result.spec
+    seconds = round(result.seconds, 3)
+    entry = {
+        "schema": spec.table.schema, "name": spec.table.name, "target": spec.target_name,
+        "key": [c.source.name for c in spec.key_columns],
+        "chunking": spec.key_kind if spec.key else "physical order (no key)",
+        "status": result.status, "message": result.message, "resumed": result.resumed,
+        "foreign_key_checks": "off" if result.checks_off else "on",
+        "rows": result.rows, "bytes": result.bytes, "seconds": seconds,
+        "rows_per_s": round(result.rows / result.seconds, 1) if result.seconds > 0 else None,
+        "mb_per_s": round(result.bytes / result.seconds / 1e6, 3) if result.seconds > 0 else None,
+        "chunks": result.chunks, "rejects": result.rejects, "retries": result.extra.get("retries", 0),
+        "method": result.method,
+        "notes": list(spec.notes) + list(result.extra.get("notes", [])),
+        "verify": verify.to_json() if verify is not None else None,
+    }
+    if "columns" in result.extra:
+        entry["columns"] = result.extra["columns"]
+    return entry
+
+
+def document(*, mode: str, source: str, target: str, server: str, settings: dict[str, Any],
+             tables: list[dict[str, Any]], findings: list[Finding], started: float, seconds: float,
+             interrupted: bool, rejects_file: str | None, notes: list[str] | None = None) -> dict[str, Any]:
+    rows = sum(t["rows"] for t in tables)
+    size = sum(t["bytes"] for t in tables)
+    statuses = [(t.get("verify") or {}).get("status") for t in tables]
+    return {
+        "format": FORMAT, "tool_version": __version__, "mode": mode,
+        "started_at": datetime.fromtimestamp(started, UTC).isoformat().replace("+00:00", "Z"),
+        "seconds": round(seconds, 3),
+        "source": {"kind": "statistics" if mode == "synthesize" else "sqlserver", "name": source},
+        "target": target, "server": {"kind": server},
+        "settings": settings, "interrupted": interrupted, "rejects_file": rejects_file,
+        "summary": {
+            "tables": len(tables), "rows": rows, "bytes": size, "seconds": round(seconds, 3),
+            "rows_per_s": round(rows / seconds, 1) if seconds > 0 else None,
+            "mb_per_s": round(size / seconds / 1e6, 3) if seconds > 0 else None,
+            "rejects": sum(t["rejects"] for t in tables),
+            "equal": statuses.count("equal"), "different": statuses.count("different"),
+            "not_verified": sum(1 for s in statuses if s not in ("equal", "different")),
+        },
+        "notes": list(notes or []),
+        "findings": [to_dict(f) for f in findings],
+        "tables": tables,
+    }
+
+
+def findings(tables: list[tuple[TableResult, TableVerify | None]]) -> list[Finding]:
+    """What a DBA must look at: rejected values, target warnings, differences, keyless tables, binary forms."""
+    out: list[Finding] = []
+    for result, verify in tables:
+        spec, name = result.spec, result.spec.label
+        if result.rejects:
+            out.append(Finding("DA01", Severity.MEDIUM, name, f"{result.rejects} row(s) have a value the target "
+                               "column cannot hold; they are in the rejects file and not in the target"))
+        warned = result.extra.get("warnings", 0)
+        if warned:
+            out.append(Finding("DA06", Severity.MEDIUM, name, f"the target raised {warned} warning(s) while loading "
+                               "(values it changed on the way in); they are listed in the rejects file"))
+        if verify is not None and verify.status == "different":
+            first = "; ".join(str(d) for d in verify.first[:3])
+            out.append(Finding("DA02", Severity.HIGH, name, f"verify found {verify.differences} row(s) that differ "
+                               f"in {verify.chunks_different} chunk(s): {first}",
+                               details={"differences": [d.to_json() for d in verify.first]}))
+        if result.status == "failed":
+            out.append(Finding("DA08", Severity.HIGH, name, f"not loaded: {result.message}"))
+        if not spec.key and result.rows:
+            out.append(Finding("DA04", Severity.LOW, name, "no primary or unique key: read in physical order, "
+                               "verified by hashes of whole rows, and loaded again whole if a run is resumed"))
+        for note in spec.notes:
+            if " loaded as its " in note:
+                out.append(Finding("DA03", Severity.LOW, f"{name}.{note.split(':')[0]}", note.split(": ", 1)[1] +
+                                   "; TiDB has no such type, so the application must read that form"))
+        plain = [c["name"] for c in result.extra.get("columns", []) if c["values"].startswith("no statistics")]
+        if plain and result.rows:
+            out.append(Finding("DA05", Severity.INFO, name, f"{len(plain)} column(s) had no statistics, so their values "
+                               f"come from their type and CHECK constraints: {', '.join(plain)}",
+                               details={"columns": plain}))
+        if result.checks_off:
+            out.append(Finding("DA07", Severity.INFO, name, "its foreign keys reference itself or form a circle, "
+                               "so it was loaded with foreign_key_checks off on its own session"))
+    return out
+
+
+def now() -> float:
+    return datetime.now(UTC).timestamp()

@@ -1,0 +1,73 @@
+"""The data section: what `data copy`, `data synthesize` or `data verify` left in OUT/data.json.
+
+Per table: rows, size and rate of the load, rejects, and the verify result; then the rows verify
+found different, with their keys, and what the run noted. The page only lays these out.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import formatting as fmt
+from .shape import obj, objs, seq
+from .viewmodel import Cell, DataSection, Fact, GenericTable
+
+_MODES = {"copy": "Copied from SQL Server", "synthesize": "Synthesized from SQL Server's statistics",
+          "verify": "Verified against SQL Server"}
+
+
+def data_fact(doc: dict[str, Any] | None) -> Fact | None:
+    """One line for the summary: how many rows the target holds from a data run, and whether they verified."""
+    if not doc:
+        return None
+    summary = obj(doc.get("summary"))
+    verified = f"{summary.get('equal', 0)} of {summary.get('tables', 0)} tables verified equal"
+    if summary.get("different"):
+        verified += f", {summary['different']} different"
+    return Fact("Data in the target", f"{_MODES.get(str(doc.get('mode')), 'Loaded')}: {fmt.number(summary.get('rows'))} "
+                                      f"rows in {fmt.number(summary.get('tables'))} tables; {verified}")
+
+
+def build_data(doc: dict[str, Any] | None) -> DataSection | None:
+    if not doc:
+        return None
+    summary, settings = obj(doc.get("summary")), obj(doc.get("settings"))
+    facts = [Fact("Mode", _MODES.get(str(doc.get("mode")), str(doc.get("mode") or "—"))),
+             Fact("Source", str(obj(doc.get("source")).get("name") or "—")),
+             Fact("Target", str(doc.get("target") or "—")),
+             Fact("Rows", fmt.number(summary.get("rows"))), Fact("Size", fmt.size(summary.get("bytes"))),
+             Fact("Time", fmt.seconds(summary.get("seconds"))),
+             Fact("Rate", f"{fmt.number(summary.get('rows_per_s'))} rows/s, {fmt.number(summary.get('mb_per_s'), 1)} MB/s"),
+             Fact("Rejected values", fmt.number(summary.get("rejects"))),
+             Fact("Verified", f"{summary.get('equal', 0)} equal, {summary.get('different', 0)} different, "
+                              f"{summary.get('not_verified', 0)} not verified")]
+    for key, label in (("method", "Loaded with"), ("sample", "Sample"), ("scale", "Scale"), ("jobs", "Tables at once")):
+        if settings.get(key) not in (None, ""):
+            facts.append(Fact(label, fmt.scalar(settings[key])))
+    if doc.get("interrupted"):
+        facts.append(Fact("Interrupted", "yes: run the same command again to continue from the checkpoint"))
+    rows, differences = [], []
+    for t in sorted(objs(doc.get("tables")), key=lambda t: (str(t.get("schema")), str(t.get("name")))):
+        name = f"{t.get('schema')}.{t.get('name')}"
+        check = obj(t.get("verify"))
+        rows.append((Cell(name), Cell(str(t.get("status") or "—")), _num(t.get("rows")), Cell(fmt.size(t.get("bytes")),
+                     str(t.get("bytes") or 0), True), _num(t.get("rows_per_s")), _num(t.get("rejects")),
+                     Cell(str(t.get("chunking") or "—")), Cell(str(check.get("status") or "not verified")),
+                     Cell(str(t.get("message") or "; ".join(str(n) for n in seq(t.get("notes"))) or ""))))
+        for d in objs(check.get("first_differences")):
+            key = ", ".join(f"{k}={v}" for k, v in obj(d.get("key")).items()) or "—"
+            differences.append((Cell(name), Cell(str(d.get("kind") or "")), Cell(key),
+                                Cell(", ".join(str(c) for c in seq(d.get("columns"))))))
+    table = GenericTable("data-tables", ("Table", "Status", "Rows", "Size", "Rows/s", "Rejected", "Chunks by", "Verify",
+                                          "Notes"), (False, False, True, True, True, True, False, False, False),
+                         tuple(rows))
+    diff = GenericTable("data-differences", ("Table", "Difference", "Key", "Columns"), (False,) * 4,
+                        tuple(differences)) if differences else None
+    notes = tuple(str(n) for n in seq(doc.get("notes")))
+    if doc.get("rejects_file"):
+        notes += (f"Rejected values and target warnings, with their table and key: {doc['rejects_file']} beside this page.",)
+    return DataSection(tuple(facts), table, diff, notes)
+
+
+def _num(value: Any) -> Cell:
+    return Cell(fmt.number(value) if value is not None else "—", str(value if value is not None else ""), True)
