@@ -225,7 +225,8 @@ def row_to_json(names: list[str], row: Any) -> dict[str, Any]:
 def _statistics(fetch: Callable[[str], list[dict[str, Any]]], name: str, major: int, version: str,
                 doc: dict[str, Any]) -> None:
     """One statistics rowset, read by the same batch the capture-script runs (it returns its rows as JSON)."""
-    if major and major < 13:
+    babelfish = (doc.get("server") or {}).get("babelfish_version")  # version 12, but it has FOR JSON: ask it
+    if major and major < 13 and not babelfish:
         doc["errors"][name] = f"statistics are read with FOR JSON, which needs SQL Server 2016 or later; this is {version}"
         return
     try:
@@ -309,16 +310,16 @@ def capture_notes(doc: dict[str, Any]) -> list[str]:
     elif any(name.startswith("QUERY_STORE") for name in errors):
         first = next(name for name in sorted(errors) if name.startswith("QUERY_STORE"))
         lines.append(f"No workload captured: Query Store could not be read ({errors[first]}).")
-    unread_statistics = sorted(name for name in errors if name in STATISTICS)
-    if unread_statistics:
-        first = unread_statistics[0]
-        lines.append(f"Column statistics not read ({errors[first]}); `data synthesize` will take every column's "
-                     "values from its type.")
     for name, message in sorted(errors.items()):
         if name == "PARTITION_STATS" and "TABLE_ROWS" in (doc.get("rowsets") or {}):
             lines.append(f"Table sizes not read ({message}); row counts come from sys.partitions.")
         elif not name.startswith("QUERY_STORE") and name not in STATISTICS:
             lines.append(f"Not read: {name} ({message})")
+    unread_statistics = sorted(name for name in errors if name in STATISTICS)
+    if unread_statistics:
+        first = unread_statistics[0]
+        lines.append(f"Column statistics not read ({errors[first]}); `data synthesize` will take every column's "
+                     "values from its type.")
     return lines
 
 

@@ -106,9 +106,19 @@ def _choose(query: CatalogQuery, days: float) -> tuple[bool, str]:
     return True, f"SET @sql = CASE{branches}\n    ELSE {_literal(variants[0][1])}\nEND;"
 
 
-def _views(query: CatalogQuery) -> list[str]:
+def _views(text: str) -> list[str]:
     """The sys.* views a query reads, in the order they first appear."""
-    return list(dict.fromkeys(re.findall(r"\bsys\.\w+", query.template)))
+    return list(dict.fromkeys(re.findall(r"\bsys\.\w+", text)))
+
+
+def _checks(text: str) -> str:
+    """`SET @sql = ...` replacing the dynamic SQL by the error of the first view the server lacks.
+
+    A view the server lacks fails the query at compile time, which some servers (Babelfish) do not
+    hand to CATCH: each view is looked up first, and a missing one makes the dynamic SQL raise the
+    error instead, so its absence is recorded like any other."""
+    lookups = "".join(f"\n    WHEN OBJECT_ID(N'{view}') IS NULL THEN {_literal(_missing(view))}" for view in _views(text))
+    return f"SET @sql = CASE{lookups}\n    ELSE @sql\nEND;\n"
 
 
 def _missing(view: str) -> str:
@@ -119,16 +129,11 @@ def _missing(view: str) -> str:
 def _batch(query: CatalogQuery, days: float) -> str:
     versioned, choose = _choose(query, days)
     declare = f"DECLARE @major int = {_MAJOR};\n" if versioned else ""
-    # A view the server lacks fails the query at compile time, which some servers (Babelfish) do not
-    # hand to CATCH: each view is looked up first, and a missing one makes the dynamic SQL raise
-    # the error instead, so its absence is recorded like any other.
-    lookups = "".join(f"\n    WHEN OBJECT_ID(N'{view}') IS NULL THEN {_literal(_missing(view))}" for view in _views(query))
-    checks = f"SET @sql = CASE{lookups}\n    ELSE @sql\nEND;\n"
     return f"""\
 -- {query.name}
 {declare}DECLARE @sql nvarchar(max);
 {choose}
-{checks}BEGIN TRY
+{_checks(query.template)}BEGIN TRY
     EXEC sys.sp_executesql @sql;
 {_catch(query.name)}"""
 
@@ -138,10 +143,15 @@ def _statistics_batch(name: str, text: str) -> str:
     return f"""\
 -- {name}
 DECLARE @sql nvarchar(max) = {_literal(text)}, @json nvarchar(max);
-BEGIN TRY
+{_checks(_required(text))}BEGIN TRY
     EXEC sys.sp_executesql @sql, N'@json nvarchar(max) OUTPUT', @json = @json OUTPUT;
     UPDATE {_MARK} {TEMP} SET rowsets = rowsets + N',"{name}":' + ISNULL(@json, N'[]');
 {_catch(name)}"""
+
+
+def _required(text: str) -> str:
+    """The views a statistics batch cannot do without: the histogram DMV is optional (DBCC stands in)."""
+    return text.replace("sys.dm_db_stats_histogram", "")
 
 
 def _catch(name: str) -> str:

@@ -54,7 +54,11 @@ _HISTOGRAM_DMV = f"""SET @json = (SELECT {_MARK} h.object_id, h.stats_id, h.step
 
 def _dbcc(option: str, columns: str, keep: str, select: str) -> str:
     """Run DBCC SHOW_STATISTICS for every user statistics object, collecting its rows as JSON."""
-    return f"""CREATE TABLE #one (n int IDENTITY(1, 1), {columns});
+    # A batch that failed half-way leaves its tables behind on some servers (Babelfish keeps a temporary
+    # table made in dynamic SQL): drop them first, so one failure does not fail the next rowset too.
+    return f"""IF OBJECT_ID(N'tempdb..#one') IS NOT NULL DROP TABLE #one;
+IF OBJECT_ID(N'tempdb..#all') IS NOT NULL DROP TABLE #all;
+CREATE TABLE #one (n int IDENTITY(1, 1), {columns});
 CREATE TABLE #all (object_id int, stats_id int, n int, {columns});
 DECLARE @oid int, @sid int, @cmd nvarchar(max);
 DECLARE stats_cursor CURSOR LOCAL FAST_FORWARD FOR

@@ -380,13 +380,17 @@ def test_a_server_without_query_store_says_so_in_one_line_and_one_finding():
     from sqlsrv2tidb.capture.live import capture_notes
 
     babelfish = {**fx.SERVER, "product_version": "12.0.2000.8", "babelfish_version": "4.3.0"}
-    by_sql = {q.sql(12): q.name for q in catalog_sql.ALL_QUERIES}
+    from sqlsrv2tidb.capture.statistics_sql import BATCHES, standalone
+
+    by_sql = {q.sql(12): q.name for q in catalog_sql.ALL_QUERIES} | {standalone(name): name for name in BATCHES}
     asked = []
 
     def fetch(sql: str) -> list[dict]:
         asked.append(by_sql[sql])
         if by_sql[sql] == "PARTITION_STATS":
             raise RowsetError('[42000] relation "sys.dm_db_partition_stats" does not exist')
+        if by_sql[sql] in BATCHES:  # Babelfish has FOR JSON but no statistics views: it is asked, and says so
+            raise RowsetError('[42000] relation "sys.stats_columns" does not exist')
         return [babelfish] if by_sql[sql] == "SERVER_PROPERTIES" else all_rows().get(by_sql[sql], [])
 
     doc = collect(fetch, "db1", query_store=True, days=7)
@@ -396,10 +400,13 @@ def test_a_server_without_query_store_says_so_in_one_line_and_one_finding():
         "No workload captured: Babelfish 4.3.0 has no Query Store; the schema was captured. Give the workload as an "
         "Extended Events XML export, a Query Store export or a workload spec.",
         'Table sizes not read ([42000] relation "sys.dm_db_partition_stats" does not exist); row counts come from '
-        "sys.partitions."]
+        "sys.partitions.",
+        'Column statistics not read ([42000] relation "sys.stats_columns" does not exist); `data synthesize` will take '
+        "every column's values from its type."]
     capture = read_catalog(doc, PATH)
-    about_the_server = sorted((f.rule, f.severity.value) for f in capture.findings if f.rule in ("IN21", "IN22", "IN31"))
-    assert about_the_server == [("IN22", "low"), ("IN31", "medium")]
+    about_the_server = sorted((f.rule, f.severity.value) for f in capture.findings
+                              if f.rule in ("IN21", "IN22", "IN31", "IN49"))
+    assert about_the_server == [("IN22", "low"), ("IN31", "medium"), ("IN49", "info")]
     assert capture.workload.is_empty and capture.database.table("Sales", "Orders").row_count == 1_250_000
 
 

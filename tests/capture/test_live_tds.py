@@ -69,9 +69,12 @@ BABELFISH_SCHEMA_DIFFERENCES = {
     "adventureworks": [difference.name for difference in BABELFISH_DIFFERENCES],
 }
 # The catalog rowsets Babelfish cannot give, with the reason the capture records.
+_NO_STATS_COLUMNS = '[42000] relation "sys.stats_columns" does not exist'
 BABELFISH_UNREAD = {
     "PARTITION_STATS": '[42000] relation "sys.dm_db_partition_stats" does not exist',
     "QUERY_STORE_OPTIONS": "Babelfish 4.3.0 has no Query Store",
+    # Column statistics (for data synthesize): Babelfish has neither the statistics views nor the DMVs.
+    "STATS_PROPERTIES": _NO_STATS_COLUMNS, "STATS_HISTOGRAM": _NO_STATS_COLUMNS, "STATS_DENSITY": _NO_STATS_COLUMNS,
 }
 
 
@@ -132,15 +135,17 @@ def test_the_capture_says_in_one_line_each_what_the_server_cannot_give(mssql, li
     if not mssql.babelfish:
         assert "No workload captured" not in run.stderr
         return
-    assert run.stderr.splitlines()[:2] == [
+    assert run.stderr.splitlines()[:3] == [
         "No workload captured: Babelfish 4.3.0 has no Query Store; the schema was captured. Give the workload as an "
         "Extended Events XML export, a Query Store export or a workload spec.",
         f"Table sizes not read ({BABELFISH_UNREAD['PARTITION_STATS']}); row counts come from sys.partitions.",
+        f"Column statistics not read ({_NO_STATS_COLUMNS}); `data synthesize` will take every column's values from "
+        "its type.",
     ]
     errors = json.loads((run.folder / "catalog.json").read_text(encoding="utf-8"))["errors"]
     assert errors == BABELFISH_UNREAD
     findings = {(f.rule, f.severity.value) for f in run.capture.findings}
-    assert findings == {("IN31", "medium"), ("IN22", "low")}
+    assert findings == {("IN31", "medium"), ("IN22", "low"), ("IN49", "info")}
     assert run.capture.workload.is_empty and run.capture.server.product_version == "12.0.2000.8"
     assert {t.name: t.row_count for t in run.capture.database.tables}["track"] == 3503  # from sys.partitions
 
@@ -206,7 +211,9 @@ def test_the_capture_script_run_there_reads_back_to_the_live_capture(corpus, mss
                    "QUERY_STORE_OPTIONS": "sys.database_query_store_options does not exist on this server",
                    "QUERY_STORE_QUERIES": "sys.query_store_query does not exist on this server",
                    "QUERY_STORE_RUNTIME_STATS": "sys.query_store_runtime_stats does not exist on this server",
-                   "QUERY_STORE_PLANS": "sys.query_store_plan does not exist on this server"}
+                   "QUERY_STORE_PLANS": "sys.query_store_plan does not exist on this server",
+                   **dict.fromkeys(("STATS_PROPERTIES", "STATS_HISTOGRAM", "STATS_DENSITY"),
+                                   "sys.stats_columns does not exist on this server")}
         if corpus == "adventureworks":  # the error Babelfish's TRY...CATCH does not catch, and its message
             lacking["COMPUTED_COLUMNS"] = ("no answer: the server ended this batch with an error that TRY...CATCH "
                                            "could not catch; its message is among those printed beside the document")
