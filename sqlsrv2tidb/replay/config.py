@@ -62,6 +62,9 @@ class ReplayConfig:
     driver: str = "auto"
     seed_drawn: bool = False
     """The seed was drawn for this run rather than given."""
+    cluster: str | None = None
+    """A Dask scheduler's address (`tcp://host:8786`): its workers send the run, one share each; `workers`
+    then caps how many of them are used."""
 
     def __post_init__(self) -> None:
         if self.scale is not None and self.qps is not None:
@@ -80,6 +83,8 @@ class ReplayConfig:
             raise UsageError("--workers must be at least 1")
         if self.speed <= 0:
             raise UsageError("--speed must be positive")
+        if self.cluster is not None and "://" not in self.cluster:
+            raise UsageError(f"--cluster must be a Dask scheduler's address, e.g. tcp://host:8786; got {self.cluster!r}")
         if self.allow_writes and not self.confirm_database:
             raise UsageError("--allow-writes needs --confirm-database NAME naming the target's database")
 
