@@ -8,9 +8,8 @@ watches those processes; this module only uses it. Reading, translating and plan
 here; each step's schedule is split into shares (`shares`), one per worker, which run the local
 engine's worker loop (`cluster_task`) and return mergeable measurements (`cluster_step`).
 
-This module is the only one, with `cluster_step` and `cluster_task`, that imports Dask, which is
-optional: `pip install 'sqlsrv2tidb[cluster]'` on the machine that runs the command and on every
-worker.
+This module and `cluster_task` are the only ones that import Dask, which is optional:
+`pip install 'sqlsrv2tidb[cluster]'` on the machine that runs the command and on every worker.
 """
 
 from __future__ import annotations

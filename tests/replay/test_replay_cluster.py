@@ -201,6 +201,30 @@ def test_ctrl_c_stops_every_worker_and_writes_what_they_measured(mariadb, databa
         assert cur.fetchone()[0] == 0
 
 
+def _selects(mariadb) -> int:
+    with mariadb.connect() as conn, conn.cursor() as cur:
+        cur.execute("SHOW GLOBAL STATUS LIKE 'Com_select'")
+        return int(cur.fetchone()[1])
+
+
+def test_the_workers_stop_sending_when_the_command_dies(mariadb, database, dask3, tmp_path):
+    proc = _start_replay(mariadb, database, tmp_path / "out", _spec(tmp_path), dask3.address, "--duration", "60")
+    try:
+        _wait_for_sending(proc, 1.0)
+        proc.kill()  # no Ctrl-C, no goodbye: the scheduler sees its client go and cancels the tasks
+        proc.wait()
+        time.sleep(1.5)
+        before = _selects(mariadb)
+        time.sleep(1.0)
+        sent = _selects(mariadb) - before  # (SHOW STATUS is not counted as a SELECT)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert sent == 0, f"{sent} statements sent after the command died"
+    with distributed.Client(dask3.address, timeout=10) as client:
+        assert not any(client.processing().values())
+
+
 def test_a_worker_that_cannot_reach_the_target_fails_the_run_before_anything_is_sent(mariadb, database, tmp_path):
     with mariadb.connect(database) as conn, conn.cursor() as cur:
         cur.execute("CREATE TABLE tick (id INT AUTO_INCREMENT PRIMARY KEY, at DATETIME(6))")
