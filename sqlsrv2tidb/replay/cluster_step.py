@@ -206,7 +206,7 @@ class _Watch:
         for worker, share in by_worker.items():
             answer = answers.get(worker)
             if not isinstance(answer, dict):
-                self._lose(share, "lost", f"its worker stopped answering ({one_line(answer)})")
+                self._lose(share, "lost", f"its worker stopped answering ({type(answer).__name__})")
                 continue
             for blob in answer["seconds"]:
                 part = pickle.loads(blob)

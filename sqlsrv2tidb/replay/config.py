@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -83,7 +84,7 @@ class ReplayConfig:
             raise UsageError("--workers must be at least 1")
         if self.speed <= 0:
             raise UsageError("--speed must be positive")
-        if self.cluster is not None and "://" not in self.cluster:
+        if self.cluster is not None and not re.fullmatch(r"(tcp|tls|ws|wss|ucx)://[^/\s]+/?", self.cluster):
             raise UsageError(f"--cluster must be a Dask scheduler's address, e.g. tcp://host:8786; got {self.cluster!r}")
         if self.allow_writes and not self.confirm_database:
             raise UsageError("--allow-writes needs --confirm-database NAME naming the target's database")

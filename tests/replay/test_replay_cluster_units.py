@@ -114,5 +114,33 @@ def test_the_driver_is_one_every_worker_has():
 
 def test_the_cluster_option_takes_a_scheduler_address():
     assert ReplayConfig(cluster="tcp://10.0.0.5:8786").cluster == "tcp://10.0.0.5:8786"
-    with pytest.raises(UsageError, match="--cluster must be a Dask scheduler's address"):
-        ReplayConfig(cluster="10.0.0.5")
+    assert ReplayConfig(cluster="tls://scheduler.example:8786").cluster == "tls://scheduler.example:8786"
+    for wrong in ("10.0.0.5", "http://10.0.0.5:8787", "tcp://"):
+        with pytest.raises(UsageError, match="--cluster must be a Dask scheduler's address"):
+            ReplayConfig(cluster=wrong)
+
+
+@pytest.mark.parametrize("command", ["replay", "assess", "experiment"])
+def test_every_replaying_command_takes_the_cluster_option(command, tmp_path):
+    from pathlib import Path
+
+    from typer.testing import CliRunner
+
+    from sqlsrv2tidb.cli import app
+
+    example = Path(__file__).resolve().parents[2] / "examples" / "keywords"
+    table = ["--table", "dbo.keywords"] if command == "experiment" else []
+    result = CliRunner().invoke(app, [command, str(example), "-o", str(tmp_path / "out"), "--target",
+                                      "mysql://app@127.0.0.1:1/shop", *table, "--cluster", "10.0.0.5:8786"])
+    assert result.exit_code == 2
+    assert result.output.strip() == ("Error: --cluster must be a Dask scheduler's address, e.g. tcp://host:8786; "
+                                     "got '10.0.0.5:8786'")
+
+
+def test_a_scheduler_nobody_answers_is_one_line(monkeypatch):
+    from sqlsrv2tidb.errors import ConnectionFailed
+    from sqlsrv2tidb.replay import cluster
+
+    monkeypatch.setattr(cluster, "CONNECT_TIMEOUT", 1.0)
+    with pytest.raises(ConnectionFailed, match=r"^--cluster tcp://127\.0\.0\.1:1: cannot reach the Dask scheduler \("):
+        cluster.Cluster("tcp://127.0.0.1:1")
