@@ -90,8 +90,12 @@ class Cluster:
         return measure(lambda: self.client.run(cluster_task.now, workers=[worker])[worker], time.time)
 
     def alive(self) -> set[str]:
-        """The workers the scheduler still has."""
-        return set(self.client.scheduler_info(n_workers=-1)["workers"])
+        """The workers the scheduler has now, asked of it each time.
+
+        Not `scheduler_info()`: it returns the client's cached copy, which the client's own loop rewrites
+        every few seconds (with no workers in it), so a read at the wrong moment saw every worker gone.
+        """
+        return set(self.client.nthreads())
 
     def scheduler_cpu(self) -> float | None:
         try:
