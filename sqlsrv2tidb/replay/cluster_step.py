@@ -36,7 +36,9 @@ from .workers import Job
 START_MARGIN = 1.0
 """Seconds between sending the start instant and the instant itself: time for it to reach every worker."""
 POLL_READY = 0.1
-POLL_SENDING = 0.5
+POLL_SENDING = 1.0
+"""Seconds between polls while sending: the live line's pace, and how fresh a lost share's last seconds are
+(each poll costs every worker a little CPU, which counts against its statements)."""
 STOP_WAIT = 20.0
 """Seconds a share has to return its measurements once asked to stop."""
 

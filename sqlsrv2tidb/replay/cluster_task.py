@@ -18,10 +18,13 @@ parent gives a worker process are replaced by `_Share`, which the coordinator re
 - `start`: the agreed start instant, already on this worker's clock; `stop`: stop sending.
 
 A task whose future is cancelled (the coordinator's client went away) stops as if told to, so an
-abandoned run ends on its own. While a share sends, the worker's statistical profiler and its
-event-loop tick are paused: waking 150 times a second costs the worker ~30 ms of CPU per second
-(measured; more with many connection threads to sample), which a replay would count as its own,
-and it needs neither.
+abandoned run ends on its own. While a share sends, the worker's diagnostics are paused: its
+statistical profiler (100 samples a second, of every thread), its event-loop tick (50 a second),
+and its memory and system monitors (the dashboard's figures, and the spilling of data to disk, which
+a share has none of). Together they cost an idle worker ~35 ms of CPU per second, against ~5 ms for a
+local worker process (measured, benchmarks/replay/RESULTS.md), which a replay would count as the cost
+of its statements; with them paused a Dask worker costs ~3 ms a second more than a local one. They
+start again when the share ends.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from . import drivers
 from .stats import ClassSecond, merge_seconds
 from .workers import Job, WorkerTotals, worker_main
 
-PAUSED_CALLBACKS = ("profile", "profile-cycle", "tick", "ticks")
+PAUSED_CALLBACKS = ("profile", "profile-cycle", "tick", "ticks", "memory_monitor", "monitor")
 DRIVERS = ("mysqlclient", "pymysql", "asyncmy")
 
 
