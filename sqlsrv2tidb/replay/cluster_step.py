@@ -41,6 +41,9 @@ POLL_SENDING = 1.0
 (each poll costs every worker a little CPU, which counts against its statements)."""
 STOP_WAIT = 20.0
 """Seconds a share has to return its measurements once asked to stop."""
+OVERRUN = 60.0
+"""Seconds past the schedule's end after which the shares still out are asked to stop (a statement that
+never returns, a start order that never arrived)."""
 
 
 def run_step(cluster: Cluster, job: Job, live: Callable[[StepData, int], None] | None = None,
@@ -63,8 +66,7 @@ def run_step(cluster: Cluster, job: Job, live: Callable[[StepData, int], None] |
             watch.abandon()
             raise
         start = time.time() + START_MARGIN
-        cluster.client.run(cluster_task.start, run, {s.worker: start + s.clock_offset_s for s in step.shares},
-                           workers=[s.worker for s in step.shares], on_error="return")
+        watch.start({s.worker: start + s.clock_offset_s for s in step.shares})
         data.started = start
         watch.collect(interrupt, data, live)
     # A stopped run was measured until its shares stopped sending, not until they had handed in their data.
@@ -143,6 +145,8 @@ class _Watch:
             if interrupt.is_set() and stop_by is None:
                 data.interrupted = True
                 stop_by = self._stop()
+            if stop_by is None and time.time() > start + self.job.schedule.duration + OVERRUN:
+                stop_by = self._stop()
             for share in self._harvest():
                 if share.totals.fatal and stop_by is None:
                     data.fatal = data.fatal or share.totals.fatal
@@ -168,9 +172,21 @@ class _Watch:
 
     def _stop(self) -> float:
         self.stopped_at = time.time()
-        self.client.run(cluster_task.stop, self.run, workers=[s.worker for s in self.pending.values()],
-                        on_error="return")
+        self._on_workers(cluster_task.stop, [s.worker for s in self.pending.values()])
         return time.monotonic() + STOP_WAIT
+
+    def start(self, starts: dict[str, float]) -> None:
+        self._on_workers(cluster_task.start, list(starts), starts)
+
+    def _on_workers(self, function: Callable[..., Any], workers: list[str], *args: Any) -> dict[str, Any] | None:
+        """`function(run, *args)` on each worker's event loop; None when the call itself failed (a worker that
+        left between the scheduler's list and the call): the next poll sees what happened."""
+        if not workers:
+            return {}
+        try:
+            return self.client.run(function, self.run, *args, workers=workers, on_error="return")
+        except Exception:  # noqa: BLE001 - decided by the next look at the scheduler's workers
+            return None
 
     # -- both ----------------------------------------------------------------------------------------
     def _harvest(self) -> list[ShareData]:
@@ -203,7 +219,9 @@ class _Watch:
         if not self.pending:
             return {}
         by_worker = {s.worker: s for s in self.pending.values()}
-        answers = self.client.run(cluster_task.poll, self.run, workers=list(by_worker), on_error="return")
+        answers = self._on_workers(cluster_task.poll, list(by_worker))
+        if answers is None:
+            return {}
         states = {}
         for worker, share in by_worker.items():
             answer = answers.get(worker)
@@ -228,9 +246,7 @@ class _Watch:
 
     def abandon(self) -> None:
         """Stop every share that may still be connecting or waiting, and drop their tasks."""
-        workers = [s.worker for s in self.pending.values()]
-        if workers:
-            self.client.run(cluster_task.stop, self.run, workers=workers, on_error="return")
+        self._on_workers(cluster_task.stop, [s.worker for s in self.pending.values()])
         self.client.cancel(list(self.futures.values()))
 
 

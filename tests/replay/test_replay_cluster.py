@@ -76,7 +76,7 @@ def test_three_workers_reach_a_rate_one_worker_cannot(target, target_database, d
     assert sum(r["sent"] for r in rows) == sum(second["sent"] for second in three["timeline"])
     assert sum(r["missed"] for r in rows) == three["missed"] and sum(r["late_sends"] for r in rows) == three["late_sends"]
     for row in rows:
-        assert row["achieved_qps"] == pytest.approx(100, rel=0.02)
+        assert row["achieved_qps"] == pytest.approx(100, rel=0.03)  # ~300 statements each: a few missed is 1 %
         assert row["client_cpu_s"] > 0 and row["cpu_us_per_statement"] > 0
         assert abs(row["clock_offset_ms"]) <= row["clock_rtt_ms"] / 2 + 1, "one machine, one clock"
     assert three["client_cpu"]["workers_s"] == pytest.approx(sum(r["client_cpu_s"] for r in rows), abs=0.01)
