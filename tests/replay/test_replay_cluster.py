@@ -258,10 +258,11 @@ def test_a_worker_that_cannot_reach_the_target_fails_the_run_before_anything_is_
 
 def test_the_password_reaches_the_workers_and_none_of_their_logs(mariadb, database, tmp_path):
     password = "pw-" + os.urandom(6).hex()
-    with mariadb.connect() as conn, conn.cursor() as cur:
-        cur.execute("CREATE USER 'replayer'@'127.0.0.1' IDENTIFIED BY %s", (password,))
-        cur.execute(f"GRANT ALL ON `{database}`.* TO 'replayer'@'127.0.0.1'")
-    url = f"mysql://replayer@127.0.0.1:{mariadb.port}/{database}"
+    with mariadb.connect() as conn, conn.cursor() as cur:  # a user of its own: other tests have a 'replayer'
+        cur.execute("DROP USER IF EXISTS 'cluster_sender'@'127.0.0.1'")
+        cur.execute("CREATE USER 'cluster_sender'@'127.0.0.1' IDENTIFIED BY %s", (password,))
+        cur.execute(f"GRANT ALL ON `{database}`.* TO 'cluster_sender'@'127.0.0.1'")
+    url = f"mysql://cluster_sender@127.0.0.1:{mariadb.port}/{database}"
     dask = LocalDask(tmp_path / "dask", workers=2, env={"DASK_LOGGING__DISTRIBUTED": "debug"}).start()
     try:
         proc = subprocess.run(
@@ -273,7 +274,7 @@ def test_the_password_reaches_the_workers_and_none_of_their_logs(mariadb, databa
         # A task that fails is logged by its worker with its arguments ("Compute Failed ... Task: ...").
         schedule = RateSchedule(("a",), (1.0,), total_qps=1.0, duration=1.0, shards=1)
         # (A run name that cannot be a key fails the task at once, before anything connects.)
-        job = Job(parse_target(url.replace("replayer@", f"replayer:{password}@")), "pymysql", (), schedule, 1)
+        job = Job(parse_target(url.replace("sender@", f"sender:{password}@")), "pymysql", (), schedule, 1)
         broken = cluster_task.ShareTask(["broken"], 0, (0,), job)  # type: ignore[arg-type]
         with distributed.Client(dask.address, timeout=10) as client:
             failed = client.submit(cluster_task.run_share, broken, pure=False)
