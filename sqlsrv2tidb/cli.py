@@ -215,7 +215,7 @@ Scale = Annotated[float | None, typer.Option("--scale", help="Multiply the captu
 Qps = Annotated[float | None, typer.Option("--qps", help="Fixed total rate, split over classes as captured.")]
 Duration = Annotated[float, typer.Option("--duration", help="Seconds to measure (per ramp step).")]
 Warmup = Annotated[float, typer.Option("--warmup", help="Seconds sent before measuring starts.")]
-Workers = Annotated[int | None, typer.Option("--workers", help="Sending processes (default: one per core).")]
+Workers = Annotated[int | None, typer.Option("--workers", help="Sending processes (default: one per core); with --cluster, how many of its workers (default: all).")]
 Connections = Annotated[int, typer.Option("--connections", help="Connections in total, over all workers.")]
 ArrivalOpt = Annotated[str, typer.Option("--arrival", help="uniform or poisson send times.")]
 Timed = Annotated[bool, typer.Option("--timed", help="Replay Extended Events with their original spacing.")]
@@ -232,10 +232,13 @@ PromptPassword = Annotated[bool, typer.Option("--password-prompt", help="Ask for
 Protocol = Annotated[str, typer.Option("--protocol", help=(
     "auto: classes captured as RPC calls with parameters (sp_executesql, sp_prepexec) as server-side prepared "
     "statements, the rest as text; text; prepared. Prepared statements need mysqlclient."))]
+ClusterOpt = Annotated[str | None, typer.Option("--cluster", help=(
+    "A Dask scheduler, tcp://HOST:8786: its workers send the replay, one share of the connections each, "
+    "started together (pip install 'sqlsrv2tidb[cluster]' here and on the workers). --workers caps how many."))]
 
 
 def _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed, speed, ramp,
-                   p99_limit, allow_writes, confirm_database, seed, driver, protocol="auto"):
+                   p99_limit, allow_writes, confirm_database, seed, driver, protocol="auto", cluster=None):
     from .replay.config import Ramp, ReplayConfig
 
     if arrival not in ("uniform", "poisson"):
@@ -244,7 +247,7 @@ def _replay_config(window, scale, qps, duration, warmup, workers, connections, a
         window=window, scale=scale, qps=qps, duration=duration, warmup=warmup, workers=workers,
         connections=connections, arrival=arrival, timed=timed, speed=speed,
         ramp=Ramp.parse(ramp) if ramp else None, p99_limit_ms=p99_limit, allow_writes=allow_writes,
-        confirm_database=confirm_database, seed=seed, driver=driver, protocol=protocol,
+        confirm_database=confirm_database, seed=seed, driver=driver, protocol=protocol, cluster=cluster,
     )
 
 
@@ -258,7 +261,8 @@ def assess_cmd(
     warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
     allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
-    protocol: Protocol = "auto", password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
+    protocol: Protocol = "auto", cluster: ClusterOpt = None, password_prompt: PromptPassword = False,
+    fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Run every stage and write report.html, assessment.json, ddl/ (and replay.json with --target)."""
     from . import api
@@ -270,7 +274,7 @@ def assess_cmd(
         replay_target = parse_target(target, prompt=password_prompt)
         replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed,
                                        speed, ramp, p99_limit, allow_writes, confirm_database, seed, driver,
-                                       protocol)
+                                       protocol, cluster)
     outcome = api.run_assess(
         sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates),
         replay_target=replay_target, replay_config=replay_config, anonymize=anonymize, progress=_progress(quiet),
@@ -287,7 +291,8 @@ def replay_cmd(
     warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
     allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
-    protocol: Protocol = "auto", password_prompt: PromptPassword = False, fail_on: FailOn = "never", quiet: Quiet = False,
+    protocol: Protocol = "auto", cluster: ClusterOpt = None, password_prompt: PromptPassword = False,
+    fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Send the captured workload, translated, to a TiDB/MySQL target at the captured rate."""
     from . import api
@@ -295,7 +300,7 @@ def replay_cmd(
 
     replay_target = parse_target(target, prompt=password_prompt)
     replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed, speed,
-                                   ramp, p99_limit, allow_writes, confirm_database, seed, driver, protocol)
+                                   ramp, p99_limit, allow_writes, confirm_database, seed, driver, protocol, cluster)
     outcome = api.run_replay(sources, out, _options(tidb_version, 3, None, config), target=replay_target,
                              config=replay_config, progress=_progress(quiet))
     _finish(outcome.findings, fail_on, f"{out}/replay.json")
@@ -309,7 +314,7 @@ def experiment_cmd(
     tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3, config: Config = None,
     window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 30.0, warmup: Warmup = 5.0,
     workers: Workers = None, connections: Connections = 16, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
-    confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
+    confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto", cluster: ClusterOpt = None,
     password_prompt: PromptPassword = False, quiet: Quiet = False,
 ) -> None:
     """Create each design of one write-hot table side by side on TiDB and replay its inserts against each.
@@ -321,7 +326,8 @@ def experiment_cmd(
 
     replay_target = parse_target(target, prompt=password_prompt)
     replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, "uniform", False, 1.0,
-                                   ramp, p99_limit, confirm_database is not None, confirm_database, seed, driver)
+                                   ramp, p99_limit, confirm_database is not None, confirm_database, seed, driver,
+                                   cluster=cluster)
     outcome = api.run_experiment(sources, out, _options(tidb_version, tikv_nodes, None, config), target=replay_target,
                                  table=table, config=replay_config, progress=_progress(quiet))
     _finish(outcome.findings, "never", f"{out}/experiment.json")

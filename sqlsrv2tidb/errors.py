@@ -35,6 +35,10 @@ class Interrupted(ToolError):
     """The user pressed Ctrl-C; whatever was measured so far has been written."""
 
 
+class SendersLost(ToolError):
+    """A replay lost one of the machines sending it (a cluster worker); what was measured has been written."""
+
+
 def one_line(text: str, limit: int = 300) -> str:
     """Squash a driver's multi-line message into one readable line."""
     flat = " ".join(str(text).split())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -66,6 +67,9 @@ class ReplayConfig:
     seed_drawn: bool = False
     """The seed was drawn for this run rather than given."""
     protocol: str = "auto"
+    cluster: str | None = None
+    """A Dask scheduler's address (`tcp://host:8786`): its workers send the run, one share each; `workers`
+    then caps how many of them are used."""
 
     def __post_init__(self) -> None:
         if self.scale is not None and self.qps is not None:
@@ -86,6 +90,8 @@ class ReplayConfig:
             raise UsageError("--speed must be positive")
         if self.protocol not in PROTOCOLS:
             raise UsageError(f"--protocol must be {', '.join(PROTOCOLS)}; got {self.protocol!r}")
+        if self.cluster is not None and not re.fullmatch(r"(tcp|tls|ws|wss|ucx)://[^/\s]+/?", self.cluster):
+            raise UsageError(f"--cluster must be a Dask scheduler's address, e.g. tcp://host:8786; got {self.cluster!r}")
         if self.allow_writes and not self.confirm_database:
             raise UsageError("--allow-writes needs --confirm-database NAME naming the target's database")
 

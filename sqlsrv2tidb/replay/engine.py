@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import ConnectionFailed, Interrupted
+from .shares import ClusterStep
 from .stats import ClassSecond, Histogram, merge_seconds
 from .workers import Job, WorkerTotals, worker_main
 
@@ -42,6 +43,8 @@ class StepData:
     workers: int = 0
     coordinator_cpu_s: float = 0.0
     """CPU seconds this (parent) process spent starting workers and merging their measurements."""
+    cluster: ClusterStep | None = None
+    """A run sent by Dask workers (`cluster`): each worker's share and what it measured, lost shares included."""
 
 
 def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] | None = None,
@@ -64,7 +67,7 @@ def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] |
     ]
     data = StepData(workers=workers)
     cpu_at_start = time.process_time()
-    interrupt = _InterruptFlag()
+    interrupt = InterruptFlag()
     with interrupt:
         for p in procs:
             p.start()
@@ -85,7 +88,7 @@ def run_schedule(job: Job, workers: int, live: Callable[[StepData, int], None] |
     return data
 
 
-def _wait_ready(queue: Any, procs: list[Any], wait: float, interrupt: _InterruptFlag, job: Job) -> None:
+def _wait_ready(queue: Any, procs: list[Any], wait: float, interrupt: InterruptFlag, job: Job) -> None:
     ready, deadline = 0, time.monotonic() + wait
     while ready < len(procs):
         if interrupt.is_set():
@@ -103,7 +106,7 @@ def _wait_ready(queue: Any, procs: list[Any], wait: float, interrupt: _Interrupt
         ready += kind == "ready"
 
 
-def _collect(queue: Any, procs: list[Any], stop: Any, interrupt: _InterruptFlag, data: StepData, start: float,
+def _collect(queue: Any, procs: list[Any], stop: Any, interrupt: InterruptFlag, data: StepData, start: float,
              live: Callable[[StepData, int], None] | None) -> None:
     done: set[int] = set()
     shown = -1
@@ -144,7 +147,7 @@ def _reap(procs: list[Any]) -> None:
             p.join(timeout=5)
 
 
-class _InterruptFlag:
+class InterruptFlag:
     """Turns Ctrl-C into a flag while a run is collecting, so a half-merged second is never lost."""
 
     def __init__(self) -> None:
@@ -154,7 +157,7 @@ class _InterruptFlag:
     def is_set(self) -> bool:
         return self._event.is_set()
 
-    def __enter__(self) -> _InterruptFlag:
+    def __enter__(self) -> InterruptFlag:
         if threading.current_thread() is threading.main_thread():
             self._previous = signal.signal(signal.SIGINT, lambda *_: self._event.set())
         return self

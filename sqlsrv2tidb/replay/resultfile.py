@@ -3,19 +3,28 @@
 Top level (times in seconds, latencies in milliseconds, rates in statements per second):
 
 - `format`, `tool_version`, `started_at` (UTC ISO), `target` (`mysql://user@host:port/db`, never a
-  password), `server` {`kind`: tidb|mariadb|mysql, `version`}, `driver`, `workers`, `connections`;
+  password), `server` {`kind`: tidb|mariadb|mysql, `version`}, `driver` (the one that sent: pymysql,
+  mysqlclient or asyncmy), `workers` (sending processes, or cluster workers), `connections`;
 - `config`: the options as given (`window`, `scale`, `qps`, `duration`, `warmup`, `arrival`,
   `timed`, `speed`, `ramp`, `p99_limit_ms`, `allow_writes`, `confirm_database`, `seed`, and
-  `seed_drawn`: true when no `--seed` was given and the run drew its own, which `--seed` repeats);
+  `seed_drawn`: true when no `--seed` was given and the run drew its own, which `--seed` repeats;
+  `driver` as given; `cluster`, the Dask scheduler's address or null);
 - `mode`: `rate`, `timed` or `ramp`; `window` {`name`, `start`, `end`, `seconds`} or null;
   `scale`: the factor applied to the captured rate (the effective one when `--qps` was given);
   `captured_qps`: the chosen classes' captured rate in the window;
 - `target_qps`, `achieved_qps` (successful statements per second over the measured time),
   `duration_s` (measured seconds, warm-up excluded), `warmup_s`, `statements` (answered, ok or
   not), `errors`, `missed` (sends due that the client never made because time ran out while it was
-  behind), `reconnects`, `sustained` (achieved ≥ 95 % of target and p99 under the limit);
+  behind), `late_sends` (sends that left more than 10 ms after their intended time), `reconnects`,
+  `sustained` (achieved ≥ 95 % of target and p99 under the limit; null when a cluster worker was lost,
+  since the rate is then short by its share whatever the target did);
 - `client_cpu` {`workers_s`, `coordinator_s`, `us_per_statement`}: what sending cost the client
   machine (all statements of the run, warm-up included), to judge whether the client kept up;
+- `cluster`: null, or for `--cluster` {`scheduler`, `lost` (share numbers whose measurements end early),
+  `scheduler_cpu_s`, `workers`: one row per Dask worker: `share`, `worker` (address), `host`, `state`
+  (done, lost, stopped), `connections`, `target_qps`, `sent`, `statements`, `achieved_qps`, `errors`,
+  `late_sends`, `missed`, `client_cpu_s`, `cpu_us_per_statement`, `clock_offset_ms`, `clock_rtt_ms`,
+  `lost_after_s`, `note`}; the merged figures are the sum of these rows (the same measured seconds);
 - `latency_ms` {`p50`, `p95`, `p99`, `max`, `mean`}: from the intended send time (open loop, so it
   includes queueing when the target fell behind); `service_ms`: from the actual send; and both as
   mergeable histograms in `histograms` {`latency`, `service`} (see `sqlsrv2tidb.histogram.Histogram.to_json`);
@@ -31,7 +40,7 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
   `why`: the cause in words, e.g. a `--seed` that repeats an earlier run's keys}], most frequent first;
 - `skipped`: [{`id`, `fingerprint`, `kind`, `status`, `reason`}] for classes not sent;
 - `ramp`: null, or {`steps`: [{`target_qps`, `achieved_qps`, `p99_ms`, `errors`, `sustained`,
-  `shortfall`: null, `rate`, `p99` or `errors`}], `ceiling_qps` (highest target rate sustained, null
+  `shortfall`: null, `rate`, `p99`, `errors` or `lost`}], `ceiling_qps` (highest target rate sustained, null
   if none), `stopped_by` (the last step's shortfall: `errors` means the target kept up but statements
   failed, so the ceiling was not measured; null when the ramp reached MAX), `p99_limit_ms`}; the
   top-level figures then describe the ceiling step (or the first step when none was sustained);
@@ -100,6 +109,11 @@ class StepResult:
     def achieved_qps(self) -> float:
         return self.total.ok / self.measured if self.measured > 0 else 0.0
 
+    @property
+    def lost(self) -> bool:
+        """A cluster worker was lost mid-step: the rate is short by its share, whatever the target did."""
+        return bool(self.data.cluster and self.data.cluster.lost)
+
     def sustained(self, p99_limit_ms: float) -> bool:
         p99 = self.total.latency.percentile(99)
         return (self.achieved_qps >= SUSTAINED_SHARE * self.target_qps and p99 is not None
@@ -107,9 +121,12 @@ class StepResult:
 
     def shortfall(self, p99_limit_ms: float) -> str | None:
         """Why the step was not sustained: `errors` (the target answered at the rate, but statements failed),
-        `p99` (answers came late) or `rate` (the target answered too few); None when it was sustained."""
+        `p99` (answers came late), `rate` (the target answered too few) or `lost` (a cluster worker sending a share
+        of it was lost); None when it was sustained."""
         if self.sustained(p99_limit_ms):
             return None
+        if self.lost:
+            return "lost"
         answered = (self.total.ok + self.total.errors) / self.measured if self.measured > 0 else 0.0
         if self.total.errors and answered >= SUSTAINED_SHARE * self.target_qps:
             return "errors"
@@ -160,8 +177,10 @@ def build(
         "errors": chosen.total.errors,
         "missed": sum(s.data.totals.missed for s in steps),
         "reconnects": sum(s.data.totals.reconnects for s in steps),
-        "sustained": chosen.sustained(config.p99_limit_ms),
+        "late_sends": chosen.total.late,
+        "sustained": None if chosen.lost else chosen.sustained(config.p99_limit_ms),
         "client_cpu": _client_cpu(chosen),
+        "cluster": _cluster(chosen),
         "latency_ms": chosen.total.latency.summary_ms(),
         "service_ms": chosen.total.service.summary_ms(),
         "histograms": {"latency": chosen.total.latency.to_json(), "service": chosen.total.service.to_json()},
@@ -197,6 +216,16 @@ def _client_cpu(step: StepResult) -> dict[str, float]:
             "us_per_statement": round(1e6 * (workers + coordinator) / answered, 2) if answered else 0.0}
 
 
+def _cluster(step: StepResult) -> dict[str, Any] | None:
+    """Where a cluster run ran, and each worker's share of it (null for a run from this machine alone)."""
+    cluster = step.data.cluster
+    if cluster is None:
+        return None
+    return {"scheduler": cluster.scheduler, "lost": [s.share for s in cluster.lost],
+            "scheduler_cpu_s": None if cluster.scheduler_cpu_s is None else round(cluster.scheduler_cpu_s, 3),
+            "workers": cluster.rows(step.warmup, step.measured)}
+
+
 def _config(config: ReplayConfig) -> dict[str, Any]:
     return {
         "window": config.window, "scale": config.scale, "qps": config.qps, "duration": config.duration,
@@ -205,7 +234,7 @@ def _config(config: ReplayConfig) -> dict[str, Any]:
         "ramp": None if config.ramp is None else f"{config.ramp.start:g}:{config.ramp.step:g}:{config.ramp.maximum:g}",
         "p99_limit_ms": config.p99_limit_ms, "allow_writes": config.allow_writes,
         "confirm_database": config.confirm_database, "seed": config.seed, "seed_drawn": config.seed_drawn,
-        "driver": config.driver, "protocol": config.protocol,
+        "driver": config.driver, "protocol": config.protocol, "cluster": config.cluster,
     }
 
 

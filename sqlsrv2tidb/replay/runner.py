@@ -6,19 +6,22 @@ never reads or translates sources itself.
 Order of work: refuse unsafe targets and unconfirmed writes before anything connects; choose the
 classes and their rates; open one probe connection to learn what the target is, sample parameter
 domains and take the "before" hotspot evidence; run the schedule (or each ramp step) over the
-worker processes; take the "after" evidence; write `replay.json` atomically; and only then, if the
-run was cut short by Ctrl-C or a fatal error, raise — so whatever was measured is always on disk.
+worker processes, or with `--cluster` over a Dask cluster's workers (`cluster`); take the "after"
+evidence; write `replay.json` atomically; and only then, if the run was cut short by Ctrl-C, a fatal
+error or a lost cluster worker, raise — so whatever was measured is always on disk.
 """
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from ..data.holdings import describe, target_holdings
-from ..errors import ConnectionFailed, Interrupted, one_line
+from ..errors import ConnectionFailed, Interrupted, SendersLost, one_line
 from ..model import Capture, Finding, Severity
 from ..model.translation import Translation
 from ..model.workload import parse_time
@@ -28,7 +31,7 @@ from ..target import Target
 from . import drivers, evidence, resultfile, servertime
 from .config import ReplayConfig
 from .duplicates import explain_duplicates, tables_holding_rows
-from .engine import live_printer, run_schedule
+from .engine import StepData, live_printer, run_schedule
 from .params import serial_span
 from .protocol import check_requested
 from .resultfile import StepResult
@@ -55,12 +58,37 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     check_not_source(target, capture.server)
     check_writes_confirmed(target, config)
     selection = select(capture, translation, config)
-    driver = drivers.resolve(config.driver)
-    check_requested(config.protocol, driver.name)
-    probe = _probe(target, driver.name)
+    with _sender(config) as sender:
+        return _run(capture, translation, target, config, selection, sender, out, progress)
+
+
+@dataclass(frozen=True)
+class _Sender:
+    """Who sends each schedule: this machine's worker processes, or the workers of a Dask cluster."""
+
+    driver: str
+    send: Callable[[Job, Callable[[StepData, int], None] | None], StepData]
+
+
+@contextmanager
+def _sender(config: ReplayConfig) -> Iterator[_Sender]:
+    if config.cluster is None:
+        yield _Sender(drivers.resolve(config.driver).name, lambda job, live: run_schedule(job, config.worker_count, live))
+        return
+    from .cluster import Cluster
+    from .cluster_step import run_step
+
+    with Cluster(config.cluster, config.workers) as cluster:
+        yield _Sender(cluster.driver(config.driver), lambda job, live: run_step(cluster, job, live))
+
+
+def _run(capture: Capture, translation: Translation, target: Target, config: ReplayConfig, selection: Selection,
+         sender: _Sender, out: Path, progress: Progress | None) -> ReplayOutcome:
+    check_requested(config.protocol, sender.driver)
+    probe = _probe(target, sender.driver)
     try:
         server = evidence.detect_server(probe)
-        sending = prepare(probe, capture, selection, config.protocol, driver.name)
+        sending = prepare(probe, capture, selection, config.protocol, sender.driver)
         statements = sending.statements
         held = tables_holding_rows(probe, selection)
         holdings = target_holdings(probe.fetch)
@@ -86,15 +114,16 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
             if not quiet:
                 sys.stderr.write(f"Replaying {schedule.total_qps:.1f} q/s for {schedule.duration:.0f}s "
                                  f"against {target.display}\n")
-            job = Job(target, driver.name, statements, schedule, config.seed, step=number, serial_base=serial_base,
+            job = Job(target, sender.driver, statements, schedule, config.seed, step=number, serial_base=serial_base,
                       prepared=sending.choice.any_prepared)
             serial_base += _serial_span(schedule)
-            data = run_schedule(job, config.worker_count, live)
+            data = sender.send(job, live)
             step = StepResult(schedule.total_qps, warmup, schedule.duration - warmup, data,
                               tuple(c.query.id for c in selection.chosen), tuple(c.rate for c in selection.chosen))
             steps.append(step)
-            if data.interrupted or data.fatal:
-                stopped_by = "interrupt" if data.interrupted else data.fatal
+            lost = data.cluster.lost_text() if data.cluster else None
+            if data.interrupted or data.fatal or lost:
+                stopped_by = "interrupt" if data.interrupted else data.fatal or lost
                 break
             if mode == "ramp":
                 if not step.sustained(config.p99_limit_ms):
@@ -130,7 +159,7 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
         per_class[qid].update(figures)
     doc = resultfile.build(
         capture=capture, selection=selection, config=config, steps=steps, chosen=chosen, target=target.display,
-        server={"kind": server.kind, "version": server.version}, driver=driver.name, mode=mode, evidence=proof,
+        server={"kind": server.kind, "version": server.version}, driver=sender.driver, mode=mode, evidence=proof,
         parameters={qid: d["values"]["description"] for qid, d in per_class.items()},
         ceiling=ceiling, stopped_by=stopped_by, per_class=per_class, notes=list(sending.choice.notes),
         target_data=holdings,
@@ -140,6 +169,8 @@ def run_replay(capture: Capture, translation: Translation, target: Target, confi
     path = write_json(Path(out) / "replay.json", doc)
     if stopped_by == "interrupt":
         raise Interrupted(f"interrupted: partial results written to {path}")
+    if stopped_by and steps[-1].data.cluster and stopped_by == steps[-1].data.cluster.lost_text():
+        raise SendersLost(f"replay incomplete: {one_line(stopped_by, 600)}; partial results written to {path}")
     if stopped_by:
         raise ConnectionFailed(f"{target.display}: replay stopped: {one_line(stopped_by)}; "
                                f"partial results written to {path}")
@@ -156,7 +187,8 @@ def _data_findings(held: dict[str, Any]) -> list[Finding]:
 
 
 def _probe(target: Target, driver: str) -> drivers.Connection:
-    blocking = "pymysql" if driver == "asyncmy" else driver
+    # A cluster's workers may have a driver this machine lacks; PyMySQL is always here.
+    blocking = driver if driver != "asyncmy" and drivers.installed(driver) else "pymysql"
     try:
         return drivers.connect(target, blocking)
     except drivers.driver_errors(blocking) as exc:
@@ -230,7 +262,7 @@ def _findings(capture: Capture, selection: Selection, config: ReplayConfig, step
                         f"measured" + (f"; {ceiling:g} q/s was sustained before" if ceiling is not None else ""),
                 details={"ceiling_qps": ceiling, "needed_qps": wanted, "stopped_by": "errors",
                          "errors": last.total.errors}))
-        elif ceiling is None or (wanted and ceiling < wanted):
+        elif not last.lost and (ceiling is None or (wanted and ceiling < wanted)):
             findings.append(Finding(
                 rule="RP04", severity=Severity.HIGH, object="replay target",
                 message=(f"the target sustained at most {ceiling:g} q/s" if ceiling is not None else
@@ -238,7 +270,7 @@ def _findings(capture: Capture, selection: Selection, config: ReplayConfig, step
                 + (f", below the {wanted:.0f} q/s the workload needs" if wanted else "")
                 + f" (achieved ≥ 95% of the rate and p99 under {config.p99_limit_ms:g} ms)",
                 details={"ceiling_qps": ceiling, "needed_qps": wanted}))
-    elif not step.data.interrupted and not step.sustained(config.p99_limit_ms):
+    elif not step.data.interrupted and not step.lost and not step.sustained(config.p99_limit_ms):
         findings.append(Finding(
             rule="RP04", severity=Severity.HIGH, object="replay target",
             message=f"the target did not sustain {step.target_qps:.1f} q/s: achieved {step.achieved_qps:.1f} q/s, "

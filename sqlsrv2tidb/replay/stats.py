@@ -10,7 +10,11 @@ from dataclasses import dataclass, field
 
 from ..histogram import Histogram, bucket_bounds, bucket_of
 
-__all__ = ["ClassSecond", "Histogram", "Recorder", "bucket_bounds", "bucket_of", "merge_seconds"]
+__all__ = ["LATE_US", "ClassSecond", "Histogram", "Recorder", "bucket_bounds", "bucket_of", "merge_seconds"]
+
+LATE_US = 10_000
+"""A send that left more than this after its intended time counts as late: beyond a timer's overshoot or a
+pause of the client, so the sender (or the target, holding its connection) was behind."""
 
 
 @dataclass
@@ -26,6 +30,8 @@ class ClassSecond:
     """From the actual send to the answer: the target's own time."""
     max_lag_us: int = 0
     """How late the latest send of the second left, against its intended time."""
+    late: int = 0
+    """Sends of the second that left more than `LATE_US` after their intended time."""
 
     def merge(self, other: ClassSecond) -> ClassSecond:
         self.sent += other.sent
@@ -34,6 +40,7 @@ class ClassSecond:
         self.latency.merge(other.latency)
         self.service.merge(other.service)
         self.max_lag_us = max(self.max_lag_us, other.max_lag_us)
+        self.late += other.late
         return self
 
 
@@ -63,7 +70,11 @@ class Recorder:
         sent_cell = self._cell(int(sent_at) if sent_at >= 0 else int(sent_at) - 1, cls)
         sent_cell.sent += 1
         lag = int((sent_at - intended) * 1e6)
-        if lag > sent_cell.max_lag_us:
+        if lag > LATE_US:
+            sent_cell.late += 1
+            if lag > sent_cell.max_lag_us:
+                sent_cell.max_lag_us = lag
+        elif lag > sent_cell.max_lag_us:
             sent_cell.max_lag_us = lag
         cell = self._cell(int(finished) if finished >= 0 else int(finished) - 1, cls)
         if ok:

@@ -287,15 +287,21 @@ async def run_async_connection(job: Job, shard: int, conn: drivers.AsyncConnecti
 
 
 def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, start_at: Any, stop: Any) -> None:
-    """Entry point of a worker process: connect, wait for the common start, send, report."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    """Entry point of a worker process: connect, wait for the common start, send, report.
+
+    A cluster worker runs it in a thread of its own process (`cluster_task`), where `queue`, `start_at` and
+    `stop` are in-process stand-ins and Ctrl-C is the coordinator's business, not this thread's.
+    """
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
     cpu_at_start = time.process_time()
     totals = WorkerTotals()
     recorders = [Recorder() for _ in shards]
     try:
         errors = drivers.driver_errors(job.driver)
         if job.driver == "asyncmy":
-            asyncio.run(_async_worker(job, worker, shards, queue, start_at, stop, totals, recorders, errors))
+            asyncio.run(_async_worker(job, worker, shards, queue, start_at, stop, totals, recorders, errors,
+                                      cpu_at_start))
             return
         try:
             conns = [drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared)
@@ -360,7 +366,7 @@ def _send_seconds(queue: Any, worker: int, recorders: list[Recorder], before: in
 
 async def _async_worker(job: Job, worker: int, shards: tuple[int, ...], queue: Any, start_at: Any, stop: Any,
                         totals: WorkerTotals, recorders: list[Recorder],
-                        errors: tuple[type[BaseException], ...]) -> None:
+                        errors: tuple[type[BaseException], ...], cpu_at_start: float) -> None:
     """One asyncio loop per worker: connect, start together, one task per connection, flush each second."""
     loop = asyncio.get_running_loop()
     try:
@@ -386,5 +392,5 @@ async def _async_worker(job: Job, worker: int, shards: tuple[int, ...], queue: A
         if task.exception() is not None:
             totals.fatal = totals.fatal or f"worker {worker} failed: {task.exception()!r}"
     _send_seconds(queue, worker, recorders, None)
-    totals.cpu_s = time.process_time()
+    totals.cpu_s = time.process_time() - cpu_at_start
     queue.put(("done", worker, totals))

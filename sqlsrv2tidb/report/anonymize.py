@@ -162,6 +162,8 @@ class Anonymizer:
         """Cached SQL whose free-text parts are rewritten once learning is done (`_rewrite_later`)."""
         self._multi: tuple[int, re.Pattern[str] | None] | None = None
         self._window_words: tuple[int, re.Pattern[str] | None] | None = None
+        self._hosts: dict[str, str] = {}
+        """A cluster replay's machines (worker and scheduler hosts, as named or as addresses) -> `host_001`."""
 
     # -- pseudonyms -------------------------------------------------------------------------------
 
@@ -227,6 +229,40 @@ class Anonymizer:
             paths = _alternatives(self._known_paths)
             self._path_pattern = (len(self._known_paths), re.compile(paths, re.I) if paths else None)
         return self._path_pattern[1]
+
+    def host(self, original: str) -> str:
+        if original not in self._hosts:
+            self._hosts[original] = self._next("host_")
+        return self._hosts[original]
+
+    def address(self, text: str) -> str:
+        """`tcp://10.0.0.7:40211` -> `tcp://host_001:40211`: a cluster worker's or scheduler's address."""
+        parts = urlsplit(text)
+        try:
+            port = f":{parts.port}" if parts.port else ""
+        except ValueError:
+            port = ""
+        return f"{parts.scheme}://{self.host(parts.hostname or '')}{port}"
+
+    def _learn_cluster(self, replay: Any) -> None:
+        cluster = replay.get("cluster") if isinstance(replay, dict) else None
+        if not isinstance(cluster, dict):
+            return
+        rows = [r for r in cluster.get("workers") or () if isinstance(r, dict)]
+        for value in [cluster.get("scheduler"), *(r.get("worker") for r in rows)]:
+            if isinstance(value, str) and "://" in value:
+                self.address(value)
+        for r in rows:
+            if isinstance(r.get("host"), str) and r["host"]:
+                self.host(r["host"])
+
+    def _machines(self, text: str) -> str:
+        """Free text (a lost worker's message) loses the cluster's machine names and addresses."""
+        if not self._hosts:
+            return text
+        names = sorted((h for h in self._hosts if h), key=len, reverse=True)
+        return re.sub(r"(?<![\w.-])(" + "|".join(map(re.escape, names)) + r")(?![\w-]|\.\w)",
+                      lambda m: self._hosts[m.group(0)], text)
 
     def url(self, text: str) -> str:
         parts = urlsplit(text)
@@ -487,6 +523,7 @@ class Anonymizer:
         """
         if not text:
             return text
+        text = self._machines(text)
         if _URL.search(text):  # links are ours (rules catalogue, TiDB docs): keep them whole
             pieces = _URL.split(text)
             urls = _URL.findall(text)
@@ -563,6 +600,10 @@ class Anonymizer:
             return self.query_id(value)
         if key == "target" and "://" in value:
             return self.url(value)
+        if key in ("worker", "scheduler") and "://" in value:
+            return self.address(value)
+        if key == "host" and parent == "workers[]":
+            return self.host(value)
         if key == "parameters":
             return value if re.fullmatch(r"@P\d+", value, re.I) else "@" + self.name(value.lstrip("@"), "p", False)
         return self.text(value, strict)
@@ -573,6 +614,7 @@ class Anonymizer:
         for extra in (inputs.replay, inputs.experiment):
             if isinstance(extra, dict):
                 self._learn_paths(extra)
+        self._learn_cluster(inputs.replay)
         source = doc.get("source") or {}
         if source.get("database"):
             self.name(str(source["database"]), "db")

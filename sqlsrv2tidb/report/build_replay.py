@@ -160,6 +160,28 @@ def _evidence(replay: dict[str, Any]) -> tuple[Evidence, ...]:
     return (Evidence("Regions and write placement of the most-written tables", table=table, note=note),)
 
 
+WORKER_COLUMNS = ("share", "worker", "host", "state", "connections", "target_qps", "sent", "achieved_qps", "errors",
+                  "late_sends", "missed", "client_cpu_s", "cpu_us_per_statement", "clock_offset_ms")
+
+
+def _workers(replay: dict[str, Any]) -> tuple[GenericTable | None, str]:
+    """A `--cluster` run: one row per Dask worker (its share of the connections), and what was lost."""
+    cluster = obj(replay.get("cluster"))
+    rows = [r for r in seq(cluster.get("workers")) if isinstance(r, dict)]
+    if not rows:
+        return None, ""
+    table = records_table("replay-workers", rows, WORKER_COLUMNS)
+    note = f"Sent by {len(rows)} Dask worker(s) through the scheduler at {cluster.get('scheduler') or '?'}; the figures " \
+           "above are these rows added up."
+    lost = [r for r in rows if r.get("state") not in ("done", None)]
+    if lost:
+        note += (" Lost: " + "; ".join(f"share {r.get('share')} ({r.get('worker')}): {r.get('note') or r.get('state')}"
+                                       for r in lost)
+                 + ". A lost share's measurements end when it was lost, so the achieved rate is short by the rest of "
+                   "its share, whatever the target did.")
+    return table, note
+
+
 def _per_second(replay: dict[str, Any]) -> list[dict[str, Any]]:
     """The timeline as target against achieved per second (the target of a ramp changes per step)."""
     steps = seq(obj(replay.get("ramp")).get("steps"))
@@ -255,7 +277,8 @@ def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
     if held and held.get("said"):
         facts.append(Fact("Data in the target", str(held["said"])))
     for key, label in (("mode", "Mode"), ("connections", "Connections"), ("workers", "Sending processes"),
-                       ("driver", "Driver"), ("missed", "Sends missed"), ("reconnects", "Reconnects"),
+                       ("driver", "Driver"), ("missed", "Sends missed"), ("late_sends", "Sends more than 10 ms late"),
+                       ("reconnects", "Reconnects"),
                        ("stopped_by", "Stopped by")):
         if replay.get(key) not in (None, "", 0, False):
             facts.append(Fact(label, fmt.scalar(replay[key])))
@@ -281,10 +304,11 @@ def build_replay(inputs: Any, anchors: Anchors) -> ReplaySection | None:
     categories = tuple(Count(c, n, css=f"cat-{c.replace(' ', '-')}") for c, n in compare.counts(results).items())
     ramp_facts, ramp_table, ramp_chart = _ramp(replay)
     skipped = records_table("skipped", list(seq(replay.get("skipped"))), ("id", "kind", "status", "reason"))
+    workers, workers_note = _workers(replay)
     return ReplaySection(
         facts=tuple(facts), latency=latency, chart=charts.replay_timeline(_per_second(replay)), comparison=rows,
         categories=categories, comparison_method=compare.METHOD, errors=_error_rows(replay), ramp_facts=ramp_facts,
         ramp_table=ramp_table, ramp_chart=ramp_chart, hotspots=_evidence(replay),
         notes=tuple(str(n) for n in seq(replay.get("notes"))), skipped=skipped,
-        experiment=experiment, experiment_chart=experiment_chart,
+        experiment=experiment, experiment_chart=experiment_chart, workers=workers, workers_note=workers_note,
     )

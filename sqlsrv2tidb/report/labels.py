@@ -62,6 +62,17 @@ FIELDS: dict[str, Field] = {
     "p99_ms": Field("p99 (ms)"),
     "errors": Field("Errors"),
     "sustained": Field("Sustained"),
+    # a cluster replay's workers
+    "share": Field("Share"),
+    "worker": Field("Dask worker"),
+    "host": Field("Host"),
+    "state": Field("State"),
+    "sent": Field("Sent"),
+    "late_sends": Field("Sent over 10 ms late"),
+    "missed": Field("Never sent (time ran out)"),
+    "client_cpu_s": Field("Client CPU (s)"),
+    "cpu_us_per_statement": Field("Client CPU per statement (µs)"),
+    "clock_offset_ms": Field("Clock offset (ms)"),
     # replay evidence
     "regions_before": Field("Regions before"),
     "regions_after": Field("Regions after"),

@@ -252,6 +252,9 @@ class ReplaySection:
     skipped: GenericTable | None
     experiment: Evidence | None
     experiment_chart: str | None
+    workers: GenericTable | None = None
+    """A cluster run's workers, one row each: what its share sent, achieved, failed and cost."""
+    workers_note: str = ""
 
 
 # -- deployment -------------------------------------------------------------------------------------

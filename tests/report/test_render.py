@@ -266,3 +266,31 @@ def test_generic_tables_and_facts_read_as_words_with_units(keywords_dir):
                      Fact("Write rates known from the workload", "yes"))
     deployment = page.split('<section id="deployment"', 1)[1].split("</section>", 1)[0]
     assert ">key_partition<" not in deployment and ">PARTITION BY KEY<" in deployment
+
+
+def test_a_cluster_replay_shows_each_worker_and_the_lost_share_and_anonymizes_the_machines(keywords_dir):
+    replay = sample.read_json(keywords_dir / "replay.json")
+
+    def row(share: int, worker: str, host: str, state: str, **extra) -> dict:
+        return {"share": share, "worker": worker, "host": host, "state": state, "connections": 8,
+                "target_qps": 25000.0, "sent": 1_500_000, "statements": 1_500_000, "achieved_qps": 25000.0,
+                "errors": 0, "late_sends": 12, "missed": 0, "client_cpu_s": 81.2, "cpu_us_per_statement": 54.1,
+                "clock_offset_ms": 1.25, "clock_rtt_ms": 0.4, "lost_after_s": None, "note": None, **extra}
+
+    replay["workers"] = 2
+    replay["cluster"] = {"scheduler": "tcp://10.1.2.3:8786", "lost": [1], "scheduler_cpu_s": 0.5, "workers": [
+        row(0, "tcp://10.1.2.4:40211", "loadgen-a", "done"),
+        row(1, "tcp://10.1.2.5:40999", "loadgen-b", "lost", statements=780_000, lost_after_s=31.5,
+            note="its worker left the cluster")]}
+    replay["stopped_by"] = ("share 1 of 2 (worker tcp://10.1.2.5:40999 on loadgen-b, 8 connections) was lost 31.5s "
+                            "after the start: its worker left the cluster")
+    replay["config"]["cluster"] = "tcp://10.1.2.3:8786"
+    (keywords_dir / "replay.json").write_text(json.dumps(replay))
+    page = render_report(keywords_dir).read_text()
+    assert "<h3>Sending workers</h3>" in page and 'id="replay-workers"' in page
+    assert "Lost: share 1 (tcp://10.1.2.5:40999): its worker left the cluster" in page
+    assert "Client CPU per statement (µs)" in page and "Sent over 10 ms late" in page and "loadgen-b" in page
+    shared = render_report(keywords_dir, anonymize=True).read_text()
+    assert "<h3>Sending workers</h3>" in shared and "tcp://host_003:40999" in shared
+    for machine in ("loadgen-a", "loadgen-b", "10.1.2.3", "10.1.2.4", "10.1.2.5"):
+        assert machine not in shared
