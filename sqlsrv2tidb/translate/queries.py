@@ -24,12 +24,18 @@ from ..model.translation import TranslatedQuery, Translation
 from ..options import Options
 from ..progress import NullProgress, Progress
 from ..tsql.fingerprint import fingerprint as fingerprint_of
-from ..tsql.fingerprint import parse_declarations, query_id, statement_kind, strip_parameter_prefix
+from ..tsql.fingerprint import (
+    fingerprint_of_tokens,
+    parse_declarations,
+    query_id,
+    statement_kind,
+    strip_parameter_prefix,
+)
 from .batch import translate_statements
 from .context import Context
 from .emit import generate
 from .naming import NameMap
-from .statements import parse_statements
+from .statements import parse_statements, read_batches
 from .typing import Types, type_of_declaration
 
 _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported": Severity.HIGH}
@@ -75,6 +81,9 @@ def translate_sql(
     known (it is computed from `sql` otherwise)."""
     declarations, body = strip_parameter_prefix(sql)
     declared = (*parse_declarations(declarations), *parameters) if declarations else tuple(parameters)
+    batches = read_batches(body)
+    if fingerprint is None and len(batches) == 1 and batches[0].text == body and batches[0].tokens is not None:
+        fingerprint = fingerprint_of_tokens(batches[0].tokens)  # one tokenization for both
     fingerprint = fingerprint or fingerprint_of(sql)
     base = TranslatedQuery(
         id=query_id(fingerprint), fingerprint=fingerprint, source_sql=sql, target_sql=None, status="unsupported",
@@ -89,7 +98,7 @@ def translate_sql(
             ctx.types.variables.setdefault(name.lower(), datatype)
     try:
         with deep_recursion():
-            statements = parse_statements(body)
+            statements = parse_statements(body, batches)
             trees = translate_statements(statements, ctx)
             target, bound = generate(trees, ctx) if not ctx.unsupported else (None, ())
     except RecursionError:

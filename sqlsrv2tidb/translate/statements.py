@@ -75,18 +75,38 @@ def split_batches(text: str) -> list[str]:
     return [b for b in _GO.split(text) if b.strip()]
 
 
-def parse_statements(text: str) -> list[Statement]:
-    """Split every batch of `text` into statements and parse each with the T-SQL reader."""
-    statements: list[Statement] = []
+@dataclass(frozen=True)
+class Batch:
+    """One batch of a script and its tokens, or why it has none."""
+
+    text: str
+    tokens: list[Token] | None
+    error: str | None = None
+
+
+def read_batches(text: str) -> list[Batch]:
+    """The batches of `text`, each tokenized once (the fingerprint can be taken from the same tokens)."""
+    batches = []
     for batch in split_batches(text):
         try:
-            tokens = _SplitTokenizer().tokenize(batch)
+            batches.append(Batch(batch, _SplitTokenizer().tokenize(batch)))
         except TokenError as exc:
-            statements.append(Statement(batch.strip(), error=f"cannot read the text: {one_line(str(exc))}"))
+            batches.append(Batch(batch, None, f"cannot read the text: {one_line(str(exc))}"))
+    return batches
+
+
+def parse_statements(text: str, batches: list[Batch] | None = None) -> list[Statement]:
+    """Split every batch of `text` into statements and parse each with the T-SQL reader
+    (`batches`: `read_batches(text)`, when the caller has it already)."""
+    statements: list[Statement] = []
+    for batch in read_batches(text) if batches is None else batches:
+        tokens = batch.tokens
+        if tokens is None:
+            statements.append(Statement(batch.text.strip(), error=batch.error))
             continue
         for start, end in _statement_spans(tokens):
-            piece = batch[tokens[start].start : tokens[end].end + 1]
-            statements.append(_parse_one(piece, tokens[start : end + 1], batch))
+            piece = batch.text[tokens[start].start : tokens[end].end + 1]
+            statements.append(_parse_one(piece, tokens[start : end + 1], batch.text))
     return _drop_if_exists(statements)
 
 
