@@ -442,3 +442,10 @@ class TestTiDBGrammar:
         for version, status in ((Version(8, 3), "translated"), (Version(7, 5), "review"), (Version(7, 1), "unsupported")):
             result = translate_sql(sql, database=DB, names=NameMap.for_database(DB), options=Options(tidb_version=version))
             assert result.status == status, (version, result.notes)
+
+
+def test_every_bottom_up_rewrite_names_the_nodes_it_changes():
+    """A rewrite without `applies_to` would be called on every node of every statement."""
+    from sqlsrv2tidb.translate.transforms import _PIPELINE
+
+    assert [r.__name__ for r in _PIPELINE if not hasattr(r, "node_types")] == []
