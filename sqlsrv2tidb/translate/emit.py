@@ -19,7 +19,7 @@ from sqlglot.tokens import TokenType
 from ..errors import one_line
 from .context import Context
 from .dialect import TiDB
-from .verify import check_text, needs_reread, report, tree_findings
+from .verify import check_text, report, tree_findings
 
 _MARKER = re.compile(r"^__sqlsrv2tidb_param_(.+)__$")
 
@@ -38,11 +38,11 @@ def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tupl
     for statement in statements:
         checks = not isinstance(statement, exp.Command)
         if checks and not reread:
-            reread = needs_reread(statement)
-            if not reread:
-                found_gaps, found_missing = tree_findings(statement)
-                gaps.update(found_gaps)
-                missing.update(found_missing)
+            found = tree_findings(statement)
+            reread = found is None
+            if found is not None:
+                gaps.update(found[0])
+                missing.update(found[1])
         try:
             text = statement.sql(dialect=TiDB, unsupported_level=ErrorLevel.RAISE, comments=False, copy=False)
         except UnsupportedError as exc:

@@ -91,11 +91,16 @@ def _plan(rewrites: tuple[Rewrite, ...], cls: type) -> tuple[int, ...]:
 _PIPELINE: tuple[Rewrite, ...] = (*transforms_functions.REWRITES, *transforms_scalar.REWRITES)
 
 
-def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
-    """Run every pass over one parsed statement; the result may be several TiDB statements."""
-    used = parameters_of(tree, ctx)
-    tree = tree.copy()
-    tag_group_expressions(tree)
+def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> list[exp.Expr]:
+    """Run every pass over one parsed statement; the result may be several TiDB statements.
+
+    The passes work on a copy, since the batch reads the statement as it was written afterwards
+    (what @@ROWCOUNT or SCOPE_IDENTITY() follow); `in_place` when nothing will (the last statement)."""
+    used, grouped = parameters_and_grouping(tree, ctx)
+    if not in_place:
+        tree = tree.copy()
+    if grouped:
+        tag_group_expressions(tree)
     tree = bottom_up(tree, _PIPELINE, ctx)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []
@@ -103,6 +108,8 @@ def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
         statement = transforms_query.rewrite_queries(statement, ctx)
         statement = transforms_names.rewrite_names(statement, ctx)
         out.append(statement)
+    if not used:
+        return out
     kept = {node.meta["parameter"].lstrip("@").lower() for statement in out for node in statement.find_all(exp.Var)
             if node.meta.get("parameter")}
     dropped = sorted(used - kept)
@@ -112,14 +119,20 @@ def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
     return out
 
 
-def parameters_of(tree: exp.Expr, ctx: Context) -> set[str]:
+def parameters_and_grouping(tree: exp.Expr, ctx: Context) -> tuple[set[str], bool]:
     """Lower-case names (no `@`) of the parameters a statement uses: variables it neither declares
-    nor names a table variable by, and not @@ functions. Each must reach the TiDB text as a `?`."""
+    nor names a table variable by, and not @@ functions (each must reach the TiDB text as a `?`);
+    and whether it has a GROUP BY, whose expressions are tagged before the rewrites. One walk."""
     names = set()
-    for node in tree.find_all(exp.Parameter):
+    grouped = False
+    for node in tree.walk():
+        if isinstance(node, exp.Group):
+            grouped = True
+        if not isinstance(node, exp.Parameter):
+            continue
         if isinstance(node.this, exp.Parameter) or isinstance(node.parent, (exp.Parameter, exp.Table)):
             continue
         name = parameter_name(node).lower()
         if name and name not in ctx.local_variables:
             names.add(name)
-    return names
+    return names, grouped

@@ -54,21 +54,30 @@ WithinGroup Year
 """.split())
 
 
-def needs_reread(tree: exp.Expr) -> bool:
-    """True when the tree check cannot vouch for the text this tree is written as."""
+def tree_findings(tree: exp.Expr) -> tuple[list[str], list[str]] | None:
+    """Grammar gaps and unknown function names of a tree about to be written, in one walk; None
+    when the tree check cannot vouch for the text this tree is written as (re-read it instead)."""
+    gaps: list[str] = []
+    missing: list[str] = []
     for node in tree.walk():
         if type(node).__name__ not in WRITTEN_AND_REREAD:
-            return True
+            return None
         if isinstance(node, exp.Var) and not _WORD.match(node.name):
-            return True  # raw text, written as it is
-        if isinstance(node, exp.Anonymous) and not (isinstance(node.this, str) and _WORD.match(node.this)):
-            return True
-    return False
+            return None  # raw text, written as it is
+        if isinstance(node, exp.Func):
+            if isinstance(node, exp.Anonymous) and not (isinstance(node.this, str) and _WORD.match(node.this)):
+                return None
+            if not isinstance(node.parent, exp.Dot) and (name := _unknown_function(node)) is not None:
+                missing.append(name)
+        gap = _gap(node)
+        if gap is not None:
+            gaps.append(gap)
+    return gaps, missing
 
 
-def tree_findings(tree: exp.Expr) -> tuple[list[str], list[str]]:
-    """Grammar gaps and unknown function names of a tree about to be written (see `check_text`)."""
-    return grammar_gaps(tree), unknown_functions(tree)
+def needs_reread(tree: exp.Expr) -> bool:
+    """True when the tree check cannot vouch for the text this tree is written as."""
+    return tree_findings(tree) is None
 
 
 def report(gaps: set[str], missing: set[str], ctx: Context) -> bool:
@@ -145,24 +154,25 @@ def grammar_gaps(tree: exp.Expr) -> list[str]:
     https://docs.pingcap.com/tidb/stable/sql-statement-select
     https://docs.pingcap.com/tidb/stable/group-by-modifier
     """
-    gaps: list[str] = []
-    for node in tree.walk():
-        if isinstance(node, (exp.Limit, exp.Offset, exp.Fetch)):
-            value = node.args.get("count") if isinstance(node, exp.Fetch) else node.expression
-            if value is not None and not _is_marker(value):
-                kind = "LIMIT" if isinstance(node, exp.Fetch) else type(node).__name__.upper()
-                text = _MARKER.sub("?", value.sql(dialect=TiDB))
-                gaps.append(f"{kind} takes only a number or a `?` marker in TiDB, not `{text}`")
-        elif isinstance(node, exp.Group) and (
-            node.args.get("cube") or node.args.get("grouping_sets")
-            or any(isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in node.expressions)
-        ):
-            gaps.append("GROUP BY takes ROLLUP only as WITH ROLLUP in TiDB (no CUBE, no GROUPING SETS)")
-        elif type(node) in _UNIT_ARGS:
-            unit = node.args.get(_UNIT_ARGS[type(node)])
-            if isinstance(unit, exp.Var) and unit.name.upper() not in _TIME_UNITS:
-                gaps.append(f"TiDB has no {unit.name.upper()} time unit")
-    return gaps
+    return [gap for node in tree.walk() if (gap := _gap(node)) is not None]
+
+
+def _gap(node: exp.Expr) -> str | None:
+    if isinstance(node, (exp.Limit, exp.Offset, exp.Fetch)):
+        value = node.args.get("count") if isinstance(node, exp.Fetch) else node.expression
+        if value is not None and not _is_marker(value):
+            kind = "LIMIT" if isinstance(node, exp.Fetch) else type(node).__name__.upper()
+            return f"{kind} takes only a number or a `?` marker in TiDB, not `{_MARKER.sub('?', value.sql(dialect=TiDB))}`"
+    elif isinstance(node, exp.Group) and (
+        node.args.get("cube") or node.args.get("grouping_sets")
+        or any(isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in node.expressions)
+    ):
+        return "GROUP BY takes ROLLUP only as WITH ROLLUP in TiDB (no CUBE, no GROUPING SETS)"
+    elif type(node) in _UNIT_ARGS:
+        unit = node.args.get(_UNIT_ARGS[type(node)])
+        if isinstance(unit, exp.Var) and unit.name.upper() not in _TIME_UNITS:
+            return f"TiDB has no {unit.name.upper()} time unit"
+    return None
 
 
 def _is_marker(value: exp.Expr) -> bool:
