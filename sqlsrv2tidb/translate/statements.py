@@ -255,7 +255,7 @@ def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> State
         if text == sql and batch is not None and tokens[0].token_type not in SqlServer.Tokenizer.COMMANDS:
             # The splitter's tokens are the parser's too (only statement-leading commands differ), so
             # the text is not tokenized twice; positions index the whole batch.
-            parsed = _DIALECT.parser(error_level=ErrorLevel.RAISE).parse(tokens, batch)
+            parsed = _DIALECT.parse_tokens(tokens, batch, error_level=ErrorLevel.RAISE)
         else:
             parsed = sqlglot.parse(text, read=SqlServer, error_level=ErrorLevel.RAISE)
         trees = [t for t in parsed if t is not None]
