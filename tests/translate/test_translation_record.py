@@ -39,3 +39,28 @@ def test_translations_match_the_record():
     assert not diffs, (f"{len(diffs)} translations differ from the record:\n" + "\n".join(diffs[:15])
                        + f"\nIf the change is meant, review it and run\n    {COMMAND}")
     assert lines == recorded, "the same translations, in another order"
+
+
+def test_the_other_sqlglot_build_gives_the_same_translations(tmp_path):
+    """With sqlglot's compiled extension installed, the pure-Python build (its `.py` files alone,
+    copied aside and imported first in a child process) must translate the corpora byte for byte
+    the same: the translator keeps working where the extension is absent."""
+    import shutil
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    import sqlglot
+    from sqlglot.tokens import SQLGLOTC_INSTALLED
+
+    if not SQLGLOTC_INSTALLED:
+        pytest.skip("sqlglot's compiled extension is not installed: the test above ran the pure-Python build")
+    source = Path(sqlglot.__file__).parent
+    shutil.copytree(source, tmp_path / "sqlglot", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    here = Path(__file__).resolve().parent
+    code = ("import sys; from sqlglot.tokens import SQLGLOTC_INSTALLED; assert not SQLGLOTC_INSTALLED; "
+            "from translation_record import current; sys.stdout.write('\\n'.join(current()) + '\\n')")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(tmp_path), str(here), str(here.parent), str(here.parents[1])])}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=900)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.splitlines() == read_record()
