@@ -35,6 +35,7 @@ from .batch import translate_statements
 from .context import Context
 from .emit import generate
 from .naming import NameMap
+from .parallel import translate_in_processes, workers_for
 from .statements import parse_statements, read_batches
 from .typing import Types, type_of_declaration
 
@@ -42,21 +43,37 @@ _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported
 
 
 def translate_workload(capture: Capture, options: Options, progress: Progress | None = None) -> Translation:
-    """Translate each query class of the capture once; findings list what needs a DBA's attention."""
+    """Translate each query class of the capture once; findings list what needs a DBA's attention.
+
+    Two classes of one shape (from two sources) share one translation. Many distinct classes are
+    translated on every core (`parallel`), with the output of one process."""
     progress = progress or NullProgress()
-    names = NameMap.for_database(capture.database)  # the DDL generator's map, so queries name its tables
-    done: dict[str, TranslatedQuery] = {}
-    out: list[TranslatedQuery] = []
     queries = capture.workload.queries
-    with progress.task(f"Translating {len(queries)} query classes", total=len(queries)) as task:
-        for query in queries:
-            key = query.fingerprint or query.text
-            if key in done:  # two classes of one shape (from two sources) share one translation
-                out.append(replace(done[key], id=query.id, source_sql=query.text))
-            else:
-                done[key] = translate_query(query, database=capture.database, names=names, options=options)
-                out.append(done[key])
-            task.advance()
+    first: dict[str, QueryClass] = {}
+    for query in queries:
+        first.setdefault(query.fingerprint or query.text, query)
+    distinct = list(first.values())
+    workers = workers_for(len(distinct), options)
+    done: list[TranslatedQuery] = []
+    where = f" on {workers} processes" if workers > 1 else ""
+    with progress.task(f"Translating {len(queries)} query classes{where}", total=len(queries)) as task:
+        if workers == 1:
+            names = NameMap.for_database(capture.database)  # the DDL generator's map, so queries name its tables
+            for query in distinct:
+                done.append(translate_query(query, database=capture.database, names=names, options=options))
+                task.advance()
+        else:
+            for chunk in translate_in_processes(distinct, translate_query, database=capture.database, options=options,
+                                                workers=workers):
+                done.extend(chunk)
+                task.advance(len(chunk))
+        task.advance(len(queries) - len(distinct))
+    translated = {query.fingerprint or query.text: result for query, result in zip(distinct, done, strict=True)}
+    out: list[TranslatedQuery] = []
+    for query in queries:
+        key = query.fingerprint or query.text
+        result = translated[key]
+        out.append(result if first[key] is query else replace(result, id=query.id, source_sql=query.text))
     return Translation(queries=tuple(out), findings=tuple(_findings(out, capture)))
 
 
@@ -131,8 +148,11 @@ def _findings(queries: list[TranslatedQuery], capture: Capture) -> list[Finding]
     """One finding per query and note that needs review or cannot run; rewrites are summed per rule."""
     findings: list[Finding] = []
     rewritten: dict[str, list[str]] = {}
+    classes: dict[str, QueryClass] = {}
+    for cls in capture.workload.queries:
+        classes.setdefault(cls.id, cls)  # `Workload.query`'s first match, without a scan per query
     for query in queries:
-        cls = capture.workload.query(query.id)
+        cls = classes.get(query.id)
         file, line = (cls.source.file, cls.source.line) if cls is not None else (None, None)
         for note in query.notes:
             level = note.status or query.status
