@@ -6,9 +6,10 @@ the schema, so the classes are cut into chunks in workload order, each worker tr
 chunks, and the results are put back in that order: the output is the one a single process writes
 (`tests/translate/test_parallel.py` compares them on the development corpora).
 
-Small workloads stay in one process: starting the workers (a fork each, the schema handed over
-once) costs about as much as translating `PARALLEL_FROM` classes, measured in
-`benchmarks/translate/RESULTS.md`.
+Small workloads stay in one process: starting and stopping two workers (a fork each, the schema
+handed over once) takes some 20 ms, what one process spends on 10 to 40 classes (1 to 2.5 ms
+each, compiled or pure-Python sqlglot), so several processes pay from about 40 distinct classes;
+`PARALLEL_FROM` leaves a margin (`benchmarks/translate/RESULTS.md`).
 """
 
 from __future__ import annotations
@@ -23,10 +24,11 @@ from ..model.translation import TranslatedQuery
 from ..options import Options
 from .naming import NameMap
 
-PARALLEL_FROM = 200
+PARALLEL_FROM = 64
 """Distinct classes from which translating in several processes pays for starting them."""
 CHUNK = 50
-"""Classes per task: large enough that sending a task is cheap next to it, small enough for an even spread."""
+"""Most classes per task: sending a task costs little next to it, and tasks are small enough to
+spread evenly (a small workload is cut into eight tasks per worker)."""
 
 Translate = Callable[..., TranslatedQuery]
 
@@ -36,7 +38,7 @@ _WORKER: dict[str, object] = {}
 def workers_for(classes: int, options: Options) -> int:
     """How many processes translate `classes` distinct classes: one per core (or the option), one when few."""
     wanted = options.translate_workers or os.cpu_count() or 1
-    return 1 if classes < PARALLEL_FROM else max(1, min(wanted, -(-classes // CHUNK)))
+    return 1 if classes < PARALLEL_FROM else max(1, min(wanted, classes))
 
 
 def translate_in_processes(
@@ -44,7 +46,8 @@ def translate_in_processes(
 ) -> Iterator[list[TranslatedQuery]]:
     """Translate `queries` with `workers` processes; yields each chunk's results, in order."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-    chunks = [list(queries[i : i + CHUNK]) for i in range(0, len(queries), CHUNK)]
+    size = max(1, min(CHUNK, -(-len(queries) // (workers * 8))))
+    chunks = [list(queries[i : i + size]) for i in range(0, len(queries), size)]
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                              initializer=_start, initargs=(translate, database, options)) as pool:
         yield from pool.map(_translate_chunk, chunks)
