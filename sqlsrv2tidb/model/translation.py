@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from .finding import Finding
@@ -44,4 +45,12 @@ class Translation:
     findings: tuple[Finding, ...] = ()
 
     def query(self, query_id: str) -> TranslatedQuery | None:
-        return next((q for q in self.queries if q.id == query_id), None)
+        return self._by_id.get(query_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, TranslatedQuery]:
+        """The first query of each id, built once (see `Workload.query`)."""
+        index: dict[str, TranslatedQuery] = {}
+        for q in self.queries:
+            index.setdefault(q.id, q)
+        return index

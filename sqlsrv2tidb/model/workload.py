@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any, Literal
 
 from .schema import SourceRef
@@ -169,7 +170,15 @@ class Workload:
     notes: tuple[str, ...] = ()
 
     def query(self, query_id: str) -> QueryClass | None:
-        return next((q for q in self.queries if q.id == query_id), None)
+        return self._by_id.get(query_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, QueryClass]:
+        """The first class of each id, built once: a lookup per class must not scan a 100,000-class workload."""
+        index: dict[str, QueryClass] = {}
+        for q in self.queries:
+            index.setdefault(q.id, q)
+        return index
 
     def window(self, name: str) -> Window | None:
         folded = name.casefold()

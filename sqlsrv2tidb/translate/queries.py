@@ -148,11 +148,8 @@ def _findings(queries: list[TranslatedQuery], capture: Capture) -> list[Finding]
     """One finding per query and note that needs review or cannot run; rewrites are summed per rule."""
     findings: list[Finding] = []
     rewritten: dict[str, list[str]] = {}
-    classes: dict[str, QueryClass] = {}
-    for cls in capture.workload.queries:
-        classes.setdefault(cls.id, cls)  # `Workload.query`'s first match, without a scan per query
     for query in queries:
-        cls = classes.get(query.id)
+        cls = capture.workload.query(query.id)
         file, line = (cls.source.file, cls.source.line) if cls is not None else (None, None)
         for note in query.notes:
             level = note.status or query.status
