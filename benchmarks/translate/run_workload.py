@@ -43,7 +43,8 @@ def main() -> None:
             print(f"{stages[-1][0]:8.2f}s  {stages[-1][1]}", flush=True)
         stdout = child.stdout.read() if child.stdout else ""
     elapsed = time.perf_counter() - started
-    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    peak_mib = usage.ru_maxrss / 1024
     import sqlglot
     from sqlglot.tokens import SQLGLOTC_INSTALLED
 
@@ -52,6 +53,7 @@ def main() -> None:
         "exit_code": child.returncode,
         "wall_s": round(elapsed, 1),
         "peak_rss_mib_largest_process": round(peak_mib, 1),
+        "cpu_s_all_processes": round(usage.ru_utime + usage.ru_stime, 1),
         "stages": stages,
         "stdout_tail": stdout.strip().splitlines()[-2:],
         "assessment_json_mib": round((out / "assessment.json").stat().st_size / 2**20, 1) if (out / "assessment.json").exists() else None,

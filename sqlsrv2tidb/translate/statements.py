@@ -136,7 +136,28 @@ def _drop_if_exists(statements: list[Statement]) -> list[Statement]:
     return out
 
 
+_STARTERS = frozenset({*ALWAYS_STARTS, *_DML, "SELECT", "EXEC", "EXECUTE", "SET", "WITH"})
+"""Every word `_starts_statement` can take for the start of a statement."""
+
+
+def _one_statement(tokens: list[Token]) -> bool:
+    """True when no token after the first can start a statement (no `;`, no statement word outside
+    parentheses): the common single query is then not walked word by word."""
+    depth = 0
+    for tok in tokens[1:]:
+        tt = tok.token_type
+        if tt == TokenType.L_PAREN:
+            depth += 1
+        elif tt == TokenType.R_PAREN:
+            depth = max(0, depth - 1)
+        elif tt == TokenType.SEMICOLON or (depth == 0 and tt != TokenType.STRING and tok.text.upper() in _STARTERS):
+            return False
+    return bool(tokens) and tokens[0].token_type != TokenType.SEMICOLON
+
+
 def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
+    if _one_statement(tokens):
+        return [(0, len(tokens) - 1)]
     spans: list[tuple[int, int]] = []
     start: int | None = None
     first = ""

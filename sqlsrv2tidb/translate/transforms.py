@@ -41,8 +41,14 @@ def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context) -> ex
     rewrite's result takes the node's place at once, so the next rewrite of the same node still
     resolves its operands' columns (CONVERT -> CAST, then the CAST's own rewrite, types its operand).
     A node meets only the rewrites declared for its class (`context.applies_to`), in pipeline order,
-    the class looked up again after a rewrite replaced it.
+    the class looked up again after a rewrite replaced it. Column types are resolved once between
+    two changes of the tree (`Types.remembering`).
     """
+    with ctx.types.remembering():
+        return _bottom_up(tree, rewrites, ctx)
+
+
+def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context) -> exp.Expr:
     plans = _PLANS.setdefault(rewrites, {})
     done = len(rewrites)
     root = tree
@@ -65,6 +71,7 @@ def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context) -> ex
             new = rewrite(current, ctx)
             if new is current:
                 continue
+            ctx.types.forget()  # the tree changed: a column may resolve otherwise now
             if current.meta.get(GROUP_KEY) and new is not None:
                 new.meta.setdefault(GROUP_KEY, current.meta[GROUP_KEY])  # one rewrite per GROUP BY expression
             if current is root:
