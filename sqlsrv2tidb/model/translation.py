@@ -7,7 +7,7 @@ from functools import cached_property
 from typing import Literal
 
 from .finding import Finding
-from .workload import QueryKind
+from .workload import QueryKind, first_by_id
 
 Status = Literal["translated", "rewritten", "review", "unsupported"]
 """`translated`: same meaning; `rewritten`: changed to keep the meaning; `review`: runs on TiDB but the
@@ -49,8 +49,4 @@ class Translation:
 
     @cached_property
     def _by_id(self) -> dict[str, TranslatedQuery]:
-        """The first query of each id, built once (see `Workload.query`)."""
-        index: dict[str, TranslatedQuery] = {}
-        for q in self.queries:
-            index.setdefault(q.id, q)
-        return index
+        return first_by_id(self.queries)

@@ -11,10 +11,11 @@ as SQL Server reports them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, TypeVar
 
 from .schema import SourceRef
 
@@ -161,6 +162,23 @@ class Event:
     error: bool = False
 
 
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_HasId = TypeVar("_HasId", bound=_Identified)
+
+
+def first_by_id(items: Iterable[_HasId]) -> dict[str, _HasId]:
+    """The first item of each `id`, built once: a lookup per query class must not scan a
+    100,000-class workload (`Workload.query`, `Translation.query`)."""
+    index: dict[str, _HasId] = {}
+    for item in items:
+        index.setdefault(item.id, item)
+    return index
+
+
 @dataclass(frozen=True)
 class Workload:
     queries: tuple[QueryClass, ...] = ()
@@ -174,11 +192,7 @@ class Workload:
 
     @cached_property
     def _by_id(self) -> dict[str, QueryClass]:
-        """The first class of each id, built once: a lookup per class must not scan a 100,000-class workload."""
-        index: dict[str, QueryClass] = {}
-        for q in self.queries:
-            index.setdefault(q.id, q)
-        return index
+        return first_by_id(self.queries)
 
     def window(self, name: str) -> Window | None:
         folded = name.casefold()
