@@ -125,11 +125,15 @@ class _Marks(t.NamedTuple):
     """Marker -> the call's name token and its closing parenthesis."""
     hints: dict[str, str]
     """Marker -> the text of a query hint the parser has no entry for."""
+    empty: list[Token]
+    """Where a hint is missing (`OPTION ()`, `OPTION (a,,b)`): the `,` or `)` found instead."""
 
 
 def read(parser: Parser, tokens: list[Token], sql: str, into: exp.IntoType | None = None) -> list[exp.Expr | None]:
     """Parse the tokens of `sql` (T-SQL) with the translator's corrections (module docstring)."""
     marked, marks = _mark(tokens, sql)
+    for token in marks.empty:
+        _error("Expected a query hint", token, parser, sql)
     trees = parser.parse(marked, sql) if into is None else parser.parse_into(into, marked, sql)
     if not (marks.calls or marks.hints):
         return trees
@@ -138,7 +142,7 @@ def read(parser: Parser, tokens: list[Token], sql: str, into: exp.IntoType | Non
 
 def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
     """The tokens with each call to one of `FUNCTIONS` and each hint the parser has no entry for marked."""
-    marks = _Marks({}, {})
+    marks = _Marks({}, {}, [])
     edits: list[tuple[int, int, list[Token]]] = []
     i, n = 0, len(tokens)
     while i < n - 1:
@@ -146,7 +150,8 @@ def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
         if tokens[i + 1].token_type != TokenType.L_PAREN:
             i += 1
             continue
-        if tok.token_type != TokenType.STRING and tok.text.upper() in FUNCTIONS:
+        if tok.token_type != TokenType.STRING and tok.text.upper() in FUNCTIONS and not (i and tokens[i - 1].token_type == TokenType.DOT):
+            # (`dbo.Len(x)` after a dot is a user function: sqlglot reads it as such, whatever its name)
             marker = _CALL_MARKER.format(len(marks.calls))
             marks.calls[marker] = (tok, _closing(tokens, i + 1))
             edits.append((i, i + 1, [Token(tok.token_type, marker, tok.line, tok.col, tok.start, tok.end, tok.comments)]))
@@ -197,7 +202,9 @@ def _mark_hints(tokens: list[Token], at: int, sql: str, marks: _Marks) -> tuple[
         tt = tokens[j].token_type
         if depth == 0 and tt in (TokenType.COMMA, TokenType.R_PAREN):
             item = tokens[start:j]
-            if item and not _known_option(tokens, start, j):
+            if not item:
+                marks.empty.append(tokens[j])
+            elif not _known_option(tokens, start, j):
                 marker = _HINT_MARKER.format(len(marks.hints))
                 first, last = item[0], item[-1]
                 marks.hints[marker] = " ".join(sql[first.start : last.end + 1].split())
@@ -239,8 +246,9 @@ def _known_option(tokens: list[Token], start: int, end: int) -> bool:
 
 def _restore(tree: exp.Expr, marks: _Marks, parser: Parser, sql: str) -> exp.Expr:
     for node in list(tree.walk()):
-        if isinstance(node, exp.Anonymous) and isinstance(node.this, str) and node.this in marks.calls:
-            name, close = marks.calls[node.this]
+        called = node.name if isinstance(node, exp.Anonymous) else None  # a quoted name (`[LEN](x)`) too
+        if called in marks.calls:
+            name, close = marks.calls[called]
             args = list(node.expressions)
             built = FUNCTIONS[name.text.upper()](args)
             _validate(built, args, close or name, parser, sql)
@@ -261,14 +269,19 @@ def _restore(tree: exp.Expr, marks: _Marks, parser: Parser, sql: str) -> exp.Exp
 
 def _validate(built: exp.Expr, args: list[exp.Expr], token: Token, parser: Parser, sql: str) -> None:
     """What sqlglot's parser checks of a function it knows (the number of arguments, the required ones)."""
+    for message in built.error_messages(args):
+        _error(message, token, parser, sql)
+
+
+def _error(message: str, token: Token, parser: Parser, sql: str) -> None:
+    """Report an error at `token` as sqlglot's parser would, at the parser's error level."""
     if parser.error_level == ErrorLevel.IGNORE:
         return
-    for message in built.error_messages(args):
-        formatted, start, highlight, end = highlight_sql(sql=sql, positions=[(token.start, token.end)],
-                                                         context_length=parser.error_message_context)
-        error = ParseError.new(f"{message}. Line {token.line}, Col: {token.col}.\n  {formatted}", description=message,
-                               line=token.line, col=token.col, start_context=start, highlight=highlight, end_context=end)
-        if parser.error_level == ErrorLevel.WARN:
-            logging.getLogger("sqlglot").error(str(error))
-            continue
-        raise error
+    formatted, start, highlight, end = highlight_sql(sql=sql, positions=[(token.start, token.end)],
+                                                     context_length=parser.error_message_context)
+    error = ParseError.new(f"{message}. Line {token.line}, Col: {token.col}.\n  {formatted}", description=message,
+                           line=token.line, col=token.col, start_context=start, highlight=highlight, end_context=end)
+    if parser.error_level == ErrorLevel.WARN:
+        logging.getLogger("sqlglot").error(str(error))
+        return
+    raise error
