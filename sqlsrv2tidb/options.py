@@ -52,6 +52,8 @@ DEFAULT_TIDB_VERSION = Version(8, 5, 0)
 class Options:
     tidb_version: Version = DEFAULT_TIDB_VERSION
     tikv_nodes: int = 3
+    translate_workers: int | None = None
+    """Processes that translate a large workload; None: one per core."""
     tidb_nodes: int | None = None
     """None: derived from the workload's peak rate in sizing advice."""
     config: dict[str, Any] = field(default_factory=dict)

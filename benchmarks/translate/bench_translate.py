@@ -1,101 +1,164 @@
 """Translation throughput: the project's translator against a bare `sqlglot.transpile` loop, same statements.
 
 The statements are the 857 Stack Exchange Data Explorer queries of the test corpus (real ad-hoc
-T-SQL against the Stack Overflow schema), prepared as the SEDE test prepares them. Each round runs
-both loops over all statements in one process, alternating which goes first, and the ratio of their
-times is the result: the translator does more (statement splitting, typed rewrites, names,
-parameters, and re-reading its own output), and the ratio says how much that costs next to
-sqlglot's own parse-and-write.
+T-SQL against the Stack Overflow schema), prepared as the SEDE test prepares them. The yardstick is
+a bare `sqlglot.transpile(read="tsql", write="mysql")` loop on sqlglot's pure-Python build; against
+it, in every round of one run:
 
-    python3 benchmarks/translate/bench_translate.py --rounds 3 --json benchmarks/translate/results.json
+- `bare`: the yardstick itself (and the same loop on the compiled build, for scale);
+- `translator`: `translate_sql` over the statements in one process (statement splitting, typed
+  rewrites, names, parameters, the output check), on the pure-Python and on the compiled build;
+- `all cores`: `translate_workload` over the statements as one workload of 857 distinct classes,
+  one process per core (the way `assess` translates), on both builds.
+
+Each measurement runs in a child process of its own (the two builds cannot share one): the child
+warms up on 50 statements and times one loop over all 857. The pure-Python build is sqlglot's own
+`.py` files, copied aside and imported first. Rounds alternate the order of the measurements; the
+ratios are taken within a round and the medians reported.
+
+    python3 benchmarks/translate/bench_translate.py --rounds 5 --json benchmarks/translate/results.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import shutil
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
-import sqlglot
-from sqlglot.errors import SqlglotError
-
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "tests" / "translate"))
-
-from translate_sede import sede_database, sede_queries  # noqa: E402
-
-from sqlsrv2tidb.options import Options  # noqa: E402
-from sqlsrv2tidb.translate.naming import NameMap  # noqa: E402
-from sqlsrv2tidb.translate.queries import translate_sql  # noqa: E402
+MODES = ("bare", "translator", "all_cores")
 
 
-def bare_loop(texts: list[str]) -> tuple[float, int]:
-    """sqlglot alone: parse T-SQL, write MySQL; a statement it rejects counts as done (and failed)."""
-    failed = 0
-    started = time.perf_counter()
-    for text in texts:
-        try:
-            sqlglot.transpile(text, read="tsql", write="mysql")
-        except (SqlglotError, RecursionError):
-            failed += 1
-    return time.perf_counter() - started, failed
+def child(mode: str) -> None:
+    """Time one loop of `mode` over the statements; print the seconds and the build."""
+    import logging
 
+    sys.path[:0] = [str(ROOT / "tests" / "translate"), str(ROOT)]
+    logging.getLogger("sqlglot").setLevel(logging.CRITICAL)  # the bare loop's Command fallbacks
 
-def translator_loop(queries, database, names) -> tuple[float, int]:
-    unsupported = 0
+    import sqlglot
+    from sqlglot.errors import SqlglotError
+    from sqlglot.tokens import SQLGLOTC_INSTALLED
+    from translate_sede import sede_database, sede_queries
+
+    from sqlsrv2tidb.model import Capture, QueryClass, Workload
+    from sqlsrv2tidb.options import Options
+    from sqlsrv2tidb.translate.naming import NameMap
+    from sqlsrv2tidb.translate.queries import translate_sql, translate_workload
+    from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
+
+    queries = list(sede_queries())
+    database = sede_database()
+    names = NameMap.for_database(database)
     options = Options()
+
+    def bare(items) -> None:
+        for q in items:
+            try:
+                sqlglot.transpile(q.sql, read="tsql", write="mysql")
+            except (SqlglotError, RecursionError):
+                pass  # a statement sqlglot rejects counts as done
+
+    def translator(items) -> None:
+        for q in items:
+            translate_sql(q.sql, database=database, names=names, options=options, parameters=q.parameters)
+
+    def capture(items) -> Capture:
+        classes = tuple(QueryClass(id=query_id(f), fingerprint=f, text=q.sql, parameters=q.parameters)
+                        for q in items for f in [fingerprint(q.sql) + f" -- {q.id}"])
+        return Capture(database=database, workload=Workload(queries=classes))
+
+    if mode == "all_cores":  # a capture's classes carry their fingerprints from the reader: made before timing
+        warm, full = capture(queries[:50]), capture(queries)
+        run = lambda workload: translate_workload(workload, options)  # noqa: E731
+    else:
+        warm, full = queries[:50], queries
+        run = bare if mode == "bare" else translator
+    run(warm)
+    cpu = _cpu_seconds()
     started = time.perf_counter()
-    for q in queries:
-        result = translate_sql(q.sql, database=database, names=names, options=options, parameters=q.parameters)
-        unsupported += result.status == "unsupported"
-    return time.perf_counter() - started, unsupported
+    run(full)
+    elapsed = time.perf_counter() - started
+    print(json.dumps({"seconds": elapsed, "cpu_seconds": _cpu_seconds() - cpu, "statements": len(queries),
+                      "compiled": SQLGLOTC_INSTALLED}))
+
+
+def _cpu_seconds() -> float:
+    """CPU time of this process and of its finished children (the translation workers)."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def pure_copy(into: Path) -> Path:
+    """sqlglot's pure-Python build: its `.py` files alone (Python prefers a compiled module beside them)."""
+    import sqlglot
+
+    shutil.copytree(Path(sqlglot.__file__).parent, into / "sqlglot", ignore=shutil.ignore_patterns("*.so", "__pycache__"))
+    return into
+
+
+def measure(mode: str, pure: Path | None) -> dict:
+    path = [str(pure)] if pure is not None else []
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([*path, str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])])}
+    done = subprocess.run([sys.executable, __file__, "--child", mode], capture_output=True, text=True, env=env, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--json", type=Path, help="write the measurements here")
+    parser.add_argument("--child", choices=MODES, help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child(args.child)
+        return
 
-    queries = list(sede_queries())
-    texts = [q.sql for q in queries]
-    database = sede_database()
-    names = NameMap.for_database(database)
-    # Warm both paths once (imports, caches) so the rounds measure steady-state work.
-    bare_loop(texts[:50])
-    translator_loop(queries[:50], database, names)
+    from sqlglot.tokens import SQLGLOTC_INSTALLED
 
+    builds = ("pure", "compiled") if SQLGLOTC_INSTALLED else ("pure",)
+    cells = [(mode, build) for build in builds for mode in MODES]
     rounds = []
-    for i in range(args.rounds):
-        if i % 2 == 0:
-            bare, failed = bare_loop(texts)
-            ours, unsupported = translator_loop(queries, database, names)
-        else:
-            ours, unsupported = translator_loop(queries, database, names)
-            bare, failed = bare_loop(texts)
-        rounds.append({"bare_s": bare, "translator_s": ours, "ratio": ours / bare,
-                       "bare_failed": failed, "translator_unsupported": unsupported})
-        print(f"round {i + 1}: bare {len(texts) / bare:7.1f} stmt/s   translator {len(texts) / ours:7.1f} stmt/s   "
-              f"ratio {ours / bare:.2f}x")
-    ratio = statistics.median(r["ratio"] for r in rounds)
-    bare_rate = statistics.median(len(texts) / r["bare_s"] for r in rounds)
-    our_rate = statistics.median(len(texts) / r["translator_s"] for r in rounds)
-    print(f"median over {len(rounds)} rounds: bare sqlglot {bare_rate:.1f} stmt/s, translator {our_rate:.1f} stmt/s, "
-          f"translator takes {ratio:.2f}x the time of the bare loop")
+    with tempfile.TemporaryDirectory() as tmp:
+        pure = pure_copy(Path(tmp))
+        for i in range(args.rounds):
+            order = cells if i % 2 == 0 else cells[::-1]
+            times, cpu = {}, {}
+            for mode, build in order:
+                result = measure(mode, pure if build == "pure" else None)
+                assert result["compiled"] == (build == "compiled"), (mode, build, result)
+                times[f"{mode}/{build}"] = result["seconds"]
+                cpu[f"{mode}/{build}"] = result["cpu_seconds"]
+            statements = result["statements"]
+            yardstick = times["bare/pure"]
+            rounds.append({"seconds": times, "cpu_seconds": cpu,
+                           "time_vs_bare_pure": {k: v / yardstick for k, v in times.items()},
+                           "load_average": os.getloadavg()[0]})
+            print(f"round {i + 1}: " + "  ".join(f"{k} {statements / v:7.1f}/s ({v / yardstick:.2f}x)"
+                                                 for k, v in times.items()) + f"  load {os.getloadavg()[0]:.1f}")
+    keys = list(rounds[0]["seconds"])
+    median_rate = {k: statistics.median(statements / r["seconds"][k] for r in rounds) for k in keys}
+    median_ratio = {k: statistics.median(r["time_vs_bare_pure"][k] for r in rounds) for k in keys}
+    median_cpu_rate = {k: statistics.median(statements / r["cpu_seconds"][k] for r in rounds) for k in keys}
+    print(f"medians over {len(rounds)} rounds (statements/s of wall time, time as a multiple of the bare "
+          "pure-Python loop's, statements per CPU-second):")
+    for k in keys:
+        print(f"  {k:22} {median_rate[k]:8.1f}/s  {median_ratio[k]:5.2f}x  {median_cpu_rate[k]:8.1f}/CPU-s")
     if args.json:
         args.json.write_text(json.dumps({
-            "statements": len(texts),
-            "python": platform.python_version(),
-            "sqlglot": sqlglot.__version__,
-            "machine": platform.machine(),
-            "rounds": rounds,
-            "median_ratio": ratio,
-            "median_bare_stmt_per_s": bare_rate,
-            "median_translator_stmt_per_s": our_rate,
+            "statements": statements, "python": platform.python_version(), "machine": platform.machine(),
+            "cores": os.cpu_count(), "rounds": rounds, "median_stmt_per_s": median_rate,
+            "median_time_vs_bare_pure": median_ratio, "median_stmt_per_cpu_s": median_cpu_rate,
         }, indent=1) + "\n", encoding="utf-8")
 
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Literal
 
 from .finding import Finding
-from .workload import QueryKind
+from .workload import QueryKind, first_by_id
 
 Status = Literal["translated", "rewritten", "review", "unsupported"]
 """`translated`: same meaning; `rewritten`: changed to keep the meaning; `review`: runs on TiDB but the
@@ -44,4 +45,8 @@ class Translation:
     findings: tuple[Finding, ...] = ()
 
     def query(self, query_id: str) -> TranslatedQuery | None:
-        return next((q for q in self.queries if q.id == query_id), None)
+        return self._by_id.get(query_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, TranslatedQuery]:
+        return first_by_id(self.queries)

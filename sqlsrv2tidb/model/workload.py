@@ -11,9 +11,11 @@ as SQL Server reports them.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, Literal
+from functools import cached_property
+from typing import Any, Literal, Protocol, TypeVar
 
 from .schema import SourceRef
 
@@ -174,6 +176,23 @@ class Event:
     error: bool = False
 
 
+class _Identified(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_HasId = TypeVar("_HasId", bound=_Identified)
+
+
+def first_by_id(items: Iterable[_HasId]) -> dict[str, _HasId]:
+    """The first item of each `id`, built once: a lookup per query class must not scan a
+    100,000-class workload (`Workload.query`, `Translation.query`)."""
+    index: dict[str, _HasId] = {}
+    for item in items:
+        index.setdefault(item.id, item)
+    return index
+
+
 @dataclass(frozen=True)
 class Workload:
     queries: tuple[QueryClass, ...] = ()
@@ -183,7 +202,11 @@ class Workload:
     notes: tuple[str, ...] = ()
 
     def query(self, query_id: str) -> QueryClass | None:
-        return next((q for q in self.queries if q.id == query_id), None)
+        return self._by_id.get(query_id)
+
+    @cached_property
+    def _by_id(self) -> dict[str, QueryClass]:
+        return first_by_id(self.queries)
 
     def window(self, name: str) -> Window | None:
         folded = name.casefold()

@@ -34,6 +34,7 @@ class Anchors:
         self.queries: dict[str, str] = {}
         self.labels: dict[str, str] = {}
         """Query id -> what the page calls the class (`query_label`)."""
+        self._files: dict[str, Link | None] = {}
 
     def make(self, prefix: str, text: str) -> str:
         slug = re.sub(r"[^A-Za-z0-9_-]+", "-", text).strip("-").lower()[:60] or "x"
@@ -68,8 +69,15 @@ class Anchors:
         return None
 
     def source(self, file: Any, line: Any) -> Link | None:
-        """`file:line` of a statement the tool read, linked from where this page is written."""
-        return location(file, line, self.report_dir)
+        """`file:line` of a statement the tool read, linked from where this page is written.
+
+        The link is worked out once per file: a 100,000-class Query Store export names one file."""
+        if not isinstance(file, str) or not file:
+            return None
+        if file not in self._files:
+            self._files[file] = location(file, None, self.report_dir)
+        found = self._files[file]
+        return Link(f"{file}:{line}" if isinstance(line, int) and line > 0 else file, found.href if found else None)
 
 
 LABEL_CHARS = 60

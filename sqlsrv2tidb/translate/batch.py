@@ -24,7 +24,7 @@ def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.
     """Translate a batch's statements in order; the context carries variables and temp tables along."""
     _declare_ahead(statements, ctx)
     out: list[exp.Expr] = []
-    for statement in statements:
+    for position, statement in enumerate(statements, start=1):
         if statement.error is not None:
             code, message = unreadable(statement)
             ctx.note(code, "unsupported", message)
@@ -40,7 +40,7 @@ def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.
             handled: list[exp.Expr] | None = execute(tree, ctx)
         else:
             handled = transforms_batch.statement(tree, ctx)
-        out.extend(handled if handled is not None else translate_tree(tree, ctx))
+        out.extend(handled if handled is not None else translate_tree(tree, ctx, in_place=position == len(statements)))
         ctx.previous = tree
     return out
 

@@ -1,9 +1,9 @@
-"""Writes translated trees as TiDB SQL, binds parameters to `?`, and checks the text it wrote.
+"""Writes translated trees as TiDB SQL, binds parameters to `?`, and has what it writes checked.
 
-sqlglot's `unsupported_messages` stay empty for much output MySQL would reject, so the generated
-text is read back: with TiDB's dialect (a statement sqlglot cannot re-read is not written), and
-every function it calls is looked up in TiDB's built-in list (`tidb_functions`). Comments are not
-written at all: a T-SQL comment such as `/*T! ... */` would become an executable TiDB comment.
+sqlglot's `unsupported_messages` stay empty for much output MySQL would reject, so the output is
+checked (`verify`): TiDB's grammar, and every function it calls against TiDB's built-in list; a
+statement that fails is not written. Comments are not written at all: a T-SQL comment such as
+`/*T! ... */` would become an executable TiDB comment.
 https://docs.pingcap.com/tidb/stable/comment-syntax
 """
 
@@ -12,26 +12,39 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-import sqlglot
 from sqlglot import exp
-from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, TokenError, UnsupportedError
+from sqlglot.errors import ErrorLevel, SqlglotError, UnsupportedError
 from sqlglot.tokens import TokenType
 
 from ..errors import one_line
 from .context import Context
 from .dialect import TiDB
-from .statements import parse_error
-from .tidb_functions import is_builtin
+from .verify import check_text, report, tree_findings
 
 _MARKER = re.compile(r"^__sqlsrv2tidb_param_(.+)__$")
 
 
 def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tuple[str, ...]]:
-    """TiDB text of the statements (joined by `;` and a newline) and the parameter bound to each `?`."""
+    """TiDB text of the statements (joined by `;` and a newline) and the parameter bound to each `?`.
+
+    Each tree is checked before it is written (`verify`), since writing may reshape it; it is then
+    written in place (no copy: nothing reads it afterwards). Commands are statements the translator
+    wrote itself (DO SLEEP, SET SESSION ..., SAVEPOINT) and sqlglot cannot read back: they are not checked.
+    """
     texts, checked = [], []
+    gaps: set[str] = set()
+    missing: set[str] = set()
+    reread = False
     for statement in statements:
+        checks = not isinstance(statement, exp.Command)
+        if checks and not reread:
+            found = tree_findings(statement)
+            reread = found is None
+            if found is not None:
+                gaps.update(found[0])
+                missing.update(found[1])
         try:
-            text = statement.sql(dialect=TiDB, unsupported_level=ErrorLevel.RAISE, comments=False)
+            text = statement.sql(dialect=TiDB, unsupported_level=ErrorLevel.RAISE, comments=False, copy=False)
         except UnsupportedError as exc:
             ctx.note("QY50", "unsupported", f"Not expressible in TiDB: {one_line(str(exc), 200)}")
             return None, ()
@@ -40,13 +53,13 @@ def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tupl
             return None, ()
         if text.strip():
             texts.append(text.strip())
-            # Commands are statements the translator wrote itself (DO SLEEP, SET SESSION ..., SAVEPOINT)
-            # and sqlglot cannot read back; everything else must survive a re-read.
-            if not isinstance(statement, exp.Command):
+            if checks:
                 checked.append(text.strip())
     sql, parameters = bind_parameters(";\n".join(texts), ctx)
-    if checked and not check(bind_parameters(";\n".join(checked), ctx)[0], ctx):
-        return None, ()
+    if checked:
+        passed = check_text(bind_parameters(";\n".join(checked), ctx)[0], ctx) if reread else report(gaps, missing, ctx)
+        if not passed:
+            return None, ()
     return sql, parameters
 
 
@@ -98,88 +111,3 @@ def bind_parameters(sql: str, ctx: Context) -> tuple[str, tuple[str, ...]]:
         position = token.end + 1
     out.append(sql[position:])
     return "".join(out), tuple(bound)
-
-
-_WRITTEN_AS: dict[type, str | None] = {}
-# Syntax that is written like a call but is no function: EXISTS(...), a ROW constructor, ...
-_SYNTAX = {"EXISTS", "ROW", "VALUES", "ANY", "ALL", "SOME", "NOT", "IN", "INTERVAL"}
-_CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\(")
-
-
-def _unknown_function(node: exp.Func) -> str | None:
-    """The name a function call is written with when TiDB has no such function, else None.
-
-    sqlglot re-reads names it knows from other dialects (`DATE_FROM_PARTS`) as typed nodes, so
-    the name checked is the one the TiDB writer spells, learned once per node class."""
-    if isinstance(node, exp.Anonymous):
-        return None if is_builtin(node.name) else node.name.upper()
-    cls = type(node)
-    if cls not in _WRITTEN_AS:
-        try:
-            match = _CALL.match(node.sql(dialect=TiDB))
-        except (SqlglotError, ValueError, KeyError, TypeError):
-            match = None
-        _WRITTEN_AS[cls] = match[1].upper() if match else None
-    name = _WRITTEN_AS[cls]
-    return name if name is not None and name not in _SYNTAX and not is_builtin(name) else None
-
-
-# Time units of TiDB's grammar (INTERVAL, DATE_ADD, TIMESTAMPDIFF, EXTRACT); sqlglot reads any word there.
-# https://docs.pingcap.com/tidb/stable/date-and-time-functions
-_TIME_UNITS = frozenset("""
-MICROSECOND SECOND MINUTE HOUR DAY WEEK MONTH QUARTER YEAR SECOND_MICROSECOND MINUTE_MICROSECOND MINUTE_SECOND
-HOUR_MICROSECOND HOUR_SECOND HOUR_MINUTE DAY_MICROSECOND DAY_SECOND DAY_MINUTE DAY_HOUR YEAR_MONTH
-""".split())
-_UNIT_ARGS = {exp.Interval: "unit", exp.DateAdd: "unit", exp.DateSub: "unit", exp.TimestampAdd: "unit",
-              exp.TimestampDiff: "unit", exp.Extract: "this"}
-
-
-def grammar_gaps(tree: exp.Expr) -> list[str]:
-    """Constructs sqlglot's MySQL reader accepts but TiDB's grammar rejects, described for a note.
-
-    The output check re-reads the text with sqlglot, which is more lenient than TiDB's parser in a
-    few places the rewrites can reach: LIMIT/OFFSET take only a number or a `?` marker, GROUP BY
-    takes ROLLUP only as the `WITH ROLLUP` modifier (no CUBE, no GROUPING SETS), and a time unit
-    must be one TiDB knows (no NANOSECOND).
-    https://docs.pingcap.com/tidb/stable/sql-statement-select
-    https://docs.pingcap.com/tidb/stable/group-by-modifier
-    """
-    gaps: list[str] = []
-    for node in tree.walk():
-        if isinstance(node, (exp.Limit, exp.Offset)):
-            value = node.expression
-            if value is not None and not (isinstance(value, exp.Placeholder) or (isinstance(value, exp.Literal) and value.is_int)):
-                gaps.append(f"{type(node).__name__.upper()} takes only a number or a `?` marker in TiDB, not `{value.sql(dialect=TiDB)}`")
-        elif isinstance(node, exp.Group) and (
-            node.args.get("cube") or node.args.get("grouping_sets")
-            or any(isinstance(e, (exp.Rollup, exp.Cube, exp.GroupingSets)) for e in node.expressions)
-        ):
-            gaps.append("GROUP BY takes ROLLUP only as WITH ROLLUP in TiDB (no CUBE, no GROUPING SETS)")
-        elif type(node) in _UNIT_ARGS:
-            unit = node.args.get(_UNIT_ARGS[type(node)])
-            if isinstance(unit, exp.Var) and unit.name.upper() not in _TIME_UNITS:
-                gaps.append(f"TiDB has no {unit.name.upper()} time unit")
-    return gaps
-
-
-def check(sql: str, ctx: Context) -> bool:
-    """Read the output back as TiDB SQL; flag what TiDB's grammar rejects and calls of functions TiDB does not have."""
-    try:
-        trees = sqlglot.parse(sql, read=TiDB, error_level=ErrorLevel.RAISE)
-    except (ParseError, TokenError) as exc:
-        ctx.note("QY50", "unsupported", f"The translation is not valid TiDB SQL: {parse_error(exc)}")
-        return False
-    gaps = sorted({gap for tree in trees if tree is not None for gap in grammar_gaps(tree)})
-    for gap in gaps:
-        ctx.note("QY50", "unsupported", f"The translation is not valid TiDB SQL: {gap}.")
-    if gaps:
-        return False
-    missing = sorted({
-        name
-        for tree in trees if tree is not None
-        for node in tree.find_all(exp.Func)
-        if not isinstance(node.parent, exp.Dot) and (name := _unknown_function(node)) is not None
-    })
-    for name in missing:
-        ctx.note("QY36", "unsupported", f"{name}() is not a TiDB function.")
-    return not missing

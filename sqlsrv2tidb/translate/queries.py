@@ -25,33 +25,56 @@ from ..model.workload import Scalar
 from ..options import Options
 from ..progress import NullProgress, Progress
 from ..tsql.fingerprint import fingerprint as fingerprint_of
-from ..tsql.fingerprint import parse_declarations, query_id, statement_kind, strip_parameter_prefix
+from ..tsql.fingerprint import (
+    fingerprint_of_tokens,
+    parse_declarations,
+    query_id,
+    statement_kind,
+    strip_parameter_prefix,
+)
 from .batch import translate_statements
 from .context import Context
 from .emit import generate
 from .naming import NameMap
-from .statements import parse_statements
+from .parallel import translate_in_processes, workers_for
+from .statements import parse_statements, read_batches
 from .typing import Types, type_of_declaration
 
 _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported": Severity.HIGH}
 
 
 def translate_workload(capture: Capture, options: Options, progress: Progress | None = None) -> Translation:
-    """Translate each query class of the capture once; findings list what needs a DBA's attention."""
+    """Translate each query class of the capture once; findings list what needs a DBA's attention.
+
+    Two classes of one shape (from two sources) share one translation. Many distinct classes are
+    translated on every core (`parallel`), with the output of one process."""
     progress = progress or NullProgress()
-    names = NameMap.for_database(capture.database)  # the DDL generator's map, so queries name its tables
-    done: dict[str, TranslatedQuery] = {}
-    out: list[TranslatedQuery] = []
     queries = capture.workload.queries
-    with progress.task(f"Translating {len(queries)} query classes", total=len(queries)) as task:
-        for query in queries:
-            key = query.fingerprint or query.text
-            if key in done:  # two classes of one shape (from two sources) share one translation
-                out.append(replace(done[key], id=query.id, source_sql=query.text))
-            else:
-                done[key] = translate_query(query, database=capture.database, names=names, options=options)
-                out.append(done[key])
-            task.advance()
+    first: dict[str, QueryClass] = {}
+    for query in queries:
+        first.setdefault(query.fingerprint or query.text, query)
+    distinct = list(first.values())
+    workers = workers_for(len(distinct), options)
+    done: list[TranslatedQuery] = []
+    where = f" on {workers} processes" if workers > 1 else ""
+    with progress.task(f"Translating {len(queries)} query classes{where}", total=len(queries)) as task:
+        if workers == 1:
+            names = NameMap.for_database(capture.database)  # the DDL generator's map, so queries name its tables
+            for query in distinct:
+                done.append(translate_query(query, database=capture.database, names=names, options=options))
+                task.advance()
+        else:
+            for chunk in translate_in_processes(distinct, translate_query, database=capture.database, options=options,
+                                                workers=workers):
+                done.extend(chunk)
+                task.advance(len(chunk))
+        task.advance(len(queries) - len(distinct))
+    translated = {query.fingerprint or query.text: result for query, result in zip(distinct, done, strict=True)}
+    out: list[TranslatedQuery] = []
+    for query in queries:
+        key = query.fingerprint or query.text
+        result = translated[key]
+        out.append(result if first[key] is query else replace(result, id=query.id, source_sql=query.text))
     return Translation(queries=tuple(out), findings=tuple(_findings(out, capture)))
 
 
@@ -77,6 +100,9 @@ def translate_sql(
     (in their order); `fingerprint` the class's own, when known (it is computed from `sql` otherwise)."""
     declarations, body = strip_parameter_prefix(sql)
     declared = (*parse_declarations(declarations), *parameters) if declarations else tuple(parameters)
+    batches = read_batches(body)
+    if fingerprint is None and len(batches) == 1 and batches[0].text == body and batches[0].tokens is not None:
+        fingerprint = fingerprint_of_tokens(batches[0].tokens)  # one tokenization for both
     fingerprint = fingerprint or fingerprint_of(sql)
     base = TranslatedQuery(
         id=query_id(fingerprint), fingerprint=fingerprint, source_sql=sql, target_sql=None, status="unsupported",
@@ -93,7 +119,7 @@ def translate_sql(
         ctx.samples[parameter.name.lstrip("@").lower()] = tuple(row[index] for row in samples if len(row) == len(parameters))
     try:
         with deep_recursion():
-            statements = parse_statements(body)
+            statements = parse_statements(body, batches)
             trees = translate_statements(statements, ctx)
             target, bound = generate(trees, ctx) if not ctx.unsupported else (None, ())
     except RecursionError:

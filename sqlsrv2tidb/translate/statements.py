@@ -75,18 +75,38 @@ def split_batches(text: str) -> list[str]:
     return [b for b in _GO.split(text) if b.strip()]
 
 
-def parse_statements(text: str) -> list[Statement]:
-    """Split every batch of `text` into statements and parse each with the T-SQL reader."""
-    statements: list[Statement] = []
+@dataclass(frozen=True)
+class Batch:
+    """One batch of a script and its tokens, or why it has none."""
+
+    text: str
+    tokens: list[Token] | None
+    error: str | None = None
+
+
+def read_batches(text: str) -> list[Batch]:
+    """The batches of `text`, each tokenized once (the fingerprint can be taken from the same tokens)."""
+    batches = []
     for batch in split_batches(text):
         try:
-            tokens = _SplitTokenizer().tokenize(batch)
+            batches.append(Batch(batch, _SplitTokenizer().tokenize(batch)))
         except TokenError as exc:
-            statements.append(Statement(batch.strip(), error=f"cannot read the text: {one_line(str(exc))}"))
+            batches.append(Batch(batch, None, f"cannot read the text: {one_line(str(exc))}"))
+    return batches
+
+
+def parse_statements(text: str, batches: list[Batch] | None = None) -> list[Statement]:
+    """Split every batch of `text` into statements and parse each with the T-SQL reader
+    (`batches`: `read_batches(text)`, when the caller has it already)."""
+    statements: list[Statement] = []
+    for batch in read_batches(text) if batches is None else batches:
+        tokens = batch.tokens
+        if tokens is None:
+            statements.append(Statement(batch.text.strip(), error=batch.error))
             continue
         for start, end in _statement_spans(tokens):
-            piece = batch[tokens[start].start : tokens[end].end + 1]
-            statements.append(_parse_one(piece, tokens[start : end + 1], batch))
+            piece = batch.text[tokens[start].start : tokens[end].end + 1]
+            statements.append(_parse_one(piece, tokens[start : end + 1], batch.text))
     return _drop_if_exists(statements)
 
 
@@ -116,7 +136,28 @@ def _drop_if_exists(statements: list[Statement]) -> list[Statement]:
     return out
 
 
+_STARTERS = frozenset({*ALWAYS_STARTS, *_DML, "SELECT", "EXEC", "EXECUTE", "SET", "WITH"})
+"""Every word `_starts_statement` can take for the start of a statement."""
+
+
+def _one_statement(tokens: list[Token]) -> bool:
+    """True when no token after the first can start a statement (no `;`, no statement word outside
+    parentheses): the common single query is then not walked word by word."""
+    depth = 0
+    for tok in tokens[1:]:
+        tt = tok.token_type
+        if tt == TokenType.L_PAREN:
+            depth += 1
+        elif tt == TokenType.R_PAREN:
+            depth = max(0, depth - 1)
+        elif tt == TokenType.SEMICOLON or (depth == 0 and tt != TokenType.STRING and tok.text.upper() in _STARTERS):
+            return False
+    return bool(tokens) and tokens[0].token_type != TokenType.SEMICOLON
+
+
 def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
+    if _one_statement(tokens):
+        return [(0, len(tokens) - 1)]
     spans: list[tuple[int, int]] = []
     start: int | None = None
     first = ""
@@ -235,7 +276,7 @@ def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> State
         if text == sql and batch is not None and tokens[0].token_type not in SqlServer.Tokenizer.COMMANDS:
             # The splitter's tokens are the parser's too (only statement-leading commands differ), so
             # the text is not tokenized twice; positions index the whole batch.
-            parsed = _DIALECT.parser(error_level=ErrorLevel.RAISE).parse(tokens, batch)
+            parsed = _DIALECT.parse_tokens(tokens, batch, error_level=ErrorLevel.RAISE)
         else:
             parsed = sqlglot.parse(text, read=SqlServer, error_level=ErrorLevel.RAISE)
         trees = [t for t in parsed if t is not None]

@@ -21,7 +21,7 @@ Nothing is dropped silently: what no rewrite can keep is a note with status `uns
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -33,25 +33,45 @@ from .typing import parameter_name
 Rewrite = Callable[[exp.Expr, Context], exp.Expr]
 
 
-def bottom_up(tree: exp.Expr, rewrites: Iterable[Rewrite], ctx: Context) -> exp.Expr:
+def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context) -> exp.Expr:
     """Apply `rewrites` to every node, children before parents, replacing nodes in place.
 
     Children first, so a parent sees its operands already rewritten (a nested `a + b + c` is one
     CONCAT), while the nodes above are still the original ones (column references resolve). Each
     rewrite's result takes the node's place at once, so the next rewrite of the same node still
     resolves its operands' columns (CONVERT -> CAST, then the CAST's own rewrite, types its operand).
+    A node meets only the rewrites declared for its class (`context.applies_to`), in pipeline order,
+    the class looked up again after a rewrite replaced it. Column types are resolved once between
+    two changes of the tree (`Types.remembering`).
     """
-    rewrites = tuple(rewrites)
+    with ctx.types.remembering():
+        return _bottom_up(tree, rewrites, ctx)
+
+
+def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context) -> exp.Expr:
+    plans = _PLANS.setdefault(rewrites, {})
+    done = len(rewrites)
     root = tree
     for node in reversed(list(tree.walk(bfs=False))):
         if (node is not root and node.parent is None) or node.meta.get("tidb"):
             continue  # detached by an earlier rewrite, or TiDB SQL a rewrite already produced
         current = node
-        for rewrite in rewrites:
+        position = 0
+        while True:
+            cls = type(current)
+            plan = plans.get(cls)
+            if plan is None:
+                plan = plans[cls] = _plan(rewrites, cls)
+            position = plan[position]
+            if position == done:
+                break
+            rewrite = rewrites[position]
+            position += 1
             parent, key, index = current.parent, current.arg_key, current.index
             new = rewrite(current, ctx)
             if new is current:
                 continue
+            ctx.types.forget()  # the tree changed: a column may resolve otherwise now
             if current.meta.get(GROUP_KEY) and new is not None:
                 new.meta.setdefault(GROUP_KEY, current.meta[GROUP_KEY])  # one rewrite per GROUP BY expression
             if current is root:
@@ -62,18 +82,41 @@ def bottom_up(tree: exp.Expr, rewrites: Iterable[Rewrite], ctx: Context) -> exp.
     return root
 
 
-def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
-    """Run every pass over one parsed statement; the result may be several TiDB statements."""
-    used = parameters_of(tree, ctx)
-    tree = tree.copy()
-    tag_group_expressions(tree)
-    tree = bottom_up(tree, (*transforms_functions.REWRITES, *transforms_scalar.REWRITES), ctx)
+_PLANS: dict[tuple[Rewrite, ...], dict[type, tuple[int, ...]]] = {}
+
+
+def _plan(rewrites: tuple[Rewrite, ...], cls: type) -> tuple[int, ...]:
+    """For each position in the pipeline, the position of the next rewrite that applies to `cls`
+    (the pipeline's length when none does)."""
+    applies = [issubclass(cls, getattr(rewrite, "node_types", (exp.Expr,))) for rewrite in rewrites]
+    plan = [len(rewrites)] * (len(rewrites) + 1)
+    for i in range(len(rewrites) - 1, -1, -1):
+        plan[i] = i if applies[i] else plan[i + 1]
+    return tuple(plan)
+
+
+_PIPELINE: tuple[Rewrite, ...] = (*transforms_functions.REWRITES, *transforms_scalar.REWRITES)
+
+
+def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> list[exp.Expr]:
+    """Run every pass over one parsed statement; the result may be several TiDB statements.
+
+    The passes work on a copy, since the batch reads the statement as it was written afterwards
+    (what @@ROWCOUNT or SCOPE_IDENTITY() follow); `in_place` when nothing will (the last statement)."""
+    used, grouped = parameters_and_grouping(tree, ctx)
+    if not in_place:
+        tree = tree.copy()
+    if grouped:
+        tag_group_expressions(tree)
+    tree = bottom_up(tree, _PIPELINE, ctx)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []
     for statement in statements:
         statement = transforms_query.rewrite_queries(statement, ctx)
         statement = transforms_names.rewrite_names(statement, ctx)
         out.append(statement)
+    if not used:
+        return out
     kept = {node.meta["parameter"].lstrip("@").lower() for statement in out for node in statement.find_all(exp.Var)
             if node.meta.get("parameter")}
     dropped = sorted(used - kept)
@@ -83,14 +126,20 @@ def translate_tree(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:
     return out
 
 
-def parameters_of(tree: exp.Expr, ctx: Context) -> set[str]:
+def parameters_and_grouping(tree: exp.Expr, ctx: Context) -> tuple[set[str], bool]:
     """Lower-case names (no `@`) of the parameters a statement uses: variables it neither declares
-    nor names a table variable by, and not @@ functions. Each must reach the TiDB text as a `?`."""
+    nor names a table variable by, and not @@ functions (each must reach the TiDB text as a `?`);
+    and whether it has a GROUP BY, whose expressions are tagged before the rewrites. One walk."""
     names = set()
-    for node in tree.find_all(exp.Parameter):
+    grouped = False
+    for node in tree.walk():
+        if isinstance(node, exp.Group):
+            grouped = True
+        if not isinstance(node, exp.Parameter):
+            continue
         if isinstance(node.this, exp.Parameter) or isinstance(node.parent, (exp.Parameter, exp.Table)):
             continue
         name = parameter_name(node).lower()
         if name and name not in ctx.local_variables:
             names.add(name)
-    return names
+    return names, grouped

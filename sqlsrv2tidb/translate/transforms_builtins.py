@@ -13,7 +13,7 @@ from decimal import Decimal, InvalidOperation
 
 from sqlglot import exp
 
-from .context import Context
+from .context import Context, applies_to
 from .templates import call, paren
 from .transforms_conversions import MONEY_TYPES
 from .typing import category
@@ -64,6 +64,7 @@ def _at_least_one(node: exp.Expr) -> bool:
 _SUBSTRING_DOCS = "https://learn.microsoft.com/sql/t-sql/functions/substring-transact-sql"
 
 
+@applies_to(exp.Substring, exp.StrPosition)
 def start_positions(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`SUBSTRING(s, 0, 3)` -> `SUBSTRING(s, 1, 2)`; `CHARINDEX('a', s, 0)` -> `LOCATE('a', s)`;
     `CHARINDEX('a', s, @p)` -> `LOCATE('a', s, GREATEST(@p, 1))`.
@@ -102,6 +103,7 @@ def start_positions(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
+@applies_to(exp.Repeat)
 def replicate_count(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`REPLICATE('0', 5 - LEN(x))` -> `REPEAT('0', NULLIF(GREATEST(5 - LEN(x), -1), -1))`; `REPLICATE(s, -1)` -> NULL.
 
@@ -125,6 +127,7 @@ def replicate_count(node: exp.Expr, ctx: Context) -> exp.Expr:
     return result
 
 
+@applies_to(exp.Coalesce)
 def isnull_type(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`ISNULL(code, 'toolong')` on a char(5) column -> `COALESCE(code, 'toolo')`; `ISNULL(n, 1.9)` on an
     int -> `COALESCE(n, 1)`; `ISNULL(n, price)` with a money price -> `COALESCE(n, CAST(price AS SIGNED))`.
@@ -173,6 +176,7 @@ def _decimal_value(node: exp.Expr) -> Decimal | None:
     return None
 
 
+@applies_to(exp.Uuid)
 def random_order(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`ORDER BY NEWID()` -> `ORDER BY RAND()`.
 

@@ -16,7 +16,7 @@ import re
 from sqlglot import exp
 
 from ..tsql.datetimes import read_datetime, written_for_tidb
-from .context import Context
+from .context import Context, applies_to
 from .templates import call, fill, paren
 from .typing import NUMERIC, TEMPORAL, category
 
@@ -57,6 +57,7 @@ def days_to_ticks(days: exp.Expr, integral: bool) -> exp.Expr:
     return product if integral else exp.Round(this=product)
 
 
+@applies_to(exp.Add, exp.Sub)
 def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`d + 1` / `d - 7` on a datetime -> `DATE_ADD(d, INTERVAL 1 DAY)` / `DATE_SUB(d, INTERVAL 7 DAY)`;
     `d1 - d2` -> `DATE_ADD('1900-01-01', INTERVAL TIMESTAMPDIFF(MICROSECOND, d2, d1) MICROSECOND)`;
@@ -106,6 +107,7 @@ def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     return klass(this=date, expression=days, unit=exp.var("DAY"))
 
 
+@applies_to(exp.Cast)
 def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CAST(price AS int)` -> `CAST(TRUNCATE(price, 0) AS SIGNED)`; `CAST(d AS float)` ->
     `CAST(TIMESTAMPDIFF(MICROSECOND, '1900-01-01', d) AS DOUBLE) / 86400000000`; `CAST(2 AS datetime)` ->
@@ -161,6 +163,10 @@ _YEAR_FIRST = re.compile(r"\s*\d{4}(?:[-/.]\d{1,2}[-/.]\d{1,2}|\d{4})(?:[ T]\d{1
 _DOCS_STRINGS = "https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql#supported-string-literal-formats-for-datetime"
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+@applies_to(exp.Cast, *_COMPARISONS, exp.Between, exp.In)
 def datetime_strings(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CreationDate > '2019'` -> `CreationDate > '2019-01-01 00:00:00'`; `d = '1/5/2016'` -> `d = '2016-01-05 00:00:00'`;
     `CAST('10:30 PM' AS datetime)` -> `CAST('1900-01-01 22:30:00' AS DATETIME)`; a date compared with
@@ -234,9 +240,9 @@ def converted(value: exp.Expr, to: exp.DataType) -> exp.Cast:
     return cast
 
 
-_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
 
 
+@applies_to(*_COMPARISONS)
 def datetime_number_comparison(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`d1 - d2 < 30` -> `TIMESTAMPDIFF(MICROSECOND, d2, d1) < 30 * 86400000000`;
     `d > 45000` -> `d > DATE_ADD('1900-01-01', INTERVAL 45000 * 86400000000 MICROSECOND)`.

@@ -114,7 +114,7 @@ def delete_from(delete: exp.Delete, ctx: Context) -> exp.Expr:
         elif bound is not None and bound.alias and bound.alias.lower() != target.name.lower():
             ctx.note("QY05", "rewritten", "DELETE ... FROM ... JOIN names its target by its FROM alias, as MySQL's "
                      "multi-table DELETE requires.")
-            targets.append(exp.to_table(bound.args["alias"].this.copy()))
+            targets.append(exp.Table(this=bound.args["alias"].this.copy()))
         else:
             targets.append(target)
     new.set("tables", targets)

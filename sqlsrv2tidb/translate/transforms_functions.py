@@ -11,7 +11,7 @@ import re
 
 from sqlglot import exp
 
-from .context import Context
+from .context import Context, applies_to
 from .templates import call, fill, paren
 from .transforms_builtins import isnull_type, random_order, replicate_count, start_positions
 
@@ -76,6 +76,7 @@ def _regex(pieces: list[tuple[str, str]]) -> str:
     return "".join(out)
 
 
+@applies_to(exp.Like)
 def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a LIKE '[a-c]%'` -> `a REGEXP '^[a-c](.|\\n)*$'`; `a LIKE 'x[_]%'` -> `a LIKE 'x\\_%'`;
     `a NOT LIKE '[0-9]%'` -> `NOT a REGEXP '^[0-9](.|\\n)*$'` (the negation is kept).
@@ -151,6 +152,7 @@ def _cast(value: exp.Expr, to: exp.DataType, from_try: bool) -> exp.Cast:
     return cast
 
 
+@applies_to(exp.Convert)
 def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CONVERT(varchar(10), d, 120)` -> `LEFT(DATE_FORMAT(d, '%Y-%m-%d %H:%i:%s'), 10)`.
 
@@ -208,6 +210,7 @@ def _length(datatype: exp.DataType) -> int | None:
     return int(text) if text.isdigit() else None
 
 
+@applies_to(exp.Collate)
 def collate(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a COLLATE Latin1_General_CI_AS` -> `a COLLATE utf8mb4_general_ci`.
 
@@ -232,6 +235,7 @@ def _anonymous(node: exp.Expr) -> tuple[str, list[exp.Expr]] | None:
     return None
 
 
+@applies_to(exp.Chr, exp.Round, exp.NumberToStr, exp.DateFromParts, exp.Unicode, exp.Anonymous)
 def builtin_functions(node: exp.Expr, ctx: Context) -> exp.Expr:  # noqa: C901 - one table of small cases
     """T-SQL built-ins sqlglot passes through: `NCHAR(65)` -> `CHAR(65 USING utf8mb4)`,
     `CHOOSE(i, a, b)` -> `CASE i WHEN 1 THEN a WHEN 2 THEN b END`, `ROUND(x, 2, 1)` -> `TRUNCATE(x, 2)`,
@@ -330,6 +334,7 @@ def _format_number(node: exp.NumberToStr, ctx: Context) -> exp.Expr:
     return call("FORMAT", node.this, digits)
 
 
+@applies_to(exp.NextValueFor)
 def next_value(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`NEXT VALUE FOR dbo.Seq` -> `NEXTVAL(Seq)`, the sequence named as the DDL names it.
     https://docs.pingcap.com/tidb/stable/sql-statement-create-sequence
@@ -349,6 +354,7 @@ def next_value(node: exp.Expr, ctx: Context) -> exp.Expr:
 _XML_METHODS = {"VALUE", "QUERY", "NODES", "EXIST", "MODIFY"}
 
 
+@applies_to(exp.Dot)
 def user_functions(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`dbo.fn(x)` stays as written and is flagged: TiDB has no user-defined functions. A method call on
     a value rather than a schema (`x.value(...)`, `(SELECT ... FOR XML ..., TYPE).value(...)`) is an
@@ -400,6 +406,7 @@ def _xml_text(node: exp.Dot) -> exp.Expr | None:
     return text
 
 
+@applies_to(exp.EQ, exp.NEQ, exp.Like, exp.GT, exp.LT, exp.GTE, exp.LTE)
 def connection_collation(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`@name = 'smith'` (no column on either side) under a *_CI_* database collation: flagged.
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from .context import Context
+from .context import Context, applies_to
 from .templates import paren
 from .transforms_conversions import converted
 
@@ -26,6 +26,7 @@ _MAX_PRECISION = 38
 _TIDB_MAX_SCALE = 30  # https://docs.pingcap.com/tidb/stable/data-type-numeric#decimal-type
 
 
+@applies_to(exp.Div)
 def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a / b` on two integers -> `a DIV b`.
 
@@ -50,6 +51,7 @@ def integer_division(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
+@applies_to(exp.Div)
 def decimal_division(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CAST(a AS decimal) / CAST(b AS decimal)` -> `CAST(CAST(CAST(a AS DECIMAL(18, 0)) AS DECIMAL(65, 23)) /
     CAST(b AS DECIMAL(18, 0)) AS DECIMAL(37, 19))`.
@@ -151,6 +153,7 @@ def decimal_shape(node: exp.Expr, ctx: Context) -> tuple[int, int] | None:
     return None
 
 
+@applies_to(exp.Div, exp.IntDiv, exp.Mod)
 def division_by_zero(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a / b` where b may be 0, in a query: noted, not changed.
 
@@ -196,6 +199,7 @@ def _is_zero(text: str) -> bool:
         return False
 
 
+@applies_to(exp.Window, exp.Avg)
 def integer_average(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`AVG(int_col)` -> `SUM(int_col) DIV COUNT(int_col)`.
 

@@ -23,9 +23,16 @@ _APPLY_DOCS = "https://docs.pingcap.com/tidb/stable/mysql-compatibility (lateral
 _TEMPORAL_DOCS = "https://docs.pingcap.com/tidb/stable/as-of-timestamp"
 
 
+_CLAUSE_HOLDERS = (exp.Table, exp.Join, exp.Select, exp.Update, exp.Delete, exp.Insert, exp.Subquery, exp.Values,
+                   exp.SetOperation)
+"""The nodes the clause rewrites below look at."""
+
+
 def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
     """Apply the clause rewrites to every query in the statement, innermost first."""
     for node in reversed(list(tree.walk(bfs=False))):
+        if not isinstance(node, _CLAUSE_HOLDERS):
+            continue  # most nodes are expressions: one check instead of all below
         if isinstance(node, exp.Table) and node.args.get("hints"):
             table_hints(node, ctx)
         if isinstance(node, exp.Table) and node.args.get("version"):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from ..model import Table
-from .context import Context
+from .context import Context, applies_to
 from .dialect import DATE_PARTS
 from .templates import call, fill, paren
 from .transforms_conversions import (
@@ -26,6 +26,7 @@ from .typing import NUMERIC, parameter_name, surely_text
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
 
 
+@applies_to(exp.Add)
 def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a + ' ' + b` on strings -> `CONCAT(a, ' ', b)`.
 
@@ -107,6 +108,7 @@ _DATEDIFF = {
 }
 
 
+@applies_to(exp.DateDiff)
 def datediff_boundaries(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`DATEDIFF(hour, a, b)` -> `TO_SECONDS(b) DIV 3600 - TO_SECONDS(a) DIV 3600`.
 
@@ -140,6 +142,7 @@ _DATEPART = {
 }
 
 
+@applies_to(exp.Extract)
 def datepart(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`DATEPART(week, d)` -> `(DAYOFYEAR(d) + DAYOFWEEK(MAKEDATE(YEAR(d), 1)) - 2) DIV 7 + 1`.
 
@@ -163,6 +166,7 @@ def datepart(node: exp.Expr, ctx: Context) -> exp.Expr:
     return paren(result) if not isinstance(result, exp.Func) else result
 
 
+@applies_to(exp.Length)
 def len_trailing_spaces(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`LEN(s)` -> `CHAR_LENGTH(RTRIM(s))`.
 
@@ -181,6 +185,7 @@ def len_trailing_spaces(node: exp.Expr, ctx: Context) -> exp.Expr:
     return result
 
 
+@applies_to(exp.Anonymous)
 def datalength(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`DATALENGTH(s)` -> `LENGTH(s)` (bytes); nvarchar is UTF-16 in SQL Server and UTF-8 in TiDB.
     https://learn.microsoft.com/sql/t-sql/functions/datalength-transact-sql
@@ -193,6 +198,7 @@ def datalength(node: exp.Expr, ctx: Context) -> exp.Expr:
     return call("LENGTH", *node.expressions)
 
 
+@applies_to(exp.TryCast)
 def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`TRY_CAST(x AS int)` / `TRY_CONVERT(int, x)` -> `CAST(x AS SIGNED)`.
 
@@ -208,6 +214,7 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr:
     return cast
 
 
+@applies_to(exp.DateAdd, exp.DateSub)
 def dateadd_nanoseconds(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`DATEADD(ns, n, d)` -> `DATE_ADD(d, INTERVAL (n) DIV 1000 MICROSECOND)`.
 
@@ -224,6 +231,7 @@ def dateadd_nanoseconds(node: exp.Expr, ctx: Context) -> exp.Expr:
     return type(node)(this=node.this, expression=micros, unit=exp.var("MICROSECOND"))
 
 
+@applies_to(exp.DataType, exp.Cast)
 def cast_types(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CAST(x AS bit)` -> `(x <> 0)`; `datetime2(7)` -> `DATETIME(6)`; `datetimeoffset` flagged.
 
@@ -248,6 +256,7 @@ def cast_types(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
+@applies_to(exp.CurrentTimestamp, exp.CurrentTimestampLTZ)
 def current_time(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CURRENT_TIMESTAMP` -> `CURRENT_TIMESTAMP(3)`; `SYSDATETIMEOFFSET()` -> `CURRENT_TIMESTAMP(6)`.
 
@@ -262,6 +271,7 @@ def current_time(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
+@applies_to(exp.Anonymous, exp.Parameter)
 def identity_functions(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`SCOPE_IDENTITY()` / `@@IDENTITY` -> `LAST_INSERT_ID()`.
 
@@ -304,6 +314,7 @@ _GLOBALS: dict[str, tuple[str | None, str, str]] = {
 }
 
 
+@applies_to(exp.Anonymous, exp.Parameter)
 def system_variables(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`@@ROWCOUNT` -> `ROW_COUNT()`, `@@SPID` -> `CONNECTION_ID()`; others flagged.
 
@@ -334,6 +345,7 @@ def _function_or_global(node: exp.Expr) -> str | None:
     return None
 
 
+@applies_to(exp.GroupConcat)
 def string_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`STRING_AGG(a, ',')` -> `GROUP_CONCAT(a SEPARATOR ',')` (sqlglot), flagged for its length limit.
 

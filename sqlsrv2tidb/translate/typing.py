@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -156,6 +157,22 @@ class Types:
     """The table of a column expression (DEFAULT, CHECK, computed) when there is no FROM clause."""
     temp_tables: dict[str, dict[str, exp.DataType]] = field(default_factory=dict)
     """Columns of `#temp` tables and `@table` variables the batch created, by lower-case name."""
+    _resolved: dict[int, tuple[exp.Column, object]] | None = field(default=None, init=False, repr=False, compare=False)
+    """Column references resolved while `remembering`: id -> (the reference, what it resolved to)."""
+
+    @contextmanager
+    def remembering(self) -> Iterator[None]:
+        """Resolve each column reference once while the tree's scopes stay as they are (the scalar
+        rewrites ask the type of one operand several times); `forget` after any change to the tree."""
+        self._resolved = {}
+        try:
+            yield
+        finally:
+            self._resolved = None
+
+    def forget(self) -> None:
+        if self._resolved:
+            self._resolved.clear()
 
     def of(self, node: exp.Expr | None) -> exp.DataType | None:
         if node is None:
@@ -256,6 +273,17 @@ class Types:
         return found.column if isinstance(found, SchemaColumn) else None
 
     def _resolve(self, column: exp.Column) -> exp.DataType | SchemaColumn | None:
+        cache = self._resolved
+        if cache is not None:
+            hit = cache.get(id(column))
+            if hit is not None and hit[0] is column:
+                return hit[1]  # type: ignore[return-value]
+        found = self._resolve_in_scopes(column)
+        if cache is not None:
+            cache[id(column)] = (column, found)
+        return found
+
+    def _resolve_in_scopes(self, column: exp.Column) -> exp.DataType | SchemaColumn | None:
         name = column.name
         qualifier = column.table
         node = column.parent

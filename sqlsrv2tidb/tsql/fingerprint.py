@@ -19,7 +19,7 @@ import re
 
 from sqlglot.dialects.tsql import TSQL
 from sqlglot.errors import TokenError
-from sqlglot.tokens import TokenType
+from sqlglot.tokens import Token, TokenType
 
 from ..model.workload import Parameter, QueryKind
 
@@ -61,6 +61,27 @@ def fingerprint(sql: str) -> str:
         tokens = _TOKENIZER.tokenize(body)
     except TokenError:
         return _fallback(body)
+    return _from_tokens(tokens)
+
+
+def fingerprint_of_tokens(tokens: list[Token]) -> str | None:
+    """The fingerprint of a statement text from tokens a T-SQL reader already made of all of it
+    (the translator's statement splitter), so the text is not tokenized a second time; None when
+    those tokens may differ from the fingerprint's own.
+
+    The two tokenizers differ in one way that shows here: the fingerprint's reads the rest of the
+    text after a leading command word (`SHOW`, `FETCH`, `END`, ... first, or after `;` or `BEGIN`)
+    as one string; token types are otherwise only told apart where both agree (literals, names,
+    parameters), keywords by their text.
+    """
+    prefixes = _TOKENIZER.COMMAND_PREFIX_TOKENS
+    for i, tok in enumerate(tokens):
+        if tok.token_type in _TOKENIZER.COMMANDS and (i == 0 or tokens[i - 1].token_type in prefixes):
+            return None
+    return _from_tokens(tokens)
+
+
+def _from_tokens(tokens: list[Token]) -> str:
     is_exec = bool(tokens) and tokens[0].text.upper() in ("EXEC", "EXECUTE")
     parts: list[str] = []
     i = 0

@@ -8,14 +8,15 @@ from __future__ import annotations
 
 import pytest
 import sqlglot
+from sqlglot import exp
 from sqlglot.errors import ErrorLevel, UnsupportedError
 
 from sqlsrv2tidb.model import Column, Database, DataType, Identity, IndexColumn, Key, Table
 from sqlsrv2tidb.options import Options, Version
 from sqlsrv2tidb.translate.dialect import SqlServer, TiDB
-from sqlsrv2tidb.translate.emit import grammar_gaps
 from sqlsrv2tidb.translate.naming import NameMap
 from sqlsrv2tidb.translate.queries import translate_sql
+from sqlsrv2tidb.translate.verify import grammar_gaps, needs_reread
 
 DB = Database(name="shop", tables=(
     Table("dbo", "t", (Column("id", DataType("int"), identity=Identity()), Column("a", DataType("nvarchar", length=20)),
@@ -423,6 +424,19 @@ class TestTiDBGrammar:
     def test_what_tidb_reads_passes(self, tidb_sql):
         assert grammar_gaps(sqlglot.parse_one(tidb_sql, read=TiDB)) == []
 
+    def test_the_tree_about_to_be_written_is_checked_as_its_text_would_be(self):
+        """A parameter marker is written as `?`; a FETCH count is written as LIMIT."""
+        marker = exp.var("__sqlsrv2tidb_param_n__")
+        assert grammar_gaps(exp.select("a").from_("t").limit(marker)) == []
+        tree = sqlglot.parse_one("SELECT a FROM t ORDER BY a OFFSET 1 ROWS FETCH NEXT 5 ROWS ONLY", read=SqlServer)
+        tree.args["limit"].set("count", exp.Add(this=marker, expression=exp.Literal.number(1)))
+        assert grammar_gaps(tree) == ["LIMIT takes only a number or a `?` marker in TiDB, not `? + 1`"]
+
+    def test_raw_text_and_unseen_nodes_are_read_back(self):
+        assert not needs_reread(sqlglot.parse_one("SELECT a FROM t WHERE b = 1", read=SqlServer))
+        assert needs_reread(exp.select(exp.var("USE HINT ('x')")))
+        assert needs_reread(sqlglot.parse_one("SELECT ARRAY_AGG(a) FROM t", read="mysql"))
+
     def test_rollup_before_tidb_8_3_needs_tiflash(self):
         sql = "SELECT a, COUNT(*) FROM dbo.t GROUP BY ROLLUP (a)"
         for version, status in ((Version(8, 3), "translated"), (Version(7, 5), "review"), (Version(7, 1), "unsupported")):
@@ -450,3 +464,10 @@ class TestCapturedDateStrings:
     def test_iso_values_or_none_keep_the_class_as_it_was(self):
         assert self.translate((("2016-01-05", 3), ("2016-01-06 10:00", 4))).status == "translated"
         assert self.translate(()).status == "translated"
+
+
+def test_every_bottom_up_rewrite_names_the_nodes_it_changes():
+    """A rewrite without `applies_to` would be called on every node of every statement."""
+    from sqlsrv2tidb.translate.transforms import _PIPELINE
+
+    assert [r.__name__ for r in _PIPELINE if not hasattr(r, "node_types")] == []

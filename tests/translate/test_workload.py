@@ -29,7 +29,8 @@ from sqlsrv2tidb.model import (
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.translate import queries
 from sqlsrv2tidb.translate.queries import render_queries_sql, translate_workload
-from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
+from sqlsrv2tidb.translate.statements import read_batches
+from sqlsrv2tidb.tsql.fingerprint import fingerprint, fingerprint_of_tokens, query_id
 
 DATABASE = Database(
     name="shop",
@@ -198,3 +199,17 @@ def test_api_run_translate_returns_what_it_wrote(sources, tmp_path):
     outcome = api.run_translate(sources, tmp_path / "out", Options())
     assert [p.name for p in outcome.files] == ["queries.sql", "assessment.json"]
     assert outcome.assessment is not None and len(outcome.assessment["queries"]) == 3
+
+
+@pytest.mark.parametrize("text", [
+    "SELECT [Name] FROM dbo.T WHERE id IN (1, 2, 3) -- x",
+    "DECLARE @x float = 1.5 SELECT CASE WHEN a > @x THEN 'y' END FROM t",
+    "SHOW TABLES",
+    "BEGIN TRAN; FETCH NEXT FROM c; END",
+])
+def test_the_translator_fingerprints_from_its_own_tokens_as_the_reader_does(text):
+    """One tokenization for the fingerprint and the statements, or none shared when they could differ."""
+    batch = read_batches(text)[0]
+    shared = fingerprint_of_tokens(batch.tokens)
+    assert shared in (None, fingerprint(text))
+    assert (shared is None) == text.startswith(("SHOW", "BEGIN"))
