@@ -54,9 +54,9 @@ class Shape:
     """How many columns the answer has, when the select list says (no `*` over an unknown table)."""
 
 
-_MOMENT = {exp.CurrentTimestamp: "GETDATE()/SYSDATETIME()/CURRENT_TIMESTAMP", exp.CurrentDate: "the current date",
+_MOMENT = {exp.CurrentTimestamp: "CURRENT_TIMESTAMP", exp.CurrentDate: "the current date",
            exp.CurrentTime: "the current time", exp.CurrentDatetime: "the current time",
-           exp.UtcTimestamp: "GETUTCDATE()/SYSUTCDATETIME()", exp.CurrentTimestampLTZ: "SYSDATETIMEOFFSET()",
+           exp.UtcTimestamp: "SYSUTCDATETIME()", exp.CurrentTimestampLTZ: "SYSDATETIMEOFFSET()",
            exp.Rand: "RAND()", exp.Uuid: "NEWID()"}
 """Node classes the reader makes of functions whose value is of the moment or random."""
 _MOMENT_NAMES = {"NEWSEQUENTIALID", "CRYPT_GEN_RANDOM", "SYSDATETIMEOFFSET", "GETUTCDATE", "SYSUTCDATETIME",
@@ -328,6 +328,11 @@ def _unordered_window(window: exp.Window, database: Database | None) -> str | No
 
 
 def _moment(node: exp.Expr) -> str | None:
+    if isinstance(node, (exp.CurrentTimestamp, exp.UtcTimestamp)) and type(node) in _MOMENT:
+        precision = node.this.name if isinstance(node.this, exp.Literal) else ""  # the reader keeps 3 or 6 digits
+        if isinstance(node, exp.UtcTimestamp):
+            return "GETUTCDATE()" if precision == "3" else "SYSUTCDATETIME()"
+        return {"3": "GETDATE()", "6": "SYSDATETIME()", "7": "SYSDATETIME()"}.get(precision, "CURRENT_TIMESTAMP")
     for cls, words in _MOMENT.items():
         if type(node) is cls:
             return words
