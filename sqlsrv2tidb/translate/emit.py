@@ -18,10 +18,11 @@ from sqlglot.tokens import TokenType
 
 from ..errors import one_line
 from .context import Context
-from .dialect import TiDB
+from .dialect import TIDB
 from .verify import check_text, report, tree_findings
 
 _MARKER = re.compile(r"^__sqlsrv2tidb_param_(.+)__$")
+_TOKENIZER = TIDB.tokenizer()
 
 
 def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tuple[str, ...]]:
@@ -44,7 +45,7 @@ def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tupl
                 gaps.update(found[0])
                 missing.update(found[1])
         try:
-            text = statement.sql(dialect=TiDB, unsupported_level=ErrorLevel.RAISE, comments=False, copy=False)
+            text = statement.sql(dialect=TIDB, unsupported_level=ErrorLevel.RAISE, comments=False, copy=False)
         except UnsupportedError as exc:
             ctx.note("QY50", "unsupported", f"Not expressible in TiDB: {one_line(str(exc), 200)}")
             return None, ()
@@ -97,7 +98,7 @@ def bind_parameters(sql: str, ctx: Context) -> tuple[str, tuple[str, ...]]:
     """Replace the parameter markers by `?`, returning the source parameter of each, in text order."""
     if "__sqlsrv2tidb_param_" not in sql:
         return sql, ()
-    tokens = TiDB().tokenize(sql)
+    tokens = _TOKENIZER.tokenize(sql)
     out, bound, position = [], [], 0
     for token in tokens:
         if token.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):

@@ -37,6 +37,10 @@ class _SplitTokenizer(SqlServer.Tokenizer):
     COMMANDS: set[TokenType] = set()
 
 
+_SPLITTER = _SplitTokenizer()
+"""One tokenizer for every batch (it starts afresh on each text; making one costs as much as a short query's tokens)."""
+
+
 class _QuietFallback(logging.Filter):
     """sqlglot logs a warning whenever it reads a statement as a raw Command; the translator reports
     those statements itself, as notes, so the warning would only be noise on the user's terminal."""
@@ -89,7 +93,7 @@ def read_batches(text: str) -> list[Batch]:
     batches = []
     for batch in split_batches(text):
         try:
-            batches.append(Batch(batch, _SplitTokenizer().tokenize(batch)))
+            batches.append(Batch(batch, _SPLITTER.tokenize(batch)))
         except TokenError as exc:
             batches.append(Batch(batch, None, f"cannot read the text: {one_line(str(exc))}"))
     return batches
