@@ -40,6 +40,7 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     tables: list[exp.Table] = []
     columns: list[exp.Column] = []
     parameters: list[exp.Parameter] = []
+    table_aliases: list[exp.TableAlias] = []
     ctes: set[str] = set()
     for node in tree.walk():  # one pass over the tree collects everything the renames need
         if isinstance(node, exp.Identifier) and node.quoted and node.name != node.name.rstrip(" "):
@@ -53,11 +54,13 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
             parameters.append(node)
         elif isinstance(node, exp.CTE):
             ctes.add(node.alias.lower())
+        elif isinstance(node, exp.TableAlias):
+            table_aliases.append(node)
     aliases = {t.alias.lower() for t in tables if t.alias}
     renamed: dict[str, str] = {}
     for table in tables:
         _table(table, tree, ctes, aliases, renamed, ctx)
-    spelled = _alias_spelling(tree, tables, ctes, aliases)
+    spelled = _alias_spelling(table_aliases, tables, ctes, aliases)
     for column in columns:
         _qualifier(column, {**spelled, **renamed}, ctx)
     for node in parameters:
@@ -128,13 +131,14 @@ def _table(table: exp.Table, tree: exp.Expr, ctes: set[str], aliases: set[str], 
 _SYS_VIEWS = {"sysobjects", "syscolumns", "sysindexes", "sysusers", "sysprocesses"}
 
 
-def _alias_spelling(tree: exp.Expr, tables: list[exp.Table], ctes: set[str], aliases: set[str]) -> dict[str, str]:
+def _alias_spelling(table_aliases: list[exp.TableAlias], tables: list[exp.Table], ctes: set[str], aliases: set[str]) -> dict[str, str]:
     """Every table alias, derived-table alias and CTE name spelled as where it is first defined, and each
     reference to one, or to a table by its name: SQL Server compares them case-insensitively, TiDB too,
     MySQL and MariaDB on Linux do not (`FROM Posts AS P ... p.Id` fails there). Returns lower-case
-    name -> spelling."""
+    name -> spelling. `table_aliases` in the order of the tree's breadth-first walk (renaming tables
+    changes none of them)."""
     spelled: dict[str, str] = {}
-    for alias in tree.find_all(exp.TableAlias):
+    for alias in table_aliases:
         ident = alias.this
         if isinstance(ident, exp.Identifier) and ident.name:
             ident.set("this", spelled.setdefault(ident.name.lower(), ident.name))
