@@ -61,8 +61,9 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     for table in tables:
         _table(table, tree, ctes, aliases, renamed, ctx)
     spelled = _alias_spelling(table_aliases, tables, ctes, aliases)
+    qualifiers = {**spelled, **renamed}
     for column in columns:
-        _qualifier(column, {**spelled, **renamed}, ctx)
+        _qualifier(column, qualifiers, ctx)
     for node in parameters:
         if isinstance(node.parent, exp.Parameter) or not _attached(node, tree):
             continue  # the name part of @@ROWCOUNT, or a table variable's name already renamed
