@@ -23,6 +23,10 @@ from .verify import check_text, report, tree_findings
 
 _MARKER = re.compile(r"^__sqlsrv2tidb_param_(.+)__$")
 _TOKENIZER = TIDB.tokenizer()
+_PLAIN_NAME = re.compile(r"[a-z0-9_]+")
+_STRINGS_OR_MARKER = re.compile(
+    r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`|(?<![\w$])__sqlsrv2tidb_param_([a-z0-9_]+)__(?![\w$])""", re.DOTALL)
+"""A string, a quoted name, or a parameter marker of a plain name as the TiDB writer writes it (a whole word)."""
 
 
 def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tuple[str, ...]]:
@@ -98,6 +102,18 @@ def bind_parameters(sql: str, ctx: Context) -> tuple[str, tuple[str, ...]]:
     """Replace the parameter markers by `?`, returning the source parameter of each, in text order."""
     if "__sqlsrv2tidb_param_" not in sql:
         return sql, ()
+    if "`__sqlsrv2tidb_param_" not in sql and all(_PLAIN_NAME.fullmatch(name) for name in ctx.parameters):
+        # Markers of plain names are whole words outside strings: found by one scan, not by tokenizing
+        # the text again (the same `?`s, in the same places).
+        bound: list[str] = []
+
+        def marker(match: re.Match[str]) -> str:
+            if match[1] is None:
+                return match[0]  # a string or a quoted name, left as it is
+            bound.append(ctx.parameters.get(match[1], "@" + match[1]))
+            return "?"
+
+        return _STRINGS_OR_MARKER.sub(marker, sql), tuple(bound)
     tokens = _TOKENIZER.tokenize(sql)
     out, bound, position = [], [], 0
     for token in tokens:
