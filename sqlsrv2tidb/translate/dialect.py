@@ -53,7 +53,10 @@ class TiDB(MySQL):
     """TiDB as a MySQL dialect: the same grammar, with TiDB's gaps and SQL Server's types mapped."""
 
     def generator(self, **opts: Any) -> Generator:
-        return tidb_writer.dispatch(super().generator(**opts))
+        """sqlglot's MySQL writer with TiDB's handlers; `unnest=False` (the translator's own option, for a
+        tree known to hold no UNNEST) leaves out the writer's search for one (`tidb_writer.dispatch`)."""
+        unnest = opts.pop("unnest", True)
+        return tidb_writer.dispatch(super().generator(**opts), unnest=unnest)
 
 
 TIDB = TiDB()

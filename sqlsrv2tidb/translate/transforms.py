@@ -109,7 +109,7 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     nodes = list(tree.walk(bfs=False))  # one walk for the parameters, GROUP BY and the scalar rewrites
     used, grouped = parameters_and_grouping(nodes, ctx)
     if grouped:
-        tag_group_expressions(tree)  # meta only: `nodes` still lists the tree
+        tag_group_expressions(tree, nodes)  # meta only: `nodes` still lists the tree
     tree = bottom_up(tree, _PIPELINE, ctx, nodes)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []

@@ -34,9 +34,11 @@ GROUP_KEY = "group_key"
 """Meta key of a tagged node: the T-SQL text of the GROUP BY expression it repeats."""
 
 
-def tag_group_expressions(tree: exp.Expr) -> None:
-    """Mark each GROUP BY expression and its occurrences in the same query (before the rewrites)."""
-    for select in tree.find_all(exp.Select):
+def tag_group_expressions(tree: exp.Expr, nodes: list[exp.Expr] | None = None) -> None:
+    """Mark each GROUP BY expression and its occurrences in the same query (before the rewrites).
+    `nodes`: every node of the tree, when the caller walked it already (each query is tagged on its own,
+    so their order does not matter)."""
+    for select in tree.find_all(exp.Select) if nodes is None else [n for n in nodes if isinstance(n, exp.Select)]:
         group = select.args.get("group")
         if group is None:
             continue
