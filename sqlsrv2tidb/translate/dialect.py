@@ -45,8 +45,17 @@ class SqlServer(TSQL):
         return tsql_reader.read(self.parser(**opts), self.tokenize(sql), sql, into=expression_type)
 
     def parse_tokens(self, tokens: list[Token], sql: str, **opts: Any) -> list[exp.Expr | None]:
-        """Parse tokens already made of `sql` (positions index `sql`), with the corrections."""
-        return tsql_reader.read(self.parser(**opts), tokens, sql)
+        """Parse tokens already made of `sql` (positions index `sql`), with the corrections.
+
+        A parser starts afresh on every parse, so one per set of options is kept and reused (making
+        one costs about as much as parsing a short statement); one in use is not shared."""
+        key = tuple(sorted(opts.items()))
+        idle = self.__dict__.setdefault("_idle_parsers", {})
+        parser = idle.pop(key, None) or self.parser(**opts)
+        try:
+            return tsql_reader.read(parser, tokens, sql)
+        finally:
+            idle[key] = parser
 
 
 class TiDB(MySQL):
