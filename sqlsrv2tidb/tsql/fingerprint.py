@@ -136,16 +136,22 @@ _SPELLED: dict[str, str] = {}
 def _join(parts: list[str]) -> str:
     """Join tokens with one canonical spacing, so `IN(1,2)` and `IN ( 1 , 2 )` agree."""
     out: list[str] = []
-    prev = ""
+    append = out.append
+    prev = ""  # the first part has no glue either
     for part in parts:
-        glue = " " if out else ""
-        if part in (",", ")", ".") or prev in ("(", ".", "#", ""):
-            glue = ""
+        if part in _TIGHT_BEFORE or prev in _TIGHT_AFTER:
+            append(part)
         elif part == "(" and prev not in _SPACED and (prev[-1:].isalnum() or prev[-1:] == "_"):
-            glue = ""  # a function call or a column list: COUNT(*), t(a, b)
-        out.append(glue + part)
+            append(part)  # a function call or a column list: COUNT(*), t(a, b)
+        else:
+            append(" ")
+            append(part)
         prev = part
     return "".join(out)
+
+
+_TIGHT_BEFORE = frozenset({",", ")", "."})
+_TIGHT_AFTER = frozenset({"(", ".", "#", ""})
 
 
 _SPACED = {
