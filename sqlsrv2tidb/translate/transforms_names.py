@@ -43,18 +43,25 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     table_aliases: list[exp.TableAlias] = []
     ctes: set[str] = set()
     for node in tree.walk():  # one pass over the tree collects everything the renames need
-        if isinstance(node, exp.Identifier) and node.quoted and node.name != node.name.rstrip(" "):
-            # SQL Server ignores trailing spaces when it compares names: [Posts ] is Posts.
-            node.set("this", node.name.rstrip(" "))
-        if isinstance(node, exp.Table):
+        cls = type(node)
+        kind = _KINDS.get(cls)
+        if kind is None:
+            kind = _KINDS[cls] = _kind(cls)
+        if kind is _OTHER:
+            continue  # most nodes: nothing to rename or collect
+        if kind is exp.Identifier:
+            if node.quoted and node.name != node.name.rstrip(" "):
+                # SQL Server ignores trailing spaces when it compares names: [Posts ] is Posts.
+                node.set("this", node.name.rstrip(" "))
+        elif kind is exp.Table:
             tables.append(node)
-        elif isinstance(node, exp.Column):
+        elif kind is exp.Column:
             columns.append(node)
-        elif isinstance(node, exp.Parameter):
+        elif kind is exp.Parameter:
             parameters.append(node)
-        elif isinstance(node, exp.CTE):
+        elif kind is exp.CTE:
             ctes.add(node.alias.lower())
-        elif isinstance(node, exp.TableAlias):
+        elif kind is exp.TableAlias:
             table_aliases.append(node)
     aliases = {t.alias.lower() for t in tables if t.alias}
     renamed: dict[str, str] = {}
@@ -72,6 +79,16 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
             if replacement is not node:
                 node.replace(replacement)
     return tree
+
+
+_OTHER = object()
+_COLLECTED = (exp.Identifier, exp.Table, exp.Column, exp.Parameter, exp.CTE, exp.TableAlias)
+_KINDS: dict[type, object] = {}
+"""Which of `_COLLECTED` a node class is (the first it derives from), or `_OTHER`: learned once per class."""
+
+
+def _kind(cls: type) -> object:
+    return next((kind for kind in _COLLECTED if issubclass(cls, kind)), _OTHER)
 
 
 def _table(table: exp.Table, tree: exp.Expr, ctes: set[str], aliases: set[str], renamed: dict[str, str], ctx: Context) -> None:
