@@ -13,9 +13,9 @@ import sample
 from typer.testing import CliRunner
 
 from sqlsrv2tidb.cli import app
+from sqlsrv2tidb.outdir import json_text
 from sqlsrv2tidb.model import IntervalStat, QueryClass
 from sqlsrv2tidb.model.translation import Note, TranslatedQuery
-from sqlsrv2tidb.outdir import json_text
 from sqlsrv2tidb.report.anonymize import Anonymizer, anonymize_outputs
 from sqlsrv2tidb.report.render import render_report
 from sqlsrv2tidb.report.sqlwords import BUILTIN_CALLS, KEEP_WORDS, SQL_KEYWORDS
