@@ -64,31 +64,4 @@ def _umask() -> int:
 
 
 def write_json(path: Path, data: Any) -> Path:
-    return write_text(path, json_text(data) + "\n")
-
-
-_ONE_LINE = json.JSONEncoder(ensure_ascii=False, default=str, separators=(", ", ": "))
-_EXPANDED_LEVELS = 2
-
-
-def json_text(data: Any, depth: int = 0) -> str:
-    """JSON with the document and its sections one entry per line, and each entry of a section (a
-    query class, a finding, a table) on one line of its own.
-
-    Python writes indented JSON with its pure-Python encoder (its C encoder writes only one line):
-    some 20 seconds for the assessment of a 100,000-class workload. Written this way, every entry
-    goes through the C encoder, and a file of many classes still reads (and greps) one class a line."""
-    if depth < _EXPANDED_LEVELS and isinstance(data, dict) and data:
-        pad = " " * (depth + 1)
-        lines = [f"{pad}{_key(key)}: {json_text(value, depth + 1)}" for key, value in data.items()]
-        return "{\n" + ",\n".join(lines) + "\n" + " " * depth + "}"
-    if depth < _EXPANDED_LEVELS and isinstance(data, (list, tuple)) and data:
-        pad = " " * (depth + 1)
-        return "[\n" + ",\n".join(pad + json_text(value, depth + 1) for value in data) + "\n" + " " * depth + "]"
-    return _ONE_LINE.encode(data)
-
-
-def _key(key: Any) -> str:
-    if isinstance(key, str):
-        return _ONE_LINE.encode(key)
-    return _ONE_LINE.encode({key: None})[1 : -len(": null}")]  # JSON's spelling of a number, true, null as a key
+    return write_text(path, json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n")

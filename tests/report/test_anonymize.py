@@ -3,6 +3,7 @@ tool's own settings, file names, figures and prose left as they were, and SQL st
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from dataclasses import replace
@@ -13,7 +14,6 @@ import sample
 from typer.testing import CliRunner
 
 from sqlsrv2tidb.cli import app
-from sqlsrv2tidb.outdir import json_text
 from sqlsrv2tidb.model import IntervalStat, QueryClass
 from sqlsrv2tidb.model.translation import Note, TranslatedQuery
 from sqlsrv2tidb.report.anonymize import Anonymizer, anonymize_outputs
@@ -178,7 +178,7 @@ def test_report_anonymize_writes_a_shareable_copy_and_leaves_out_alone(tmp_path)
     for t in doc["tables"]:  # the shared page and the shared files use the same pseudonyms
         assert f'{t["schema"]}.{t["name"]}</button>' in page
     again = CliRunner().invoke(app, ["report", str(out), "--anonymize", "--quiet"])  # a second run refreshes the copy
-    assert again.exit_code == 0 and (shared / "assessment.json").read_text() == json_text(doc) + "\n"
+    assert again.exit_code == 0 and (shared / "assessment.json").read_text() == json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
     shutil.rmtree(shared)
     shared.mkdir()
     (shared / "notes.txt").write_text("mine")  # a folder of the user's own is never written into
