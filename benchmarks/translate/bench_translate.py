@@ -143,6 +143,7 @@ def main() -> None:
             yardstick = times["bare/pure"]
             rounds.append({"seconds": times, "cpu_seconds": cpu,
                            "time_vs_bare_pure": {k: v / yardstick for k, v in times.items()},
+                           "cpu_vs_bare_pure": {k: v / cpu["bare/pure"] for k, v in cpu.items()},
                            "load_average": os.getloadavg()[0]})
             print(f"round {i + 1}: " + "  ".join(f"{k} {statements / v:7.1f}/s ({v / yardstick:.2f}x)"
                                                  for k, v in times.items()) + f"  load {os.getloadavg()[0]:.1f}")
@@ -150,15 +151,18 @@ def main() -> None:
     median_rate = {k: statistics.median(statements / r["seconds"][k] for r in rounds) for k in keys}
     median_ratio = {k: statistics.median(r["time_vs_bare_pure"][k] for r in rounds) for k in keys}
     median_cpu_rate = {k: statistics.median(statements / r["cpu_seconds"][k] for r in rounds) for k in keys}
-    print(f"medians over {len(rounds)} rounds (statements/s of wall time, time as a multiple of the bare "
-          "pure-Python loop's, statements per CPU-second):")
+    median_cpu_ratio = {k: statistics.median(r["cpu_vs_bare_pure"][k] for r in rounds) for k in keys}
+    print(f"medians over {len(rounds)} rounds (statements/s of wall time, wall time as a multiple of the bare "
+          "pure-Python loop's, statements per CPU-second, CPU time as a multiple of the bare loop's):")
     for k in keys:
-        print(f"  {k:22} {median_rate[k]:8.1f}/s  {median_ratio[k]:5.2f}x  {median_cpu_rate[k]:8.1f}/CPU-s")
+        print(f"  {k:22} {median_rate[k]:8.1f}/s  {median_ratio[k]:5.2f}x  {median_cpu_rate[k]:8.1f}/CPU-s  "
+              f"{median_cpu_ratio[k]:5.2f}x")
     if args.json:
         args.json.write_text(json.dumps({
             "statements": statements, "python": platform.python_version(), "machine": platform.machine(),
             "cores": os.cpu_count(), "rounds": rounds, "median_stmt_per_s": median_rate,
             "median_time_vs_bare_pure": median_ratio, "median_stmt_per_cpu_s": median_cpu_rate,
+            "median_cpu_vs_bare_pure": median_cpu_ratio,
         }, indent=1) + "\n", encoding="utf-8")
 
 

@@ -10,6 +10,7 @@ is the DDL generator's job, and the report shows the original.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal
 
 from .statistics import TableStatistics
@@ -207,8 +208,16 @@ class Table:
         return f"{self.schema}.{self.name}"
 
     def column(self, name: str) -> Column | None:
-        folded = name.casefold()
-        return next((c for c in self.columns if c.name.casefold() == folded), None)
+        return self._columns_by_name.get(name.casefold())
+
+    @cached_property
+    def _columns_by_name(self) -> dict[str, Column]:
+        """Columns by case-folded name, the first of a name winning: built once, since the translator
+        looks a column up for every column reference of every query."""
+        by_name: dict[str, Column] = {}
+        for column in self.columns:
+            by_name.setdefault(column.name.casefold(), column)
+        return by_name
 
 
 @dataclass(frozen=True)
@@ -320,12 +329,20 @@ class Database:
 
     def table(self, schema: str | None, name: str) -> Table | None:
         """Find a table case-insensitively; `schema=None` matches the only table of that name."""
-        folded = name.casefold()
-        hits = [t for t in self.tables if t.name.casefold() == folded]
+        hits = self._tables_by_name.get(name.casefold(), ())
         if schema is not None:
             sfold = schema.casefold()
             return next((t for t in hits if t.schema.casefold() == sfold), None)
         return hits[0] if len(hits) == 1 else next((t for t in hits if t.schema.casefold() == "dbo"), None)
+
+    @cached_property
+    def _tables_by_name(self) -> dict[str, tuple[Table, ...]]:
+        """Tables by case-folded name, in schema order: built once, since the translator looks a
+        table up for every column reference of every query (a schema may hold thousands)."""
+        by_name: dict[str, list[Table]] = {}
+        for table in self.tables:
+            by_name.setdefault(table.name.casefold(), []).append(table)
+        return {name: tuple(tables) for name, tables in by_name.items()}
 
     def sequence(self, schema: str | None, name: str) -> Sequence | None:
         folded = name.casefold()

@@ -19,7 +19,7 @@ from .build_data import build_data, data_fact
 from .build_deployment import build_deployment
 from .build_replay import build_replay, without_password
 from .build_schema import build_schema
-from .build_workload import build_workload
+from .build_workload import build_workload, listed_query_ids
 from .findings import finding_row
 from .inputs import ReportInputs
 from .labels import record_facts
@@ -157,10 +157,15 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
     anchors = Anchors(report_dir)
     for t in seq(doc.get("tables")):
         anchors.table(str(t.get("schema", "")), str(t.get("name", "")))
+    listed = listed_query_ids(doc)
     for q in seq(doc.get("queries")):
-        anchors.query(str(q.get("id", "")))
+        qid = str(q.get("id", ""))
+        if qid in listed:
+            anchors.query(qid)
+        else:
+            anchors.unlisted_queries.add(qid)  # nothing links to a class the page leaves out
         if isinstance(q, dict):
-            anchors.labels[str(q.get("id", ""))] = query_label(q)
+            anchors.labels[qid] = query_label(q)
     schema = build_schema(doc, rules, anchors)
     workload = build_workload(doc, rules, anchors)
     replay = build_replay(inputs, anchors)

@@ -102,6 +102,9 @@ def _losses(tables: list[TableView], raw: list[dict[str, Any]], findings: list[d
 
 def build_schema(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anchors) -> SchemaSection:
     findings = [f for f in seq(doc.get("findings")) if isinstance(f, dict)]
+    total = len(findings)
+    if anchors.unlisted_queries:  # findings about a class the page leaves out stay in assessment.json
+        findings = [f for f in findings if not _about_unlisted(f, anchors)]
     counts: Counter[str] = Counter()
     for f in findings:
         parts = str(f.get("object") or "").split(".")
@@ -116,5 +119,11 @@ def build_schema(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Ancho
         strategies=tuple(Count(STRATEGY_LABELS.get(s, s), n) for s, n in sorted(strategies.items(), key=lambda kv: (-kv[1], kv[0]))),
         losses=_losses(tables, raw, findings, anchors),
         finding_groups=finding_groups(findings, rules, anchors),
-        findings_total=len(findings),
+        findings_total=total,
+        findings_unlisted=total - len(findings),
     )
+
+
+def _about_unlisted(finding: dict[str, Any], anchors: Anchors) -> bool:
+    obj = str(finding.get("object") or "")
+    return obj.startswith("query ") and obj[6:].strip() in anchors.unlisted_queries

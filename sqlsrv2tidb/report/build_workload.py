@@ -15,6 +15,13 @@ from .viewmodel import Cell, Count, Fact, Note, QueryView, WindowRow, WorkloadSe
 
 TOP = 15
 """Rows in the "top query classes" tables; the full list below is paginated."""
+LISTED_PER_STATUS = 500
+"""Classes of each translation status the page lists, the busiest first (and the `TOP` by total time).
+
+A Query Store capture of a busy server holds tens of thousands of classes, ad-hoc workloads more; a
+page listing 100,000 of them weighs some 200 MB, more than a browser opens comfortably, and no one
+reads it through. So the page shows, per status, the classes that matter most (by executions), with
+their notes and findings; assessment.json lists every class, and the page says how many it leaves out."""
 MAX_SQL_CHARS = 4000
 """Longer statements are cut in the page (assessment.json keeps them whole), so 10,000 classes stay light."""
 STATUS_ORDER = ("unsupported", "review", "rewritten", "translated")
@@ -28,6 +35,29 @@ def _cut(text: str) -> tuple[str, bool]:
     if len(text) <= MAX_SQL_CHARS:
         return text, False
     return text[:MAX_SQL_CHARS] + "\n…", True
+
+
+def _executions(q: dict[str, Any]) -> float:
+    return _num(q.get("executions")) or 0.0
+
+
+def listed_query_ids(doc: dict[str, Any]) -> set[str]:
+    """The ids of the classes the page lists: the `LISTED_PER_STATUS` busiest of each status, and
+    the `TOP` by total time (which the page links to); every class when there are not more."""
+    raw = [q for q in seq(doc.get("queries")) if isinstance(q, dict)]
+    by_status: dict[str, list[dict[str, Any]]] = {}
+    for q in raw:
+        by_status.setdefault(str(q.get("status") or ""), []).append(q)
+    if all(len(group) <= LISTED_PER_STATUS for group in by_status.values()):
+        return {str(q.get("id", "")) for q in raw}
+    listed = set()
+    for group in by_status.values():
+        group.sort(key=lambda q: (-_executions(q), str(q.get("id", ""))))
+        listed.update(str(q.get("id", "")) for q in group[:LISTED_PER_STATUS])
+    timed = sorted((q for q in raw if _num(q.get("total_duration_us"))),
+                   key=lambda q: (-(_num(q.get("total_duration_us")) or 0.0), str(q.get("id", ""))))
+    listed.update(str(q.get("id", "")) for q in timed[:TOP])
+    return listed
 
 
 def _rate_cell(rate: float | None) -> Cell:
@@ -104,16 +134,18 @@ def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anc
     window_names = tuple(w.name for w in sorted(_windows(workload), key=lambda w: (not w.peak, w.start, w.name)))
     if not any(isinstance(q.get("qps_by_window"), dict) and q["qps_by_window"] for q in raw):
         window_names = ()  # an older file: only the peak's rate
-    views = [_query(q, total, anchors, rules, window_names) for q in raw]
-    by_id = {v.id: (v, q) for v, q in zip(views, raw, strict=True)}
+    unlisted = anchors.unlisted_queries
+    shown = [q for q in raw if str(q.get("id", "")) not in unlisted] if unlisted else raw
+    views = [_query(q, total, anchors, rules, window_names) for q in shown]  # only the classes the page lists
+    by_id = {v.id: (v, q) for v, q in zip(views, shown, strict=True)}
     views.sort(key=lambda v: (-float(v.executions.sort or 0), v.id))
     by_time = sorted(
         (v for v, q in by_id.values() if _num(q.get("total_duration_us"))),
         key=lambda v: (-float(v.total_s.sort), v.id),
     )
-    statuses = Counter(v.status for v in views)
+    statuses = Counter(str(q.get("status") or "") for q in raw)
     status_rows = tuple(
-        Count(s, statuses[s], css=f"st-{s}", share=fmt.percent(statuses[s], len(views)))
+        Count(s, statuses[s], css=f"st-{s}", share=fmt.percent(statuses[s], len(raw)))
         for s in (*STATUS_ORDER, *sorted(set(statuses) - set(STATUS_ORDER))) if statuses.get(s)
     )
     timeline = [p for p in seq(workload.get("timeline")) if isinstance(p, dict)]
@@ -139,6 +171,8 @@ def build_workload(doc: dict[str, Any], rules: dict[str, RuleInfo], anchors: Anc
         top_by_time=tuple(by_time[:TOP]),
         statuses=status_rows,
         queries=tuple(views),
+        queries_total=len(raw),
+        listed_per_status=LISTED_PER_STATUS,
         notes=tuple(str(n) for n in seq(workload.get("notes"))),
         window_names=window_names,
         window_headers=tuple(f"QPS, {name}" + (" (peak)" if name == peak else "") for name in window_names),

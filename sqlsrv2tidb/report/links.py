@@ -34,6 +34,8 @@ class Anchors:
         self.queries: dict[str, str] = {}
         self.labels: dict[str, str] = {}
         """Query id -> what the page calls the class (`query_label`)."""
+        self.unlisted_queries: set[str] = set()
+        """Query classes the page leaves out (a large workload: `build_workload.listed_query_ids`)."""
         self._files: dict[str, Link | None] = {}
 
     def make(self, prefix: str, text: str) -> str:

@@ -152,6 +152,8 @@ class SchemaSection:
     losses: tuple[LossRow, ...]
     finding_groups: tuple[FindingGroup, ...]
     findings_total: int
+    findings_unlisted: int = 0
+    """Findings about query classes the page does not list (in assessment.json only)."""
 
 
 # -- workload ---------------------------------------------------------------------------------------
@@ -207,7 +209,11 @@ class WorkloadSection:
     top_by_time: tuple[QueryView, ...]
     statuses: tuple[Count, ...]
     queries: tuple[QueryView, ...]
+    """The classes the page lists (`build_workload.LISTED_PER_STATUS`), the busiest first."""
     notes: tuple[str, ...]
+    queries_total: int = 0
+    """Every class of the workload, listed or not (assessment.json has them all)."""
+    listed_per_status: int = 0
     window_names: tuple[str, ...] = ()
     """The windows with a QPS column in the query tables, peak first (none for a file without per-window rates)."""
     window_headers: tuple[str, ...] = ()

@@ -27,7 +27,7 @@ from sqlglot.tokens import Token, TokenType
 from . import tidb_writer, tsql_reader
 from .tsql_reader import DATE_PARTS
 
-__all__ = ["DATE_PARTS", "SqlServer", "TiDB"]
+__all__ = ["DATE_PARTS", "TIDB", "TSQL_DIALECT", "SqlServer", "TiDB"]
 
 
 class SqlServer(TSQL):
@@ -45,12 +45,31 @@ class SqlServer(TSQL):
         return tsql_reader.read(self.parser(**opts), self.tokenize(sql), sql, into=expression_type)
 
     def parse_tokens(self, tokens: list[Token], sql: str, **opts: Any) -> list[exp.Expr | None]:
-        """Parse tokens already made of `sql` (positions index `sql`), with the corrections."""
-        return tsql_reader.read(self.parser(**opts), tokens, sql)
+        """Parse tokens already made of `sql` (positions index `sql`), with the corrections.
+
+        A parser starts afresh on every parse, so one per set of options is kept and reused (making
+        one costs about as much as parsing a short statement); one in use is not shared."""
+        key = tuple(sorted(opts.items()))
+        idle = self.__dict__.setdefault("_idle_parsers", {})
+        parser = idle.pop(key, None) or self.parser(**opts)
+        try:
+            return tsql_reader.read(parser, tokens, sql)
+        finally:
+            idle[key] = parser
 
 
 class TiDB(MySQL):
     """TiDB as a MySQL dialect: the same grammar, with TiDB's gaps and SQL Server's types mapped."""
 
     def generator(self, **opts: Any) -> Generator:
-        return tidb_writer.dispatch(super().generator(**opts))
+        """sqlglot's MySQL writer with TiDB's handlers; `unnest=False` (the translator's own option, for a
+        tree known to hold no UNNEST) leaves out the writer's search for one (`tidb_writer.dispatch`)."""
+        unnest = opts.pop("unnest", True)
+        return tidb_writer.dispatch(super().generator(**opts), unnest=unnest)
+
+
+TIDB = TiDB()
+"""The dialect instance the translator writes with: sqlglot makes a new one from the class on every
+call given the class (`sql(dialect=TiDB)`), some microseconds each, several times per statement."""
+TSQL_DIALECT = TSQL()
+"""sqlglot's own T-SQL dialect (`"tsql"`), made once, for the texts the rewrites compare."""

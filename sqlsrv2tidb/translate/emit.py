@@ -18,10 +18,15 @@ from sqlglot.tokens import TokenType
 
 from ..errors import one_line
 from .context import Context
-from .dialect import TiDB
+from .dialect import TIDB
 from .verify import check_text, report, tree_findings
 
 _MARKER = re.compile(r"^__sqlsrv2tidb_param_(.+)__$")
+_TOKENIZER = TIDB.tokenizer()
+_PLAIN_NAME = re.compile(r"[a-z0-9_]+")
+_STRINGS_OR_MARKER = re.compile(
+    r"""'(?:[^'\\]|\\.)*'|"(?:[^"\\]|\\.)*"|`[^`]*`|(?<![\w$])__sqlsrv2tidb_param_([a-z0-9_]+)__(?![\w$])""", re.DOTALL)
+"""A string, a quoted name, or a parameter marker of a plain name as the TiDB writer writes it (a whole word)."""
 
 
 def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tuple[str, ...]]:
@@ -37,14 +42,17 @@ def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tupl
     reread = False
     for statement in statements:
         checks = not isinstance(statement, exp.Command)
+        vouched = False  # the output check saw every node: no UNNEST for the writer to look for
         if checks and not reread:
             found = tree_findings(statement)
             reread = found is None
             if found is not None:
                 gaps.update(found[0])
                 missing.update(found[1])
+                vouched = True
         try:
-            text = statement.sql(dialect=TiDB, unsupported_level=ErrorLevel.RAISE, comments=False, copy=False)
+            text = statement.sql(dialect=TIDB, unsupported_level=ErrorLevel.RAISE, comments=False, copy=False,
+                                 unnest=not vouched)
         except UnsupportedError as exc:
             ctx.note("QY50", "unsupported", f"Not expressible in TiDB: {one_line(str(exc), 200)}")
             return None, ()
@@ -97,7 +105,19 @@ def bind_parameters(sql: str, ctx: Context) -> tuple[str, tuple[str, ...]]:
     """Replace the parameter markers by `?`, returning the source parameter of each, in text order."""
     if "__sqlsrv2tidb_param_" not in sql:
         return sql, ()
-    tokens = TiDB().tokenize(sql)
+    if "`__sqlsrv2tidb_param_" not in sql and all(_PLAIN_NAME.fullmatch(name) for name in ctx.parameters):
+        # Markers of plain names are whole words outside strings: found by one scan, not by tokenizing
+        # the text again (the same `?`s, in the same places).
+        bound: list[str] = []
+
+        def marker(match: re.Match[str]) -> str:
+            if match[1] is None:
+                return match[0]  # a string or a quoted name, left as it is
+            bound.append(ctx.parameters.get(match[1], "@" + match[1]))
+            return "?"
+
+        return _STRINGS_OR_MARKER.sub(marker, sql), tuple(bound)
+    tokens = _TOKENIZER.tokenize(sql)
     out, bound, position = [], [], 0
     for token in tokens:
         if token.token_type not in (TokenType.VAR, TokenType.IDENTIFIER):

@@ -37,6 +37,10 @@ class _SplitTokenizer(SqlServer.Tokenizer):
     COMMANDS: set[TokenType] = set()
 
 
+_SPLITTER = _SplitTokenizer()
+"""One tokenizer for every batch (it starts afresh on each text; making one costs as much as a short query's tokens)."""
+
+
 class _QuietFallback(logging.Filter):
     """sqlglot logs a warning whenever it reads a statement as a raw Command; the translator reports
     those statements itself, as notes, so the warning would only be noise on the user's terminal."""
@@ -89,7 +93,7 @@ def read_batches(text: str) -> list[Batch]:
     batches = []
     for batch in split_batches(text):
         try:
-            batches.append(Batch(batch, _SplitTokenizer().tokenize(batch)))
+            batches.append(Batch(batch, _SPLITTER.tokenize(batch)))
         except TokenError as exc:
             batches.append(Batch(batch, None, f"cannot read the text: {one_line(str(exc))}"))
     return batches
@@ -144,15 +148,29 @@ def _one_statement(tokens: list[Token]) -> bool:
     """True when no token after the first can start a statement (no `;`, no statement word outside
     parentheses): the common single query is then not walked word by word."""
     depth = 0
+    starts = _STARTS
     for tok in tokens[1:]:
         tt = tok.token_type
         if tt == TokenType.L_PAREN:
             depth += 1
         elif tt == TokenType.R_PAREN:
             depth = max(0, depth - 1)
-        elif tt == TokenType.SEMICOLON or (depth == 0 and tt != TokenType.STRING and tok.text.upper() in _STARTERS):
+        elif tt == TokenType.SEMICOLON:
             return False
+        elif depth == 0 and tt != TokenType.STRING:
+            text = tok.text
+            found = starts.get(text)
+            if found is None:
+                if len(starts) > 10_000:
+                    starts.clear()
+                found = starts[text] = text.upper() in _STARTERS
+            if found:
+                return False
     return bool(tokens) and tokens[0].token_type != TokenType.SEMICOLON
+
+
+_STARTS: dict[str, bool] = {}
+"""Whether a word, as spelled, is one of `_STARTERS` (learned once per spelling)."""
 
 
 def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:

@@ -10,20 +10,24 @@ import functools
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.expressions.core import POSITION_META_KEYS
 
 from .dialect import TiDB
 
 
 @functools.lru_cache(maxsize=256)
 def _template(text: str) -> exp.Expr:
-    return sqlglot.parse_one(text, read=TiDB)
+    tree = sqlglot.parse_one(text, read=TiDB)
+    for node in tree.walk():
+        for key in POSITION_META_KEYS:  # where the template's words stood: never read, but copied with every fill
+            node.meta.pop(key, None)
+        node.meta["tidb"] = True  # TiDB SQL already: no rewrite may touch it again (each fill's copy keeps the mark)
+    return tree
 
 
 def fill(text: str, **parts: exp.Expr) -> exp.Expr:
     """The template with each placeholder column (`a`, `b`, `d`, ...) replaced by a copy of its part."""
-    tree = _template(text).copy()
-    for node in tree.walk():
-        node.meta["tidb"] = True  # TiDB SQL already: no rewrite may touch it again
+    tree = _template(text).copy()  # marked as TiDB SQL already, the parts not
     for column in list(tree.find_all(exp.Column)):
         if not column.table and column.name in parts:
             replacement = parts[column.name].copy()

@@ -202,13 +202,28 @@ WRITERS: dict[type[exp.Expr], Handler] = {
     exp.ForClause: forclause_sql,
 }
 
-_TABLES: dict[int, dict[type[exp.Expr], Handler]] = {}
+WITHOUT_UNNEST: dict[type[exp.Expr], Handler] = {
+    **WRITERS,
+    # The same without the search for UNNEST(GENERATE_DATE_ARRAY(...)), which walks each SELECT's whole
+    # subtree (every nested one again): for a tree known to hold no UNNEST (`dispatch`).
+    exp.Select: transforms.preprocess([
+        transforms.eliminate_distinct_on,
+        transforms.eliminate_semi_and_anti_joins,
+        transforms.eliminate_qualify,
+    ]),
+}
+
+_TABLES: dict[tuple[int, bool], dict[type[exp.Expr], Handler]] = {}
 
 
-def dispatch(generator: MySQLGenerator) -> MySQLGenerator:
-    """Make a MySQL writer write TiDB: TiDB's handlers in place of MySQL's (one table, built once)."""
-    table = _TABLES.get(id(type(generator)))
+def dispatch(generator: MySQLGenerator, unnest: bool = True) -> MySQLGenerator:
+    """Make a MySQL writer write TiDB: TiDB's handlers in place of MySQL's (one table, built once).
+
+    `unnest=False` for a tree known to hold no UNNEST (the output check saw every node of it), whose
+    SELECTs need not be searched for one: the same text, without a walk per SELECT."""
+    key = (id(type(generator)), unnest)
+    table = _TABLES.get(key)
     if table is None:
-        table = _TABLES[id(type(generator))] = {**generator._dispatch, **WRITERS}
+        table = _TABLES[key] = {**generator._dispatch, **(WRITERS if unnest else WITHOUT_UNNEST)}
     generator._dispatch = table
     return generator

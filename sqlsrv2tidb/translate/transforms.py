@@ -41,7 +41,7 @@ from .typing import parameter_name
 Rewrite = Callable[[exp.Expr, Context], exp.Expr]
 
 
-def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context) -> exp.Expr:
+def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, nodes: list[exp.Expr] | None = None) -> exp.Expr:
     """Apply `rewrites` to every node, children before parents, replacing nodes in place.
 
     Children first, so a parent sees its operands already rewritten (a nested `a + b + c` is one
@@ -50,17 +50,18 @@ def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context) -> ex
     resolves its operands' columns (CONVERT -> CAST, then the CAST's own rewrite, types its operand).
     A node meets only the rewrites declared for its class (`context.applies_to`), in pipeline order,
     the class looked up again after a rewrite replaced it. Column types are resolved once between
-    two changes of the tree (`Types.remembering`).
+    two changes of the tree (`Types.remembering`). `nodes`: the tree's nodes in depth-first order,
+    when the caller walked it already.
     """
     with ctx.types.remembering():
-        return _bottom_up(tree, rewrites, ctx)
+        return _bottom_up(tree, rewrites, ctx, list(tree.walk(bfs=False)) if nodes is None else nodes)
 
 
-def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context) -> exp.Expr:
+def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, nodes: list[exp.Expr]) -> exp.Expr:
     plans = _PLANS.setdefault(rewrites, {})
     done = len(rewrites)
     root = tree
-    for node in reversed(list(tree.walk(bfs=False))):
+    for node in reversed(nodes):
         if (node is not root and node.parent is None) or node.meta.get("tidb"):
             continue  # detached by an earlier rewrite, or TiDB SQL a rewrite already produced
         current = node
@@ -131,13 +132,14 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
 
     The passes work on a copy, since the batch reads the statement as it was written afterwards
     (what @@ROWCOUNT or SCOPE_IDENTITY() follow); `in_place` when nothing will (the last statement)."""
-    used, grouped = parameters_and_grouping(tree, ctx)
     if not in_place:
         tree = tree.copy()
+    nodes = list(tree.walk(bfs=False))  # one walk for the parameters, GROUP BY and the scalar rewrites
+    used, grouped = parameters_and_grouping(nodes, ctx)
     if grouped:
-        tag_group_expressions(tree)
+        tag_group_expressions(tree, nodes)  # meta only: `nodes` still lists the tree
     skipped = ctx.options.skip_rewrites
-    tree = bottom_up(tree, _pipeline_without(skipped) if skipped else _PIPELINE, ctx)
+    tree = bottom_up(tree, _pipeline_without(skipped) if skipped else _PIPELINE, ctx, nodes)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []
     for statement in statements:
@@ -155,13 +157,14 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     return out
 
 
-def parameters_and_grouping(tree: exp.Expr, ctx: Context) -> tuple[set[str], bool]:
+def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[str], bool]:
     """Lower-case names (no `@`) of the parameters a statement uses: variables it neither declares
     nor names a table variable by, and not @@ functions (each must reach the TiDB text as a `?`);
-    and whether it has a GROUP BY, whose expressions are tagged before the rewrites. One walk."""
+    and whether it has a GROUP BY, whose expressions are tagged before the rewrites. `nodes`: every
+    node of the statement."""
     names = set()
     grouped = False
-    for node in tree.walk():
+    for node in nodes:
         if isinstance(node, exp.Group):
             grouped = True
         if not isinstance(node, exp.Parameter):

@@ -28,15 +28,17 @@ from collections.abc import Iterator
 from sqlglot import exp
 
 from .context import Context
-from .dialect import TiDB
+from .dialect import TIDB, TSQL_DIALECT
 
 GROUP_KEY = "group_key"
 """Meta key of a tagged node: the T-SQL text of the GROUP BY expression it repeats."""
 
 
-def tag_group_expressions(tree: exp.Expr) -> None:
-    """Mark each GROUP BY expression and its occurrences in the same query (before the rewrites)."""
-    for select in tree.find_all(exp.Select):
+def tag_group_expressions(tree: exp.Expr, nodes: list[exp.Expr] | None = None) -> None:
+    """Mark each GROUP BY expression and its occurrences in the same query (before the rewrites).
+    `nodes`: every node of the tree, when the caller walked it already (each query is tagged on its own,
+    so their order does not matter)."""
+    for select in tree.find_all(exp.Select) if nodes is None else [n for n in nodes if isinstance(n, exp.Select)]:
         group = select.args.get("group")
         if group is None:
             continue
@@ -45,13 +47,21 @@ def tag_group_expressions(tree: exp.Expr) -> None:
             bare = _bare(expression)
             if _plain(bare):
                 continue
-            key = bare.sql("tsql")
+            key = bare.sql(TSQL_DIALECT)
             bare.meta[GROUP_KEY] = key
             keys.setdefault(type(bare), set()).add(key)
         if not keys:
             continue
-        for node in list(_occurrences(select, lambda n, keys=keys: type(n) in keys and n.sql("tsql") in keys[type(n)])):
-            node.meta[GROUP_KEY] = node.sql("tsql")
+        texts: dict[int, str] = {}  # id -> T-SQL text, written once per node
+
+        def repeats(node: exp.Expr, keys: dict[type, set[str]] = keys, texts: dict[int, str] = texts) -> bool:
+            if type(node) not in keys:
+                return False
+            text = texts[id(node)] = node.sql(TSQL_DIALECT)
+            return text in keys[type(node)]
+
+        for node in list(_occurrences(select, repeats)):
+            node.meta[GROUP_KEY] = texts[id(node)]
 
 
 def group_expressions(select: exp.Select, ctx: Context) -> exp.Select:
@@ -64,20 +74,28 @@ def group_expressions(select: exp.Select, ctx: Context) -> exp.Select:
     if not expressions:
         return select
     by_key = {g.meta[GROUP_KEY]: g for g in expressions if g.meta.get(GROUP_KEY)}
-    by_text = {_text(g): g for g in expressions}
+    written: dict[int, str] = {}  # id -> TiDB text: each node written once (nothing below changes one before it is read)
+
+    def text(node: exp.Expr) -> str:
+        found = written.get(id(node))
+        if found is None:
+            found = written[id(node)] = _text(node)
+        return found
+
+    by_text = {text(g): g for g in expressions}
     types = {type(g) for g in expressions}
 
     def matching(node: exp.Expr) -> exp.Expr | None:
         found = by_key.get(node.meta.get(GROUP_KEY))
         if found is None and type(node) in types:
-            found = by_text.get(_text(node))
+            found = by_text.get(text(node))
         return found
 
     wrapped = False
     for node in list(_occurrences(select, lambda n: matching(n) is not None)):
         expression = matching(node)
         assert expression is not None
-        replacement = node if _text(node) == _text(expression) else expression.copy()
+        replacement = node if text(node) == text(expression) else expression.copy()
         if not _whole(node, select):
             replacement = exp.Min(this=replacement.copy() if replacement is node else replacement)
             wrapped = True
@@ -101,7 +119,7 @@ def _plain(node: exp.Expr) -> bool:
 
 
 def _text(node: exp.Expr) -> str:
-    return _bare(node).sql(dialect=TiDB)
+    return _bare(node).sql(dialect=TIDB)
 
 
 def _occurrences(select: exp.Select, wanted) -> Iterator[exp.Expr]:

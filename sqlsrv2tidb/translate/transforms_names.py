@@ -40,26 +40,37 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     tables: list[exp.Table] = []
     columns: list[exp.Column] = []
     parameters: list[exp.Parameter] = []
+    table_aliases: list[exp.TableAlias] = []
     ctes: set[str] = set()
     for node in tree.walk():  # one pass over the tree collects everything the renames need
-        if isinstance(node, exp.Identifier) and node.quoted and node.name != node.name.rstrip(" "):
-            # SQL Server ignores trailing spaces when it compares names: [Posts ] is Posts.
-            node.set("this", node.name.rstrip(" "))
-        if isinstance(node, exp.Table):
+        cls = type(node)
+        kind = _KINDS.get(cls)
+        if kind is None:
+            kind = _KINDS[cls] = _kind(cls)
+        if kind is _OTHER:
+            continue  # most nodes: nothing to rename or collect
+        if kind is exp.Identifier:
+            if node.quoted and node.name != node.name.rstrip(" "):
+                # SQL Server ignores trailing spaces when it compares names: [Posts ] is Posts.
+                node.set("this", node.name.rstrip(" "))
+        elif kind is exp.Table:
             tables.append(node)
-        elif isinstance(node, exp.Column):
+        elif kind is exp.Column:
             columns.append(node)
-        elif isinstance(node, exp.Parameter):
+        elif kind is exp.Parameter:
             parameters.append(node)
-        elif isinstance(node, exp.CTE):
+        elif kind is exp.CTE:
             ctes.add(node.alias.lower())
+        elif kind is exp.TableAlias:
+            table_aliases.append(node)
     aliases = {t.alias.lower() for t in tables if t.alias}
     renamed: dict[str, str] = {}
     for table in tables:
         _table(table, tree, ctes, aliases, renamed, ctx)
-    spelled = _alias_spelling(tree, tables, ctes, aliases)
+    spelled = _alias_spelling(table_aliases, tables, ctes, aliases)
+    qualifiers = {**spelled, **renamed}
     for column in columns:
-        _qualifier(column, {**spelled, **renamed}, ctx)
+        _qualifier(column, qualifiers, ctx)
     for node in parameters:
         if isinstance(node.parent, exp.Parameter) or not _attached(node, tree):
             continue  # the name part of @@ROWCOUNT, or a table variable's name already renamed
@@ -68,6 +79,16 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
             if replacement is not node:
                 node.replace(replacement)
     return tree
+
+
+_OTHER = object()
+_COLLECTED = (exp.Identifier, exp.Table, exp.Column, exp.Parameter, exp.CTE, exp.TableAlias)
+_KINDS: dict[type, object] = {}
+"""Which of `_COLLECTED` a node class is (the first it derives from), or `_OTHER`: learned once per class."""
+
+
+def _kind(cls: type) -> object:
+    return next((kind for kind in _COLLECTED if issubclass(cls, kind)), _OTHER)
 
 
 def _table(table: exp.Table, tree: exp.Expr, ctes: set[str], aliases: set[str], renamed: dict[str, str], ctx: Context) -> None:
@@ -128,13 +149,14 @@ def _table(table: exp.Table, tree: exp.Expr, ctes: set[str], aliases: set[str], 
 _SYS_VIEWS = {"sysobjects", "syscolumns", "sysindexes", "sysusers", "sysprocesses"}
 
 
-def _alias_spelling(tree: exp.Expr, tables: list[exp.Table], ctes: set[str], aliases: set[str]) -> dict[str, str]:
+def _alias_spelling(table_aliases: list[exp.TableAlias], tables: list[exp.Table], ctes: set[str], aliases: set[str]) -> dict[str, str]:
     """Every table alias, derived-table alias and CTE name spelled as where it is first defined, and each
     reference to one, or to a table by its name: SQL Server compares them case-insensitively, TiDB too,
     MySQL and MariaDB on Linux do not (`FROM Posts AS P ... p.Id` fails there). Returns lower-case
-    name -> spelling."""
+    name -> spelling. `table_aliases` in the order of the tree's breadth-first walk (renaming tables
+    changes none of them)."""
     spelled: dict[str, str] = {}
-    for alias in tree.find_all(exp.TableAlias):
+    for alias in table_aliases:
         ident = alias.this
         if isinstance(ident, exp.Identifier) and ident.name:
             ident.set("this", spelled.setdefault(ident.name.lower(), ident.name))

@@ -60,19 +60,39 @@ def tree_findings(tree: exp.Expr) -> tuple[list[str], list[str]] | None:
     gaps: list[str] = []
     missing: list[str] = []
     for node in tree.walk():
-        if type(node).__name__ not in WRITTEN_AND_REREAD:
+        cls = type(node)
+        kind = _KINDS.get(cls)
+        if kind is None:
+            kind = _KINDS[cls] = _kind(cls)
+        if not kind:
+            continue  # most nodes: a vouched class with nothing to check
+        if kind & _UNVOUCHED:
             return None
-        if isinstance(node, exp.Var) and not _WORD.match(node.name):
+        if kind & _VAR and not _WORD.match(node.name):
             return None  # raw text, written as it is
-        if isinstance(node, exp.Func):
+        if kind & _FUNC:
             if isinstance(node, exp.Anonymous) and not (isinstance(node.this, str) and _WORD.match(node.this)):
                 return None
             if not isinstance(node.parent, exp.Dot) and (name := _unknown_function(node)) is not None:
                 missing.append(name)
-        gap = _gap(node)
-        if gap is not None:
-            gaps.append(gap)
+        if kind & _GAP:
+            gap = _gap(node)
+            if gap is not None:
+                gaps.append(gap)
     return gaps, missing
+
+
+_UNVOUCHED, _VAR, _FUNC, _GAP = 1, 2, 4, 8
+_KINDS: dict[type, int] = {}
+"""What `tree_findings` checks of a node, by its class (learned once per class): whether the class is
+vouched for at all, whether its text is raw (Var), whether it is a call, whether it may be a grammar gap."""
+
+
+def _kind(cls: type) -> int:
+    if cls.__name__ not in WRITTEN_AND_REREAD:
+        return _UNVOUCHED
+    return ((_VAR if issubclass(cls, exp.Var) else 0) | (_FUNC if issubclass(cls, exp.Func) else 0)
+            | (_GAP if issubclass(cls, (exp.Limit, exp.Offset, exp.Fetch, exp.Group)) or cls in _UNIT_ARGS else 0))
 
 
 def needs_reread(tree: exp.Expr) -> bool:

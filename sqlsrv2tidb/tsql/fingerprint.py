@@ -84,11 +84,31 @@ def fingerprint_of_tokens(tokens: list[Token]) -> str | None:
 def _from_tokens(tokens: list[Token]) -> str:
     is_exec = bool(tokens) and tokens[0].text.upper() in ("EXEC", "EXECUTE")
     parts: list[str] = []
+    spelled = _SPELLED
     i = 0
-    while i < len(tokens):
+    n = len(tokens)
+    while i < n:
         tok = tokens[i]
         tt = tok.token_type
-        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        if tt in _LITERALS:
+            parts.append("?")
+            i += 1
+            continue
+        if tt in _NAMES:
+            parts.append(tok.text.lower())
+            i += 1
+            continue
+        if tt != TokenType.PARAMETER and tt != TokenType.HASH:
+            text = tok.text
+            part = spelled.get(text)
+            if part is None:
+                if len(spelled) > 10_000:
+                    spelled.clear()
+                part = spelled[text] = text.upper() if text.replace("_", "").isalpha() else text
+            parts.append(part)
+            i += 1
+            continue
+        nxt = tokens[i + 1] if i + 1 < n else None
         if tt == TokenType.PARAMETER:
             if nxt is not None and nxt.token_type == TokenType.PARAMETER:
                 # `@@ROWCOUNT` and friends are functions, not parameters.
@@ -104,33 +124,34 @@ def _from_tokens(tokens: list[Token]) -> str:
                 parts.append("?")
             i += 2 if nxt is not None else 1
             continue
-        if tt in _LITERALS:
-            parts.append("?")
-        elif tt in _NAMES:
-            parts.append(tok.text.lower())
-        elif tt == TokenType.HASH:
-            parts.append("#")
-        elif tok.text.replace("_", "").isalpha():
-            parts.append(tok.text.upper())
-        else:
-            parts.append(tok.text)
+        parts.append("#")  # TokenType.HASH
         i += 1
     return _collapse(_join(parts))
+
+
+_SPELLED: dict[str, str] = {}
+"""Keyword and symbol texts as a fingerprint spells them (keywords upper case), learned once per text."""
 
 
 def _join(parts: list[str]) -> str:
     """Join tokens with one canonical spacing, so `IN(1,2)` and `IN ( 1 , 2 )` agree."""
     out: list[str] = []
-    prev = ""
+    append = out.append
+    prev = ""  # the first part has no glue either
     for part in parts:
-        glue = " " if out else ""
-        if part in (",", ")", ".") or prev in ("(", ".", "#", ""):
-            glue = ""
+        if part in _TIGHT_BEFORE or prev in _TIGHT_AFTER:
+            append(part)
         elif part == "(" and prev not in _SPACED and (prev[-1:].isalnum() or prev[-1:] == "_"):
-            glue = ""  # a function call or a column list: COUNT(*), t(a, b)
-        out.append(glue + part)
+            append(part)  # a function call or a column list: COUNT(*), t(a, b)
+        else:
+            append(" ")
+            append(part)
         prev = part
     return "".join(out)
+
+
+_TIGHT_BEFORE = frozenset({",", ")", "."})
+_TIGHT_AFTER = frozenset({"(", ".", "#", ""})
 
 
 _SPACED = {
@@ -142,12 +163,18 @@ _SPACED = {
 
 def _collapse(text: str) -> str:
     """`(?, ?, ?)` becomes `(?)`, and repeated `(?), (?)` row lists become one row."""
+    if "(?" not in text:
+        return text.strip()  # no list to collapse
     previous = None
     while previous != text:
         previous = text
-        text = re.sub(r"\(\?(?:, \?)+\)", "(?)", text)
-        text = re.sub(r"\(\?\)(?:, \(\?\))+", "(?)", text)
+        text = _VALUE_LIST.sub("(?)", text)
+        text = _ROW_LIST.sub("(?)", text)
     return text.strip()
+
+
+_VALUE_LIST = re.compile(r"\(\?(?:, \?)+\)")
+_ROW_LIST = re.compile(r"\(\?\)(?:, \(\?\))+")
 
 
 def _fallback(sql: str) -> str:

@@ -294,3 +294,32 @@ def test_a_cluster_replay_shows_each_worker_and_the_lost_share_and_anonymizes_th
     assert "<h3>Sending workers</h3>" in shared and "tcp://host_003:40999" in shared
     for machine in ("loadgen-a", "loadgen-b", "10.1.2.3", "10.1.2.4", "10.1.2.5"):
         assert machine not in shared
+
+
+def test_a_large_workload_lists_the_busiest_classes_of_each_status_and_counts_the_rest(tmp_path, rules, monkeypatch):
+    from sqlsrv2tidb.report import build_workload
+
+    monkeypatch.setattr(build_workload, "LISTED_PER_STATUS", 2)
+    out = sample.keywords_out(tmp_path / "o", replay=False, experiment=False)
+    doc = sample.read_json(out / "assessment.json")
+    extra = [{"id": f"qx{i}", "status": status, "kind": "select", "executions": 10**9 * i, "source_sql": f"SELECT {i}",
+              "target_sql": f"SELECT {i}", "notes": []}
+             for i, status in enumerate(["review", "review", "review", "translated", "translated", "translated"], start=1)]
+    slow = {"id": "qslow", "status": "translated", "kind": "select", "executions": 0, "total_duration_us": 9e12,
+            "source_sql": "SELECT 0", "target_sql": "SELECT 0", "notes": []}
+    doc["queries"] = [*doc["queries"], *extra, slow]
+    doc["findings"] = [*doc["findings"], *({"rule": "QY59", "severity": "medium", "object": f"query qx{i}",
+                                            "message": "m"} for i in (1, 2, 3))]
+    (out / "assessment.json").write_text(json.dumps(doc))
+    view = build_report(load_inputs(out), rules, anonymized=False, generated="now")
+    listed = {v.id for v in view.workload.queries}
+    # per status the two busiest; the slowest class too, since the page links to it from its top table
+    assert {"qx2", "qx3", "qx5", "qx6", "qslow"} <= listed and not listed & {"qx1", "qx4"}
+    assert view.workload.queries_total == len(doc["queries"]) > len(listed)
+    reviews = sum(q["status"] == "review" for q in doc["queries"])
+    assert dict((c.name, c.count) for c in view.workload.statuses)["review"] == reviews > 2  # counted, listed or not
+    objects = {r.object: r.object_anchor for g in view.schema.finding_groups for r in g.rows}
+    assert "query qx1" not in objects and objects["query qx3"] == "q-qx3"  # no link to a class not in the page
+    assert view.schema.findings_unlisted == 1 and view.schema.findings_total == len(doc["findings"])
+    page = render_html(view)
+    assert "classes are left out of this page" in page and 'id="q-qx1"' not in page and 'href="#q-qx1"' not in page

@@ -1,0 +1,79 @@
+"""Instructions the translator executes per pass over SEDE statements, for one or more git revisions.
+
+Wall time and CPU time on a machine shared with other work move with its load; the number of
+instructions a process executes does not. So each revision is exported (`git archive`) and
+`translate_sql` is run under valgrind's cachegrind (instruction counting only) over the first N
+statements of the SEDE corpus: once with one pass (import, warm-up) and once with three, the
+difference halved being the instructions of one pass. The installed sqlglot build is used (set
+PYTHONPATH to a pure-Python copy of sqlglot to count that build).
+
+    python3 benchmarks/translate/instructions.py 016544e HEAD --statements 300
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def child(statements: int, passes: int) -> None:
+    """Translate the first `statements` SEDE queries `passes` times (the first pass warms up)."""
+    import logging
+
+    sys.path[:0] = [str(Path.cwd() / "tests" / "translate"), str(Path.cwd())]
+    logging.getLogger("sqlglot").setLevel(logging.CRITICAL)
+    from translate_sede import sede_database, sede_queries
+
+    from sqlsrv2tidb.options import Options
+    from sqlsrv2tidb.translate.naming import NameMap
+    from sqlsrv2tidb.translate.queries import translate_sql
+
+    queries = list(sede_queries())[:statements]
+    database = sede_database()
+    names, options = NameMap.for_database(database), Options()
+    for _ in range(passes):
+        for q in queries:
+            translate_sql(q.sql, database=database, names=names, options=options, parameters=q.parameters)
+
+
+def count(tree: Path, statements: int, passes: int) -> int:
+    """Instructions of a child run on the exported `tree`, by cachegrind."""
+    command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
+               os.path.realpath(sys.executable), str(Path(__file__).resolve()), "--child", str(statements), str(passes)]
+    done = subprocess.run(command, cwd=tree, capture_output=True, text=True, check=True)
+    match = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if match is None:
+        raise SystemExit(f"valgrind printed no instruction count for {tree}:\n{done.stderr[-2000:]}")
+    return int(match[1].replace(",", ""))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("revisions", nargs="*", default=["HEAD"])
+    parser.add_argument("--statements", type=int, default=300)
+    parser.add_argument("--child", nargs=2, type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child)
+        return
+    first = None
+    for revision in args.revisions:
+        with tempfile.TemporaryDirectory() as tmp:
+            archive = subprocess.run(["git", "archive", revision, "sqlsrv2tidb", "tests/translate", "tests/corpus/sede-val"],
+                                     cwd=ROOT, capture_output=True, check=True).stdout
+            subprocess.run(["tar", "-x", "-C", tmp], input=archive, check=True)
+            per_pass = (count(Path(tmp), args.statements, 3) - count(Path(tmp), args.statements, 1)) // 2
+        first = first or per_pass
+        print(f"{revision}: {per_pass / 1e6:,.0f} M instructions per pass over {args.statements} statements"
+              f" ({per_pass / first - 1:+.1%} against {args.revisions[0]})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
