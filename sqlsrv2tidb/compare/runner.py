@@ -1,0 +1,193 @@
+"""Each chosen class run on both sides with each of its parameter sets, and its verdict.
+
+Verdicts, in the order they win: **error** (a side failed or timed out: which side, its message),
+**differs** (the answers differ: the reason, the first differing rows side by side, the
+translation's notes that may explain it), **not comparable** (the answers may differ on any two
+runs: a value of the moment, a random value, TOP over rows that are not totally ordered; why),
+**same**. A class is compared with each parameter set in turn and stops at the first set that does
+not give the same answer: that set is the one shown.
+
+Whether an answer is ordered, and whether it can be compared at all, is decided by one function,
+`shape_of`, from the T-SQL alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Database
+from ..model.workload import jsonable
+from ..progress import NullProgress, Progress
+from .answers import Comparison, compare_multiset, compare_ordered
+from .classes import Compared
+from .sides import SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
+from .values import RowShape
+
+SAME, DIFFERS, ERROR, NOT_COMPARABLE = "same", "differs", "error", "not comparable"
+VERDICTS = (SAME, DIFFERS, ERROR, NOT_COMPARABLE)
+
+
+def shape_of(tsql: str, database: Database | None) -> Any:
+    """The answer's order and comparability (`compare.shape.shape_of`)."""
+    try:
+        from .shape import shape_of as decide
+    except ImportError:  # until compare.shape lands: a minimal local decision
+        return _minimal_shape(tsql)
+    return decide(tsql, database)
+
+
+@dataclass(frozen=True)
+class _MinimalShape:
+    order_positions: tuple[int, ...] | None
+    total_order: bool
+    not_comparable: str | None
+
+
+def _minimal_shape(tsql: str) -> _MinimalShape:
+    import re
+
+    if re.search(r"NEWID|RAND\s*\(|GETDATE|SYSDATETIME|CURRENT_TIMESTAMP", tsql, re.I):
+        return _MinimalShape(None, False, "a value of the moment or a random value")
+    return _MinimalShape(None, False, None)
+
+
+@dataclass
+class ClassResult:
+    compared: Compared
+    verdict: str = SAME
+    reason: str = ""
+    side: str | None = None
+    timed_out: bool = False
+    method: str = ""
+    total_order: bool = False
+    sets_run: int = 0
+    values: tuple[Any, ...] | None = None
+    """The parameter set (SQL Server's, by declared parameter) of the answer shown."""
+    rows: dict[str, int | None] = field(default_factory=dict)
+    columns: dict[str, list[str]] = field(default_factory=dict)
+    comparison: Comparison | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        q = self.compared.query
+        doc: dict[str, Any] = {
+            "id": q.id, "verdict": self.verdict, "reason": self.reason, "translation_status": q.status,
+            "method": self.method or None, "total_order": self.total_order, "parameter_sets": len(self.compared.value_sets),
+            "sets_run": self.sets_run, "values_from": self.compared.values_from,
+            "values": None if self.values is None else {p.name: jsonable(v) for p, v in
+                                                        zip(self.compared.parameters, self.values, strict=False)},
+            "rows": self.rows, "columns": self.columns, "seconds": round(self.seconds, 3),
+            "sql_server_sql": self.compared.tsql, "target_sql": q.target_sql,
+            "notes": [{"code": n.code, "message": n.message} for n in q.notes],
+        }
+        if self.verdict == ERROR:
+            doc["side"], doc["timed_out"] = self.side, self.timed_out
+        if self.comparison is not None and not self.comparison.equal:
+            doc["differing_rows"] = self.comparison.differing_rows
+            doc["first_differences"] = [p.to_json() for p in self.comparison.first]
+            doc["comparison_notes"] = self.comparison.notes
+        return doc
+
+
+def run_classes(classes: Sequence[Compared], database: Database, sql_server: SqlServerSide, target: TargetSide,
+                progress: Progress | None = None) -> list[ClassResult]:
+    """Compare every class in turn (one statement on each server at a time), with progress."""
+    progress = progress or NullProgress()
+    results = []
+    with progress.task(f"Comparing {len(classes)} query class(es) on SQL Server and {target.target.display}",
+                       total=len(classes)) as task:
+        for compared in classes:
+            results.append(compare_class(compared, database, sql_server, target))
+            task.advance()
+    return results
+
+
+def compare_class(compared: Compared, database: Database, sql_server: SqlServerSide, target: TargetSide) -> ClassResult:
+    started = time.perf_counter()
+    result = ClassResult(compared)
+    shape = shape_of(compared.tsql, database)
+    positions = shape.order_positions
+    result.method = "ordered" if positions else "multiset"
+    result.total_order = bool(shape.total_order)
+    for values in compared.value_sets:
+        result.sets_run += 1
+        result.values = values.sql_server
+        try:
+            outcome = _one_set(compared, values, positions, sql_server, target, database)
+        except SideError as exc:
+            result.verdict, result.side, result.timed_out = ERROR, exc.side, exc.timed_out
+            where = "SQL Server" if exc.side == SQL_SERVER else "the target"
+            result.reason = f"{where} failed: {exc.message}"
+            (sql_server if exc.side == SQL_SERVER else target).recover() if exc.lost or exc.timed_out else None
+            break
+        names_left, names_right, comparison = outcome
+        result.columns = {SQL_SERVER: list(names_left), TARGET: list(names_right)}
+        if comparison is None:
+            result.verdict = DIFFERS
+            result.reason = (f"SQL Server returns {len(names_left)} column(s), the target {len(names_right)}: "
+                             "the translation's select list differs")
+            break
+        result.comparison = comparison
+        result.method = comparison.method
+        result.rows = {SQL_SERVER: comparison.sql_server_rows, TARGET: comparison.target_rows}
+        if not comparison.equal and shape.not_comparable is None:
+            result.verdict, result.reason = DIFFERS, _why_differs(comparison, compared)
+            break
+    if result.verdict == SAME and shape.not_comparable is not None:
+        result.verdict, result.reason = NOT_COMPARABLE, str(shape.not_comparable)
+        if result.comparison is not None and result.comparison.equal:
+            result.reason += " (the answers happened to be the same this time)"
+    if result.verdict == SAME:
+        result.comparison = result.comparison if result.comparison and not result.comparison.equal else None
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, sql_server: SqlServerSide,
+             target: TargetSide, database: Database) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
+    left = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
+    try:
+        right = target.open(compared.target_sql, values.target)
+    except SideError:
+        _drop(left)
+        raise
+    if len(left.names) != len(right.names):
+        _drop(left), _drop(right)
+        return left.names, right.names, None
+    shape = RowShape(right.columns, database.collation)
+    if positions:
+        return left.names, right.names, compare_ordered(left.batches, right.batches, shape, positions)
+
+    def again() -> tuple[Any, Any]:
+        first = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
+        second = target.open(compared.target_sql, values.target)
+        return first.batches, second.batches
+
+    return left.names, right.names, compare_multiset(left.batches, right.batches, shape, again)
+
+
+def _drop(answer: Answer) -> None:
+    close = getattr(answer.batches, "close", None)
+    if close is not None:
+        close()
+
+
+def _why_differs(comparison: Comparison, compared: Compared) -> str:
+    rows_left, rows_right = comparison.sql_server_rows, comparison.target_rows
+    if rows_left != rows_right:
+        text = f"SQL Server returns {rows_left:,} row(s), the target {rows_right:,}"
+    elif comparison.method == "ordered" and comparison.differing_rows:
+        first = comparison.first[0].position if comparison.first else None
+        text = f"{comparison.differing_rows:,} row(s) differ in value or place" + (
+            f", the first at row {first + 1}" if first is not None else "")
+    else:
+        text = f"{comparison.differing_rows:,} row(s) differ" if comparison.differing_rows else "the rows differ"
+    notes = compared.query.notes
+    if notes:
+        text += "; the translation noted: " + "; ".join(f"{n.code} {n.message}" for n in notes[:3])
+    elif compared.query.status == "translated":
+        text += "; the translation noted nothing: a difference the translator does not know"
+    return text
