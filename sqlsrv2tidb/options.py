@@ -61,8 +61,14 @@ class Options:
     config_file: str | None = None
     rules_dir: Path | None = None
     templates_dir: Path | None = None
+    skip_rewrites: frozenset[str] = frozenset()
+    """Translator rewrites to leave out, by function name (`integer_division`): a testing and
+    diagnostic switch that shows what a statement means on TiDB without one rewrite (`compare`
+    proves each planted meaning change this way); never needed for a migration."""
 
     def __post_init__(self) -> None:
+        if not isinstance(self.skip_rewrites, frozenset):  # hashable, so a pipeline per set is built once
+            object.__setattr__(self, "skip_rewrites", frozenset(self.skip_rewrites))
         if self.tikv_nodes < 1:
             raise UsageError(f"--tikv-nodes must be at least 1, got {self.tikv_nodes}")
 

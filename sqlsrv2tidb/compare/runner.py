@@ -23,35 +23,12 @@ from ..model.workload import jsonable
 from ..progress import NullProgress, Progress
 from .answers import Comparison, compare_multiset, compare_ordered
 from .classes import Compared
+from .shape import shape_of
 from .sides import SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
 from .values import RowShape
 
 SAME, DIFFERS, ERROR, NOT_COMPARABLE = "same", "differs", "error", "not comparable"
 VERDICTS = (SAME, DIFFERS, ERROR, NOT_COMPARABLE)
-
-
-def shape_of(tsql: str, database: Database | None) -> Any:
-    """The answer's order and comparability (`compare.shape.shape_of`)."""
-    try:
-        from .shape import shape_of as decide
-    except ImportError:  # until compare.shape lands: a minimal local decision
-        return _minimal_shape(tsql)
-    return decide(tsql, database)
-
-
-@dataclass(frozen=True)
-class _MinimalShape:
-    order_positions: tuple[int, ...] | None
-    total_order: bool
-    not_comparable: str | None
-
-
-def _minimal_shape(tsql: str) -> _MinimalShape:
-    import re
-
-    if re.search(r"NEWID|RAND\s*\(|GETDATE|SYSDATETIME|CURRENT_TIMESTAMP", tsql, re.I):
-        return _MinimalShape(None, False, "a value of the moment or a random value")
-    return _MinimalShape(None, False, None)
 
 
 @dataclass

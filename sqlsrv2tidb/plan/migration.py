@@ -21,6 +21,7 @@ from ..progress import NullProgress, Progress
 from ..translate.ddl import DdlRenderer, ForeignKeyDdl, TableDdl
 from ..translate.identifiers import NameScope, object_name, sql_name
 from ..translate.naming import NameMap
+from ..translate.transforms import check_skip_rewrites
 from ..translate.types import TypeMapper
 from .columns import BuiltColumn, ColumnBuilder, shrink_row, unparen
 from .config import PlanConfig, load_plan_config
@@ -75,7 +76,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
     db = _without_empty_keys(capture.database, findings)
     config = load_plan_config(options)
     mapper = TypeMapper(options.rules_dir, type_overrides=config.types, column_overrides=config.columns,
-                        collation_overrides=config.collations)
+                        collation_overrides=config.collations, skip_rewrites=check_skip_rewrites(options.skip_rewrites))
     for key, value in config.collations.items():
         if value not in mapper.allowed_collations:
             raise InputError(f"{config.source}: `collations.{key}`: {value!r} is not one of {', '.join(mapper.allowed_collations)}")

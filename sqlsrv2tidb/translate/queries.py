@@ -38,6 +38,7 @@ from .emit import generate
 from .naming import NameMap
 from .parallel import translate_in_processes, workers_for
 from .statements import parse_statements, read_batches
+from .transforms import check_skip_rewrites
 from .typing import Types, type_of_declaration
 
 _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported": Severity.HIGH}
@@ -49,6 +50,7 @@ def translate_workload(capture: Capture, options: Options, progress: Progress | 
     Two classes of one shape (from two sources) share one translation. Many distinct classes are
     translated on every core (`parallel`), with the output of one process."""
     progress = progress or NullProgress()
+    check_skip_rewrites(options.skip_rewrites)  # a wrong name stops the command, not each statement
     queries = capture.workload.queries
     first: dict[str, QueryClass] = {}
     for query in queries:
@@ -94,10 +96,12 @@ def translate_sql(
     fingerprint: str | None = None,
     samples: tuple[tuple[Scalar, ...], ...] = (),
 ) -> TranslatedQuery:
-    """Translate one statement or batch of T-SQL; never raises for bad SQL (it becomes a note).
+    """Translate one statement or batch of T-SQL; never raises for bad SQL (it becomes a note), only
+    `UsageError` for a name in `options.skip_rewrites` that is no rewrite.
 
     `parameters` are the captured class's declared parameters, `samples` value sets captured for them
     (in their order); `fingerprint` the class's own, when known (it is computed from `sql` otherwise)."""
+    check_skip_rewrites(options.skip_rewrites)  # the one error this function raises: a wrong name is the caller's
     declarations, body = strip_parameter_prefix(sql)
     declared = (*parse_declarations(declarations), *parameters) if declarations else tuple(parameters)
     batches = read_batches(body)

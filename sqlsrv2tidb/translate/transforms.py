@@ -17,17 +17,25 @@ The pipeline runs in three passes over a copy of the statement:
    variables and parameters.
 
 Nothing is dropped silently: what no rewrite can keep is a note with status `unsupported`.
+
+`Options.skip_rewrites` leaves named rewrites out (`SKIPPABLE`): a bottom-up rewrite by its function
+name, TOP PERCENT / WITH TIES (`top_percent_or_ties`) and the DDL's case-insensitive collation
+(`case_insensitive_collation`, applied by `types.TypeMapper`). It exists to show what a statement
+means on TiDB without one rewrite; with nothing skipped the pipeline is the same tuple as always.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import cache
 
 from sqlglot import exp
 
+from ..errors import UsageError
 from . import transforms_dml, transforms_functions, transforms_names, transforms_query, transforms_scalar
 from .context import Context
 from .transforms_grouping import GROUP_KEY, tag_group_expressions
+from .types import CASE_INSENSITIVE_COLLATION
 from .typing import parameter_name
 
 Rewrite = Callable[[exp.Expr, Context], exp.Expr]
@@ -97,6 +105,26 @@ def _plan(rewrites: tuple[Rewrite, ...], cls: type) -> tuple[int, ...]:
 
 _PIPELINE: tuple[Rewrite, ...] = (*transforms_functions.REWRITES, *transforms_scalar.REWRITES)
 
+SKIPPABLE: tuple[str, ...] = (*(rewrite.__name__ for rewrite in _PIPELINE), transforms_query.top_percent_or_ties.__name__,
+                              CASE_INSENSITIVE_COLLATION)
+"""The names `Options.skip_rewrites` accepts."""
+
+
+@cache
+def check_skip_rewrites(names: frozenset[str]) -> frozenset[str]:
+    """`names` when each is in `SKIPPABLE`; else a one-line error naming the unknown ones and the accepted ones."""
+    unknown = sorted(names - set(SKIPPABLE))
+    if unknown:
+        raise UsageError(f"no translator rewrite named {', '.join(map(repr, unknown))} to skip; "
+                         f"the names are: {', '.join(SKIPPABLE)}")
+    return names
+
+
+@cache
+def _pipeline_without(names: frozenset[str]) -> tuple[Rewrite, ...]:
+    check_skip_rewrites(names)
+    return tuple(rewrite for rewrite in _PIPELINE if rewrite.__name__ not in names)
+
 
 def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> list[exp.Expr]:
     """Run every pass over one parsed statement; the result may be several TiDB statements.
@@ -108,7 +136,8 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
         tree = tree.copy()
     if grouped:
         tag_group_expressions(tree)
-    tree = bottom_up(tree, _PIPELINE, ctx)
+    skipped = ctx.options.skip_rewrites
+    tree = bottom_up(tree, _pipeline_without(skipped) if skipped else _PIPELINE, ctx)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []
     for statement in statements:

@@ -350,6 +350,9 @@ def top_percent_or_ties(select: exp.Select, ctx: Context) -> exp.Expr:
     """
     limit = select.args.get("limit")
     options = limit.args.get("limit_options") if isinstance(limit, exp.Limit) else None
+    if options is not None and "top_percent_or_ties" in ctx.options.skip_rewrites:
+        limit.set("limit_options", None)  # switched off: the naive LIMIT n, which keeps no ties and no percent
+        return select
     if options is not None and (options.args.get("percent") or options.args.get("with_ties")):
         return top_window(select, limit.expression, bool(options.args.get("percent")), bool(options.args.get("with_ties")), ctx)
     count = _limit_count(limit)

@@ -128,6 +128,13 @@ def type_info(target: str) -> TypeInfo:
     return TypeInfo("other", 8, 8)
 
 
+CASE_INSENSITIVE_COLLATION = "case_insensitive_collation"
+"""The name in `Options.skip_rewrites` that leaves out the mapping of SQL Server's case-insensitive
+collations to a case-insensitive TiDB one: such a column then gets TiDB's own utf8mb4 default,
+`utf8mb4_bin`, and compares case-sensitively (what a migration that keeps no collation gets)."""
+TIDB_DEFAULT_COLLATION = "utf8mb4_bin"
+
+
 @dataclass(frozen=True)
 class CollationMapping:
     source: str
@@ -161,6 +168,7 @@ class TypeMapper:
         type_overrides: dict[str, str] | None = None,
         column_overrides: dict[str, str] | None = None,
         collation_overrides: dict[str, str] | None = None,
+        skip_rewrites: frozenset[str] = frozenset(),
     ) -> None:
         self.types_file, self.types = _load_yaml("mappings/types.yaml", rules_dir)
         self.collations_file, self.collations = _load_yaml("mappings/collations.yaml", rules_dir)
@@ -168,6 +176,7 @@ class TypeMapper:
         self.column_overrides = {k.casefold(): v for k, v in (column_overrides or {}).items()}
         self.collation_overrides = {k.casefold(): v for k, v in (collation_overrides or {}).items()}
         self.used_overrides: set[str] = set()
+        self.keep_case_insensitive = CASE_INSENSITIVE_COLLATION not in skip_rewrites
         self._validate()
 
     @classmethod
@@ -249,6 +258,8 @@ class TypeMapper:
             if re.search(rule["pattern"], source, re.I):
                 kind = rule["class"]
                 break
+        if kind == "case_insensitive" and not self.keep_case_insensitive:
+            return CollationMapping(source, TIDB_DEFAULT_COLLATION, kind, assumed)  # switched off: TiDB's default
         for key in (source.casefold(), kind):
             if key in self.collation_overrides:
                 self.used_overrides.add(f"collations:{key}")
