@@ -16,7 +16,7 @@ from typing import Any
 from ..model import Finding, Severity
 from .classes import Left
 from .runner import DIFFERS, ERROR, VERDICTS, ClassResult
-from .sides import TARGET
+from .sides import BOTH, TARGET
 
 FORMAT = "sqlsrv2tidb.compare/1"
 FILE = "compare.json"
@@ -29,7 +29,7 @@ def findings(results: Sequence[ClassResult]) -> list[Finding]:
         if r.verdict == DIFFERS:
             found.append(Finding("RP09", Severity.HIGH, obj, f"SQL Server and the target answer differently: {r.reason}",
                                  details={"compare": "compare.json"}))
-        elif r.verdict == ERROR and r.side == TARGET:
+        elif r.verdict == ERROR and r.side in (TARGET, BOTH):
             found.append(Finding("RP10", Severity.MEDIUM, obj, r.reason, details={"compare": "compare.json"}))
     return found
 

@@ -24,7 +24,7 @@ from ..progress import NullProgress, Progress
 from .answers import Comparison, compare_multiset, compare_ordered
 from .classes import Compared
 from .shape import shape_of
-from .sides import SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
+from .sides import BOTH, SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
 from .values import RowShape
 
 SAME, DIFFERS, ERROR, NOT_COMPARABLE = "same", "differs", "error", "not comparable"
@@ -95,10 +95,7 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
         try:
             outcome = _one_set(compared, values, positions, sql_server, target, database)
         except SideError as exc:
-            result.verdict, result.side, result.timed_out = ERROR, exc.side, exc.timed_out
-            where = "SQL Server" if exc.side == SQL_SERVER else "the target"
-            result.reason = f"{where} failed: {exc.message}"
-            (sql_server if exc.side == SQL_SERVER else target).recover() if exc.lost or exc.timed_out else None
+            _failed(result, exc, compared, values, sql_server, target)
             break
         names_left, names_right, comparison = outcome
         result.columns = {SQL_SERVER: list(names_left), TARGET: list(names_right)}
@@ -121,6 +118,26 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
         result.comparison = result.comparison if result.comparison and not result.comparison.equal else None
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any, sql_server: SqlServerSide,
+            target: TargetSide) -> None:
+    """An error verdict; when SQL Server failed, whether the target runs the translation says which side to fix."""
+    result.verdict, result.side, result.timed_out = ERROR, exc.side, exc.timed_out
+    if exc.lost or exc.timed_out:
+        (sql_server if exc.side == SQL_SERVER else target).recover()
+    if exc.side == TARGET:
+        result.reason = f"the target failed: {exc.message}"
+        return
+    try:
+        _drop(target.open(compared.target_sql, values.target))
+        also = "; the target runs the translation"
+    except SideError as other:
+        if other.lost or other.timed_out:
+            target.recover()
+        result.side, result.timed_out = BOTH, exc.timed_out or other.timed_out
+        also = f"; the target fails too: {other.message}"
+    result.reason = f"SQL Server failed: {exc.message}{also}"
 
 
 def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, sql_server: SqlServerSide,

@@ -28,7 +28,7 @@ from ..target import Target
 from .values import BINARY_CHARSET, ResultColumn
 
 FETCH_ROWS = 2000
-SQL_SERVER, TARGET = "sql_server", "target"
+SQL_SERVER, TARGET, BOTH = "sql_server", "target", "both"
 TIMEOUT_CODES = frozenset({3024, 1969, 1317})
 """Interrupted by max_execution_time (TiDB, MySQL), by max_statement_time (MariaDB), or killed."""
 
