@@ -22,7 +22,7 @@ from ..translate.ddl import DdlRenderer, ForeignKeyDdl, TableDdl
 from ..translate.identifiers import NameScope, object_name, sql_name
 from ..translate.naming import NameMap
 from ..translate.transforms import check_skip_rewrites
-from ..translate.types import TypeMapper
+from ..translate.types import CASE_INSENSITIVE_COLLATION, TypeMapper
 from .columns import BuiltColumn, ColumnBuilder, shrink_row, unparen
 from .config import PlanConfig, load_plan_config
 from .distribution import DistributionPlanner, TableDesign
@@ -338,7 +338,13 @@ def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper, version:
         assumed = " (assumed: the scripts name no collation)" if m.assumed else ""
         file, line = first[key]
         details = {"columns": len(columns), "examples": columns[:10], "target": m.target}
-        if m.kind == "case_insensitive":
+        if m.switched_off:
+            out.append(Finding(rule="TY12", severity=Severity.MEDIUM, object=m.source,
+                               message=f"case-insensitive collation {m.source}{assumed} becomes {m.target} on "
+                                       f"{len(columns)} column(s) because the mapping is switched off (skip_rewrites: "
+                                       f"{CASE_INSENSITIVE_COLLATION}): comparisons become case-sensitive",
+                               file=file, line=line, details=details))
+        elif m.kind == "case_insensitive":
             out.append(Finding(rule="TY12", severity=Severity.LOW, object=m.source,
                                message=f"case-insensitive collation {m.source}{assumed} becomes {m.target} on "
                                        f"{len(columns)} column(s): comparisons stay case-insensitive (TiDB's default, "

@@ -144,6 +144,8 @@ class CollationMapping:
     assumed: bool = False
     """True when no collation was given anywhere and SQL Server's install default was assumed."""
     override: bool = False
+    switched_off: bool = False
+    """A case-insensitive collation given TiDB's default because `case_insensitive_collation` is skipped."""
 
 
 def _load_yaml(relative: str, override: Path | None) -> tuple[Path, Any]:
@@ -259,7 +261,7 @@ class TypeMapper:
                 kind = rule["class"]
                 break
         if kind == "case_insensitive" and not self.keep_case_insensitive:
-            return CollationMapping(source, TIDB_DEFAULT_COLLATION, kind, assumed)  # switched off: TiDB's default
+            return CollationMapping(source, TIDB_DEFAULT_COLLATION, kind, assumed, switched_off=True)
         for key in (source.casefold(), kind):
             if key in self.collation_overrides:
                 self.used_overrides.add(f"collations:{key}")

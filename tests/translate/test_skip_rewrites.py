@@ -60,6 +60,9 @@ def test_the_collation_switch_gives_case_insensitive_columns_tidbs_default():
     without = "\n".join(f.content for f in api.plan(golden_capture(), Options(skip_rewrites={CASE_INSENSITIVE_COLLATION})).files)
     assert "utf8mb4_general_ci" in with_mapping and "utf8mb4_general_ci" not in without
     assert without.count("utf8mb4_bin") > with_mapping.count("utf8mb4_bin")
+    switched = api.plan(golden_capture(), Options(skip_rewrites={CASE_INSENSITIVE_COLLATION}))
+    said = [f.message for f in switched.findings if f.rule == "TY12"]
+    assert said and all("switched off" in m and "case-sensitive" in m for m in said), said
     assert TypeMapper(skip_rewrites=frozenset({CASE_INSENSITIVE_COLLATION})).map_collation("Latin1_General_CS_AS").target == "utf8mb4_bin"
     assert TypeMapper().map_collation(None).target == "utf8mb4_general_ci"
 

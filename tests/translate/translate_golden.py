@@ -128,13 +128,13 @@ def actual_case(case: Case) -> Case:
     )
 
 
-def ddl_statements() -> list[str]:
-    """The golden schema's DDL from the project's DDL generator, as statements MariaDB runs.
+def ddl_statements(capture: Capture | None = None, options: Options | None = None) -> list[str]:
+    """The golden schema's DDL (or `capture`'s) from the project's DDL generator, as statements MariaDB runs.
 
     TiDB-only files (placement statements) are skipped; TiDB's `/*T! ... */` options are comments
     to MariaDB, and statements that are nothing but such a comment are dropped.
     """
-    plan = api.plan(golden_capture(), Options())
+    plan = api.plan(capture or golden_capture(), options or Options())
     statements = []
     for ddl in plan.files:
         if "tidb-placement" in ddl.name:
