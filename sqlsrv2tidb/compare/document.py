@@ -39,7 +39,7 @@ def document(*, source: str, target: str, server: str, settings: dict[str, Any],
     counts = Counter(r.verdict for r in results)
     return {
         "format": FORMAT,
-        "source": source,
+        "source": {"name": source},
         "target": target,
         "server": server,
         "settings": settings,
