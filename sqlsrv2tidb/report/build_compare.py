@@ -13,7 +13,7 @@ from typing import Any
 from . import formatting as fmt
 from .links import Anchors
 from .shape import obj, objs, seq
-from .viewmodel import Cell, CompareRow, CompareSection, Fact, GenericTable
+from .viewmodel import Cell, AnswerRow, AnswersSection, Fact, GenericTable
 
 _ORDER = {"differs": 0, "error": 1, "not comparable": 2, "same": 3}
 
@@ -33,7 +33,7 @@ def _shown(values: Any) -> str:
     return json.dumps(values, ensure_ascii=False, default=str) if values is not None else "(no row)"
 
 
-def build_compare(doc: dict[str, Any] | None, anchors: Anchors) -> CompareSection | None:
+def build_compare(doc: dict[str, Any] | None, anchors: Anchors) -> AnswersSection | None:
     if not doc:
         return None
     s, settings = obj(doc.get("summary")), obj(doc.get("settings"))
@@ -54,7 +54,7 @@ def build_compare(doc: dict[str, Any] | None, anchors: Anchors) -> CompareSectio
         verdict = str(q.get("verdict") or "")
         if verdict == "error" and q.get("side"):
             verdict += f" ({str(q['side']).replace('_', ' ')})"
-        rows.append(CompareRow(qid, anchors.queries.get(qid), anchors.labels.get(qid) or qid, verdict,
+        rows.append(AnswerRow(qid, anchors.queries.get(qid), anchors.labels.get(qid) or qid, verdict,
                                str(q.get("reason") or ""), shown))
         for d in objs(q.get("first_differences")):
             position = d.get("position")
@@ -65,4 +65,4 @@ def build_compare(doc: dict[str, Any] | None, anchors: Anchors) -> CompareSectio
     left = tuple((Cell(str(x.get("id"))), Cell(str(x.get("reason") or ""))) for x in seq(doc.get("left_out"))
                  if isinstance(x, dict))
     left_table = GenericTable("compare-left-out", ("Query", "Why not compared"), (False, False), left) if left else None
-    return CompareSection(facts, tuple(rows), diff, left_table)
+    return AnswersSection(facts, tuple(rows), diff, left_table)

@@ -329,7 +329,7 @@ class DataSection:
 
 
 @dataclass(frozen=True)
-class CompareRow:
+class AnswerRow:
     """One compared query class: its verdict and why, linked to the query's entry on the page."""
 
     query_id: str
@@ -341,9 +341,9 @@ class CompareRow:
 
 
 @dataclass(frozen=True)
-class CompareSection:
+class AnswersSection:
     facts: tuple[Fact, ...]
-    rows: tuple[CompareRow, ...]
+    rows: tuple[AnswerRow, ...]
     differences: GenericTable | None
     left_out: GenericTable | None
 
@@ -366,6 +366,6 @@ class Report:
     plan: PlanSection
     replan: Replan | None = None
     data: DataSection | None = None
-    compare: CompareSection | None = None
+    compare: AnswersSection | None = None
     page_size: int = 25
     """Rows per page of every long table; the HTML itself hides the rest until the page's script pages them."""
