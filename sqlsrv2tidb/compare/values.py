@@ -130,6 +130,8 @@ def _value_normalizer(column: ResultColumn) -> Callable[[Any], Any]:
 
 def _integral(value: Any) -> int:
     """A whole number of any width (a result column's integer type may be wider than BIGINT on either side)."""
+    if type(value) is int:
+        return value
     if isinstance(value, (bytes, bytearray)):
         return int.from_bytes(value, "big")
     if isinstance(value, float):
