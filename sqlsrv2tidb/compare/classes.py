@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from ..model import Capture, Parameter, QueryClass
@@ -127,9 +128,29 @@ def _value_sets(plan: ParameterPlan, source: QueryClass, sets: int, seed: int, c
             if marker.index >= 0:
                 by_parameter.setdefault(marker.index, value)
         sample = row if row is not None else (plan.samples[0] if plan.samples else None)
-        sql_server = tuple(by_parameter[i] if i in by_parameter else (sample[i] if sample and i < len(sample) else None)
+        sql_server = tuple(_for_sql_server(by_parameter[i] if i in by_parameter else
+                                           (sample[i] if sample and i < len(sample) else None), source.parameters[i].type)
                            for i in range(declared))
         target = tuple(by_parameter[m.index] if m.index >= 0 else value
                        for m, value in zip(plan.markers, made, strict=True))
         found.append(ValueSet(sql_server, target))
     return tuple(dict.fromkeys(found))
+
+
+_DATE_TYPES = ("date", "datetime", "datetime2", "smalldatetime", "datetimeoffset", "time")
+
+
+def _for_sql_server(value: Any, declared: str | None) -> Any:
+    """A value as pyodbc should bind it for a parameter of the declared type.
+
+    Values drawn from the target come as JSON text: a date-time's ISO text (`2001-05-22T20:37:29.993000`)
+    is not a literal every SQL Server type reads, so it is bound as a datetime, which every one does.
+    """
+    base = (declared or "").split("(")[0].strip().lower()
+    if isinstance(value, str) and base in _DATE_TYPES:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+        return parsed.date() if base == "date" else parsed.time() if base == "time" else parsed
+    return value

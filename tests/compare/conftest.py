@@ -20,3 +20,12 @@ from data_helpers import SourceDb, captured  # noqa: E402
 @pytest.fixture(scope="session")
 def compare_northwind(mssql, tmp_path_factory) -> SourceDb:
     return captured(mssql, load_northwind(mssql, "compare_northwind"), tmp_path_factory.mktemp("northwind") / "capture")
+
+
+@pytest.fixture(scope="session")
+def compare_adventureworks(mssql, tmp_path_factory) -> SourceDb:
+    """AdventureWorks's tables with generated rows (tests/data/adventureworks.py); its modules are not created."""
+    from adventureworks import create_adventureworks
+
+    return captured(mssql, create_adventureworks(mssql, "compare_adventureworks"),
+                    tmp_path_factory.mktemp("adventureworks") / "capture")
