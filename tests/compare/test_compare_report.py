@@ -1,5 +1,5 @@
-"""compare.json on the page: `report` renders its section beside the replay's, and the summary counts a
-differing class as the high finding (RP09) it is, linked to its query."""
+"""compare.json on the page: `report` renders its section beside the replay's, the summary counts a differing
+class as the high finding (RP09) it is, linked to its query, and the copy to share withholds the rows."""
 
 from __future__ import annotations
 
@@ -36,3 +36,10 @@ def test_the_report_shows_the_answers_and_counts_a_difference_as_high(mssql, pla
     assert anchor and f'id="{anchor[1]}"' in page, "the differing class links to its query's entry"
     summary = page[page.index('id="summary"'):page.index('id="schema"')]
     assert "RP09" in summary and "Answers compared" in summary
+
+    shared = api.render_report(out, anonymize=True).parent
+    hidden = (shared / "compare.json").read_text(encoding="utf-8")
+    for original in ("visits", "boxes", "qty", "Paris", differing["id"]):
+        assert original not in hidden, original
+    assert json.loads(hidden)["queries"][0]["first_differences"][0]["target"][0] == "(withheld)"
+    assert 'id="compare"' in (shared / "report.html").read_text(encoding="utf-8")
