@@ -96,26 +96,33 @@ class SqlServerSide:
             raise
         except Exception as exc:  # noqa: BLE001 - every driver error is this side's answer
             error = self._error(exc)
-            self._end(cursor)
+            self._end(cursor, cancel=error.timed_out)
             raise error from None
         names = tuple(str(d[0] or "") for d in cursor.description)
         return Answer(names, self._batches(cursor))
 
     def _batches(self, cursor: Any) -> Iterator[Sequence[Sequence[Any]]]:
+        cancel = False
         try:
             while True:
                 try:
                     rows = cursor.fetchmany(FETCH_ROWS)
                 except Exception as exc:  # noqa: BLE001 - an error mid-stream is this side's answer
-                    raise self._error(exc) from None
+                    error = self._error(exc)
+                    cancel = error.timed_out
+                    raise error from None
                 if not rows:
                     return
                 yield rows
         finally:
-            self._end(cursor)
+            self._end(cursor, cancel=cancel)
 
-    def _end(self, cursor: Any) -> None:
-        for close in (cursor.close, self.session.handle.rollback):
+    def _end(self, cursor: Any, cancel: bool = False) -> None:
+        """Close the cursor and roll back; after a timeout, first ask the server to stop the statement
+        (an attention, which SQL Server honours; Babelfish runs the statement to its end regardless)."""
+        steps = (cursor.cancel, cursor.close, self.session.handle.rollback) if cancel else \
+            (cursor.close, self.session.handle.rollback)
+        for close in steps:
             try:
                 close()
             except Exception:  # noqa: BLE001 - a cursor on a lost connection cannot close cleanly

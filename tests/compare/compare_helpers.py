@@ -32,3 +32,22 @@ def workload_file(statements: list[str], path: Path) -> Path:
 
 def verdicts(doc: dict) -> dict[str, dict]:
     return {q["id"]: q for q in doc["queries"]}
+
+
+PLANTED = Path(__file__).resolve().parent / "planted"
+
+
+def load_planted(mssql, name: str) -> str:
+    """The planted schema and rows (tests/compare/planted) in a new database on the SQL Server endpoint."""
+    from sqlsrv2tidb.translate.statements import split_batches
+
+    database = mssql.create_database(name)
+    conn = mssql.connect(database)
+    try:
+        cursor = conn.cursor()
+        for batch in split_batches((PLANTED / "schema.sql").read_text(encoding="utf-8")):
+            cursor.execute(batch)
+        cursor.execute((PLANTED / "rows.sql").read_text(encoding="utf-8"))
+    finally:
+        conn.close()
+    return database

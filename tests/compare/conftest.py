@@ -29,3 +29,11 @@ def compare_adventureworks(mssql, tmp_path_factory) -> SourceDb:
 
     return captured(mssql, create_adventureworks(mssql, "compare_adventureworks"),
                     tmp_path_factory.mktemp("adventureworks") / "capture")
+
+
+@pytest.fixture(scope="session")
+def planted_tds(mssql) -> str:
+    """The planted schema and rows (tests/compare/planted) on the SQL Server endpoint, as T-SQL."""
+    from compare_helpers import load_planted
+
+    return load_planted(mssql, "t_compare_planted")

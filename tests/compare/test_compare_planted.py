@@ -19,22 +19,7 @@ from test_planted_fixtures import PLANTED, QUERIES, TIES, planted_on
 from sqlsrv2tidb import api
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.target import parse_target
-from sqlsrv2tidb.translate.statements import split_batches
 from sqlsrv2tidb.translate.types import CASE_INSENSITIVE_COLLATION
-
-
-@pytest.fixture(scope="module")
-def planted_tds(mssql):
-    database = mssql.create_database("t_compare_planted")
-    conn = mssql.connect(database)
-    try:
-        cursor = conn.cursor()
-        for batch in split_batches((PLANTED / "schema.sql").read_text(encoding="utf-8")):
-            cursor.execute(batch)
-        cursor.execute((PLANTED / "rows.sql").read_text(encoding="utf-8"))
-    finally:
-        conn.close()
-    return database
 
 
 def _compared(mssql, database: str, target, target_db: str, query, options: Options, out) -> dict:

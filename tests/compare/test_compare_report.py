@@ -7,7 +7,6 @@ import json
 import re
 
 from compare_helpers import workload_file
-from test_compare_planted import planted_tds  # noqa: F401 - the planted database on the SQL Server endpoint
 from test_planted_fixtures import PLANTED, planted_on
 
 from sqlsrv2tidb import api
@@ -15,7 +14,7 @@ from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.target import parse_target
 
 
-def test_the_report_shows_the_answers_and_counts_a_difference_as_high(mssql, planted_tds, tidb, tmp_path):  # noqa: F811
+def test_the_report_shows_the_answers_and_counts_a_difference_as_high(mssql, planted_tds, tidb, tmp_path):
     division = (PLANTED / "queries" / "integer_division.sql").read_text(encoding="utf-8")
     lengths = (PLANTED / "queries" / "len_trailing_spaces.sql").read_text(encoding="utf-8")
     sources = [PLANTED / "schema.sql", workload_file([division, lengths], tmp_path / "queries.sql")]
