@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from ..errors import UsageError
 from ..model import Capture, Parameter, QueryClass
 from ..model.translation import TranslatedQuery, Translation
 from ..replay.config import ReplayConfig
@@ -79,6 +80,10 @@ def choose(capture: Capture, translation: Translation, wanted: Sequence[str] = (
     """The classes to compare (with their captured class) and those left out with why; `wanted` names ids."""
     chosen, left = [], []
     wanted_ids = {w.casefold() for w in wanted}
+    unknown = sorted(wanted_ids - {tq.id.casefold() for tq in translation.queries})
+    if unknown:
+        raise UsageError(f"--query {unknown[0]}: the capture has no query class of that id "
+                         f"({len(translation.queries)} class(es); their ids are in queries.sql and assessment.json)")
     for tq in translation.queries:
         if wanted_ids and tq.id.casefold() not in wanted_ids:
             continue

@@ -13,7 +13,7 @@ from typing import Any
 from . import formatting as fmt
 from .links import Anchors
 from .shape import obj, objs, seq
-from .viewmodel import Cell, AnswerRow, AnswersSection, Fact, GenericTable
+from .viewmodel import AnswerRow, AnswersSection, Cell, Fact, GenericTable
 
 _ORDER = {"differs": 0, "error": 1, "not comparable": 2, "same": 3}
 

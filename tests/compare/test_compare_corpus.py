@@ -23,7 +23,6 @@ from sqlsrv2tidb import api
 from sqlsrv2tidb.model import QueryClass, Workload, save_capture
 from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id, statement_kind
 
-
 MODULES = {"adventureworks": CORPUS_SCHEMAS["adventureworks-oltp"]}
 """Where a corpus's modules are read from when the endpoint's catalog has none."""
 

@@ -15,7 +15,6 @@ import pytest
 from compare_helpers import workload_file
 from test_planted_fixtures import PLANTED, QUERIES, TIES, planted_on
 
-
 from sqlsrv2tidb import api
 from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.target import parse_target

@@ -7,15 +7,18 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
+import pytest
+
 from sqlsrv2tidb.compare import answers
 from sqlsrv2tidb.compare.answers import compare_multiset, compare_ordered
-from sqlsrv2tidb.compare.classes import Compared, ValueSet, read_verdict
+from sqlsrv2tidb.compare.classes import Compared, ValueSet, choose, read_verdict
 from sqlsrv2tidb.compare.document import document, findings
 from sqlsrv2tidb.compare.runner import ClassResult
 from sqlsrv2tidb.compare.sides import declared_batch
 from sqlsrv2tidb.compare.values import ResultColumn, RowShape
-from sqlsrv2tidb.model import Parameter, QueryClass
-from sqlsrv2tidb.model.translation import TranslatedQuery
+from sqlsrv2tidb.errors import UsageError
+from sqlsrv2tidb.model import Capture, Parameter, QueryClass, Workload
+from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
 
 INT, DEC2, DT3, CHAR, VARCHAR, DOUBLE = (ResultColumn("i", 3), ResultColumn("d", 246, 2), ResultColumn("t", 12, 3),
                                           ResultColumn("c", 254, None, "utf8mb4_general_ci"),
@@ -113,3 +116,12 @@ def test_a_target_error_is_a_medium_finding():
                    found=found, seconds=1.0)
     assert doc["format"] == "sqlsrv2tidb.compare/1" and doc["summary"]["error"] == 1
     assert doc["queries"][0]["side"] == "target"
+
+
+def test_a_query_id_the_capture_lacks_is_one_line_naming_it():
+    read = QueryClass("q1", "f", "SELECT 1", kind="select")
+    capture = Capture(workload=Workload(queries=(read,)))
+    translation = Translation((TranslatedQuery("q1", "f", "SELECT 1", "SELECT 1", "translated", kind="select"),))
+    assert [tq.id for tq, _ in choose(capture, translation, ["Q1"])[0]] == ["q1"]
+    with pytest.raises(UsageError, match="--query qmissing: the capture has no query class of that id"):
+        choose(capture, translation, ["qmissing"])
