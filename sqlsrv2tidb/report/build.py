@@ -166,7 +166,9 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
         anchors.query(str(q.get("id", "")))
         if isinstance(q, dict):
             anchors.labels[str(q.get("id", ""))] = query_label(q)
-    schema = build_schema(doc, rules, anchors)
+    # compare.json's findings (a class whose answers differ) are listed with the others, linked to their query.
+    schema = build_schema({**doc, "findings": [*seq(doc.get("findings")), *seq(obj(inputs.compare).get("findings"))]},
+                          rules, anchors)
     workload = build_workload(doc, rules, anchors)
     replay = build_replay(inputs, anchors)
     comparison = {c.name: c.count for c in replay.categories} if replay else None

@@ -35,6 +35,9 @@ def test_the_report_shows_the_answers_and_counts_a_difference_as_high(mssql, pla
     assert anchor and f'id="{anchor[1]}"' in page, "the differing class links to its query's entry"
     summary = page[page.index('id="summary"'):page.index('id="schema"')]
     assert "RP09" in summary and "Answers compared" in summary
+    listed = page[page.index('id="findings-high"'):]
+    listed = listed[:listed.index("</table>")]
+    assert "RP09" in listed and f'href="#{anchor[1]}"' in listed, "the finding is listed, linked to its query"
 
     shared = api.render_report(out, anonymize=True).parent
     hidden = (shared / "compare.json").read_text(encoding="utf-8")
