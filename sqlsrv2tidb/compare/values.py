@@ -84,9 +84,12 @@ class ResultColumn:
 
 
 def fold_case(column: ResultColumn, source_collation: str | None) -> bool:
-    """Whether text of this column compares without case: its collation and SQL Server's both ignore case."""
-    return bool(column.collation and _CI.search(column.collation) and source_collation
-                and "_ci" in source_collation.casefold())
+    """Whether text of this column compares without case: its collation and SQL Server's both ignore case.
+
+    A SQL Server collation the capture does not name is the install default, SQL_Latin1_General_CP1_CI_AS,
+    as the planner assumes when it maps collations."""
+    source = source_collation or "SQL_Latin1_General_CP1_CI_AS"
+    return bool(column.collation and _CI.search(column.collation) and "_ci" in source.casefold())
 
 
 @dataclass(frozen=True)

@@ -42,6 +42,7 @@ def test_values_are_compared_as_the_target_column_holds_them():
 def test_case_folds_only_where_both_sides_ignore_case():
     assert RowShape([CHAR], "SQL_Latin1_General_CP1_CI_AS").folds == (True,)
     assert RowShape([CHAR], "Latin1_General_BIN2").folds == (False,)
+    assert RowShape([CHAR], None).folds == (True,)  # SQL Server's install default is case-insensitive
     assert RowShape([VARCHAR], "SQL_Latin1_General_CP1_CI_AS").folds == (False,)
 
 
