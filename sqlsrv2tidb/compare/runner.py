@@ -143,30 +143,34 @@ def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any
 def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, sql_server: SqlServerSide,
              target: TargetSide, database: Database) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
     left = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
+    right: Answer | None = None
     try:
         right = target.open(compared.target_sql, values.target)
-    except SideError:
-        _drop(left)
-        raise
-    if len(left.names) != len(right.names):
-        _drop(left), _drop(right)
-        return left.names, right.names, None
-    shape = RowShape(right.columns, database.collation)
-    if positions:
-        return left.names, right.names, compare_ordered(left.batches, right.batches, shape, positions)
+        if len(left.names) != len(right.names):
+            return left.names, right.names, None
+        shape = RowShape(right.columns, database.collation)
+        if positions:
+            return left.names, right.names, compare_ordered(left.batches, right.batches, shape, positions)
+        again_answers: list[Answer] = []
 
-    def again() -> tuple[Any, Any]:
-        first = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
-        second = target.open(compared.target_sql, values.target)
-        return first.batches, second.batches
+        def again() -> tuple[Any, Any]:
+            again_answers.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
+            again_answers.append(target.open(compared.target_sql, values.target))
+            return again_answers[0].batches, again_answers[1].batches
 
-    return left.names, right.names, compare_multiset(left.batches, right.batches, shape, again)
+        try:
+            return left.names, right.names, compare_multiset(left.batches, right.batches, shape, again)
+        finally:
+            for answer in again_answers:
+                answer.close()
+    finally:
+        left.close()
+        if right is not None:
+            right.close()
 
 
 def _drop(answer: Answer) -> None:
-    close = getattr(answer.batches, "close", None)
-    if close is not None:
-        close()
+    answer.close()
 
 
 def _why_differs(comparison: Comparison, compared: Compared) -> str:

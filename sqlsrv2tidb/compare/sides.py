@@ -16,7 +16,7 @@ or mid-stream, becomes a `SideError` naming its side.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,16 @@ class Answer:
     names: tuple[str, ...]
     batches: Iterator[Sequence[Sequence[Any]]]
     columns: tuple[ResultColumn, ...] = ()
+    release: Callable[[], None] | None = None
+    """Ends the statement (closes its cursor), whether or not its rows were read."""
+
+    def close(self) -> None:
+        """Stop reading: the statement's cursor is closed even if no batch was asked for."""
+        close = getattr(self.batches, "close", None)
+        if close is not None:
+            close()
+        if self.release is not None:
+            self.release()
 
 
 def declared_batch(text: str, parameters: Sequence[Parameter]) -> str:
@@ -99,7 +109,7 @@ class SqlServerSide:
             self._end(cursor, cancel=error.timed_out)
             raise error from None
         names = tuple(str(d[0] or "") for d in cursor.description)
-        return Answer(names, self._batches(cursor))
+        return Answer(names, self._batches(cursor), release=lambda: self._end(cursor))
 
     def _batches(self, cursor: Any) -> Iterator[Sequence[Sequence[Any]]]:
         cancel = False
@@ -183,7 +193,7 @@ class TargetSide:
         columns = tuple(ResultColumn(str(d[0]), int(d[1]), d[5], self.collations.get(cs) if cs is not None else None,
                                      cs == BINARY_CHARSET)
                         for d, cs in zip(cursor.description, charsets, strict=False))
-        return Answer(tuple(c.name for c in columns), self._batches(cursor), columns)
+        return Answer(tuple(c.name for c in columns), self._batches(cursor), columns, lambda: _close(cursor))
 
     def _batches(self, cursor: Any) -> Iterator[Sequence[Sequence[Any]]]:
         try:
