@@ -23,6 +23,9 @@ Decisions a comparison relies on:
   reads, or every GROUP BY expression, or every output column (rows tied on all of those are
   the same row), or the query returns one row (an aggregate without GROUP BY). Joins, views and
   derived tables are taken as not totally ordered.
+- ROW_NUMBER(), NTILE(), LAG(), LEAD(), FIRST_VALUE(), LAST_VALUE() are treated like TOP: their values
+  are fixed only when the window's PARTITION BY and ORDER BY hold a unique key (of the one table a
+  single-table select reads); otherwise the query is not comparable.
 """
 
 from __future__ import annotations
@@ -51,9 +54,9 @@ class Shape:
     """How many columns the answer has, when the select list says (no `*` over an unknown table)."""
 
 
-_MOMENT = {exp.CurrentTimestamp: "GETDATE()/SYSDATETIME()/CURRENT_TIMESTAMP", exp.CurrentDate: "the current date",
+_MOMENT = {exp.CurrentTimestamp: "CURRENT_TIMESTAMP", exp.CurrentDate: "the current date",
            exp.CurrentTime: "the current time", exp.CurrentDatetime: "the current time",
-           exp.UtcTimestamp: "GETUTCDATE()/SYSUTCDATETIME()", exp.CurrentTimestampLTZ: "SYSDATETIMEOFFSET()",
+           exp.UtcTimestamp: "SYSUTCDATETIME()", exp.CurrentTimestampLTZ: "SYSDATETIMEOFFSET()",
            exp.Rand: "RAND()", exp.Uuid: "NEWID()"}
 """Node classes the reader makes of functions whose value is of the moment or random."""
 _MOMENT_NAMES = {"NEWSEQUENTIALID", "CRYPT_GEN_RANDOM", "SYSDATETIMEOFFSET", "GETUTCDATE", "SYSUTCDATETIME",
@@ -292,10 +295,44 @@ def _not_comparable(query: exp.Query, database: Database | None) -> str | None:
             reason = _unordered_limit(node, database)
             if reason is not None:
                 return reason
+        if isinstance(node, exp.Window) and isinstance(node.this, _ROW_PICKING):
+            reason = _unordered_window(node, database)
+            if reason is not None:
+                return reason
     return None
 
 
+_ROW_PICKING = (exp.RowNumber, exp.Ntile, exp.Lag, exp.Lead, exp.FirstValue, exp.LastValue, exp.NthValue)
+"""Window functions whose value depends on the order of rows tied on the window's ORDER BY (RANK and
+DENSE_RANK give ties the same value; aggregates over the whole partition do not depend on it)."""
+
+
+def _unordered_window(window: exp.Window, database: Database | None) -> str | None:
+    """Why ROW_NUMBER() and its kind number or pick rows no server has to number alike, or None: the
+    PARTITION BY and ORDER BY columns must hold a unique key of the one table the select reads."""
+    name = window.this.sql(dialect="tsql").split("(", 1)[0].upper()
+    order = window.args.get("order")
+    if order is None:
+        return f"{name}() without ORDER BY in its OVER clause numbers the rows in any order"
+    select = window.find_ancestor(exp.Select)
+    table = _single_table(select, database) if select is not None else None
+    if table is not None:
+        alias, source = table
+        keys = [*(window.args.get("partition_by") or ()), *(o.this for o in order.expressions)]
+        columns = {k.name.casefold() for k in keys if isinstance(k, exp.Column)
+                   and (not k.table or k.table.casefold() == alias.casefold())}
+        if any({c.casefold() for c in unique} <= columns for unique in _unique_keys(source)):
+            return None
+    return (f"{name}() over an ORDER BY that is not unique (as far as the schema shows) numbers or picks the tied "
+            "rows in any order")
+
+
 def _moment(node: exp.Expr) -> str | None:
+    if isinstance(node, (exp.CurrentTimestamp, exp.UtcTimestamp)) and type(node) in _MOMENT:
+        precision = node.this.name if isinstance(node.this, exp.Literal) else ""  # the reader keeps 3 or 6 digits
+        if isinstance(node, exp.UtcTimestamp):
+            return "GETUTCDATE()" if precision == "3" else "SYSUTCDATETIME()"
+        return {"3": "GETDATE()", "6": "SYSDATETIME()", "7": "SYSDATETIME()"}.get(precision, "CURRENT_TIMESTAMP")
     for cls, words in _MOMENT.items():
         if type(node) is cls:
             return words

@@ -93,6 +93,10 @@ def test_a_unique_constraint_counts_and_without_the_schema_nothing_is_total(gold
     ("SELECT id FROM dbo.orders WHERE id IN (SELECT TOP 2 id FROM dbo.orders)", "TOP without ORDER BY"),
     ("SELECT id FROM dbo.orders TABLESAMPLE (10 PERCENT)", "TABLESAMPLE"),
     ("SELECT name FROM sys.tables", "catalog"),
+    ("SELECT id, ROW_NUMBER() OVER (ORDER BY qty) FROM dbo.orders", "ROW_NUMBER() over an ORDER BY that is not unique"),
+    ("SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY qty) AS rn FROM dbo.orders) d "
+     "WHERE rn = 1", "ROW_NUMBER()"),
+    ("SELECT id, LAG(qty) OVER (ORDER BY status) FROM dbo.orders", "LAG()"),
     ("SELECT id INTO #copy FROM dbo.orders", "writes"),
     ("UPDATE dbo.orders SET qty = 1", "UPDATE"),
     ("SELECT 1; SELECT 2", "2 result sets"),
@@ -111,6 +115,8 @@ def test_not_comparable_says_why(golden_db, tsql, reason):
     "SELECT id FROM dbo.orders ORDER BY NEWID()",  # the order is random, the rows are not
     "SELECT id FROM dbo.orders ORDER BY qty, id OFFSET 2 ROWS FETCH NEXT 2 ROWS ONLY",
     "(@P1 int)SELECT id FROM dbo.orders WHERE qty > @P1",
+    "SELECT id, ROW_NUMBER() OVER (PARTITION BY status ORDER BY qty, id) FROM dbo.orders",  # the primary key breaks ties
+    "SELECT id, RANK() OVER (ORDER BY qty), SUM(qty) OVER (PARTITION BY status) FROM dbo.orders",  # ties share a value
     "DECLARE @last INT; SELECT @last = id FROM dbo.orders ORDER BY id; SELECT @last",  # one result set
 ])
 def test_comparable(golden_db, tsql):
@@ -137,6 +143,7 @@ def test_stack_exchange_queries():
     assert top.order_positions == (2,) and not top.total_order and "TOP without a total order" in top.not_comparable
     grouped = shape_of(SEDE[454749], db)  # GROUP BY hours_to_first_answer ORDER BY hours_to_first_answer
     assert grouped.order_positions == (0,) and grouped.total_order and grouped.not_comparable is None
+    assert "NTILE()" in shape_of(SEDE[50381], db).not_comparable  # NTILE(100) OVER (ORDER BY Reputation DESC)
     hidden = shape_of(SEDE[290225], db)  # ORDER BY YEAR(...), MONTH(...) while the list has CONCAT of them
     assert hidden.order_positions == () and hidden.total_order
 
