@@ -556,3 +556,76 @@ def run_data_verify(sources: Sequence[Path | str], out: Path, options: Options, 
             res.status, res.rows = "verified", ver.target_rows if ver else 0
         return _finish_data(out, "verify", where, target, db.kind, settings,
                             {"results": results, "verifies": verifies, "interrupted": False, "method": None}, started)
+
+
+# Compare: the same read queries on SQL Server and on the target ----------------------------------
+
+@dataclass(frozen=True)
+class CompareSettings:
+    """How `compare` runs: parameter sets per class, each side's statement timeout, the seed, chosen classes."""
+
+    parameter_sets: int = 3
+    timeout: float = 30.0
+    seed: int = 1
+    queries: tuple[str, ...] = ()
+
+
+def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
+                settings: CompareSettings | None = None, progress: Progress | None = None) -> Outcome:
+    """Run each read class's T-SQL on SQL Server and its translation on TARGET; write OUT/compare.json.
+
+    Only reads are sent, to either server (compare.classes); nothing is written anywhere but OUT.
+    """
+    import time
+
+    from .compare import document as compare_doc
+    from .compare.classes import choose, prepare
+    from .compare.runner import run_classes
+    from .compare.sides import SqlServerSide, TargetSide
+    from .errors import UsageError as _Usage
+    from .replay.params import MarkerColumn
+    from .replay.safety import check_not_source
+    from .replay.statements import target_values
+
+    settings = settings or CompareSettings()
+    progress = progress or NullProgress()
+    if not sources:
+        raise _Usage("compare needs SOURCES: the capture whose query classes are compared")
+    if settings.parameter_sets < 1 or settings.timeout <= 0:
+        raise _Usage("--parameter-sets must be 1 or more and --timeout more than 0")
+    out = prepare_output(out, sources)
+    capture = read(sources, progress)
+    check_not_source(target, capture.server)
+    translation = translate(capture, options, progress)
+    chosen, left = choose(capture, translation, settings.queries)
+    if not chosen:
+        raise _Usage(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
+                     "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
+    started = time.perf_counter()
+    session = _open_source(login)
+    sql_server = SqlServerSide(session, settings.timeout)
+    try:
+        target_side = TargetSide(target, settings.timeout)
+    except BaseException:
+        sql_server.close()
+        raise
+    try:
+        def pools(column: MarkerColumn) -> tuple[Any, ...]:
+            return target_values(target_side.conn, column)
+
+        with progress.task(f"Choosing parameter values for {len(chosen)} class(es)"):
+            classes = [prepare(tq, source, capture, settings.parameter_sets, settings.seed, pools)
+                       for tq, source in chosen]
+        results = run_classes(classes, capture.database, sql_server, target_side, progress)
+        kind = target_side.kind
+    finally:
+        sql_server.close()
+        target_side.close()
+    found = _with_rule_settings(compare_doc.findings(results), options)
+    doc = compare_doc.document(
+        source=f"{session.conn.host}/{capture.database.name or ''}", target=target.display, server=kind,
+        settings={"parameter_sets": settings.parameter_sets, "timeout_s": settings.timeout, "seed": settings.seed,
+                  "queries": list(settings.queries) or None},
+        results=results, left=left, found=found, seconds=time.perf_counter() - started)
+    path = write_json(out / compare_doc.FILE, doc)
+    return Outcome(out, [path], found, doc)

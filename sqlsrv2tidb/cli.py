@@ -532,5 +532,35 @@ def data_verify_cmd(
     _data_done(outcome, out, fail_on)
 
 
+@app.command("compare")
+@command
+def compare_cmd(
+    sources: Sources, out: Out, connection: Connection, target: DataTarget,
+    parameter_sets: Annotated[int, typer.Option("--parameter-sets", help="Parameter sets per class: the captured ones first, else generated as replay does.")] = 3,
+    statement_timeout: Annotated[float, typer.Option("--statement-timeout", help="Seconds each side may take per statement before the class is reported as timed out.")] = 30.0,
+    query: Annotated[list[str] | None, typer.Option("--query", help="Only this query class id (repeatable).")] = None,
+    seed: DataSeed = 1, password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
+    timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, tidb_version: TidbVersion = "8.5",
+    config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
+) -> None:
+    """Run each read query class on SQL Server and, translated, on the target; compare the answers (compare.json).
+
+    Only reads are sent, to both servers; the target must hold the same rows (`data copy`)."""
+    from . import api
+    from .target import parse_target
+
+    settings = api.CompareSettings(parameter_sets=parameter_sets, timeout=statement_timeout, seed=seed,
+                                   queries=tuple(query or ()))
+    login = api.SourceLogin(connection, password_env, password_prompt, timeout)
+    outcome = api.run_compare(sources, out, _options(tidb_version, 3, None, config), login=login,
+                              target=parse_target(target, prompt=target_password_prompt), settings=settings,
+                              progress=_progress(quiet))
+    summary = (outcome.assessment or {}).get("summary", {})
+    typer.echo(f"Compared {summary.get('classes', 0)} class(es): {summary.get('same', 0)} same, "
+               f"{summary.get('differs', 0)} differ, {summary.get('error', 0)} error, "
+               f"{summary.get('not_comparable', 0)} not comparable, {summary.get('left_out', 0)} left out", err=True)
+    _finish(outcome.findings, fail_on, f"{out}/compare.json")
+
+
 def main() -> None:
     app()

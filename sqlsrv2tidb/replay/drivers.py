@@ -90,6 +90,10 @@ class Connection:
                 except Exception:  # noqa: BLE001 - a stream abandoned on a dead connection cannot close cleanly
                     pass
 
+    def unbuffered(self) -> Any:
+        """A new cursor that reads a result from the server as it is fetched (the caller closes it)."""
+        return self._unbuffered() if self._unbuffered else self.raw.cursor()
+
     def close(self) -> None:
         try:
             if self.prepared is not None:

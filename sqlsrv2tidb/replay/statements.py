@@ -54,7 +54,7 @@ def prepare(probe: drivers.Connection, capture: Capture, selection: Selection, p
         # Lookups should find rows: a compared value with nothing better to go on comes from the target.
         wanted = [i for i, (m, col) in enumerate(zip(plan.markers, columns, strict=False))
                   if m.kind == "type" and col.role == "where"]
-        pools = {i: pool for i in wanted if (pool := _pool(probe, columns[i]))}
+        pools = {i: pool for i in wanted if (pool := target_values(probe, columns[i]))}
         if pools:
             plan = plan_parameters(chosen.source, tq, count, capture.database, pools, columns, keys)
         plans[tq.id], markers[tq.id] = plan, count
@@ -96,7 +96,7 @@ def written_keys(probe: drivers.Connection, capture: Capture, columns: list[Mark
     return frozenset(c.name.casefold() for k in keys for c in k.columns)
 
 
-def _pool(probe: drivers.Connection, col: MarkerColumn) -> tuple[Any, ...]:
+def target_values(probe: drivers.Connection, col: MarkerColumn) -> tuple[Any, ...]:
     """Up to POOL_ROWS values of a column already in the target (none if the table is empty).
 
     No DISTINCT or ORDER BY: on a large TiDB table either would read the whole table; the first rows

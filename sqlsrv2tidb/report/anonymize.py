@@ -91,7 +91,7 @@ _CODE_LINE = re.compile(
 )
 """A `--` comment that carries code (a module kept as source, indented by the DDL writer), not prose."""
 _MODULE_TITLE = re.compile(r"^--\s*(?:PROCEDURE|FUNCTION|TRIGGER|DDL TRIGGER|SYNONYM|VIEW)\s+([^\s(]+)", re.M)
-_SQL_FIELDS = {"source_sql": "tsql", "fingerprint": "tsql", "target_sql": "mysql", "ddl": "mysql",
+_SQL_FIELDS = {"source_sql": "tsql", "sql_server_sql": "tsql", "fingerprint": "tsql", "target_sql": "mysql", "ddl": "mysql",
                "post_data_ddl": "mysql", "default": "mysql", "sql": "mysql", "statement": "mysql", "content": "mysql"}
 _TOOL_FIELDS = {"topology_yaml", "method"}
 """Written by the tool alone from its own figures (sizing's method, the TiUP topology): kept whole."""
@@ -101,7 +101,7 @@ _DATA_FIELDS = {"error_codes", "errors_by_message", "error", "hot_regions_error"
 USER_WINDOW_KINDS = {"spec", "user"}
 """Windows the user named and described; the readers' own (`busiest_hour`, `batch`) carry the tool's words."""
 OWN_FILES = {"topology.yaml", "report.html", "assessment.json", "replay.json", "experiment.json", "queries.sql",
-             "capture.json", "catalog.json", "data.json", "data-rejects.jsonl"}
+             "capture.json", "catalog.json", "data.json", "data-rejects.jsonl", "compare.json"}
 """File names the tool gives its outputs; a path that is one of these (or a ddl/ file) is not the user's."""
 WITHHELD = "(withheld)"
 _KEEP_FIELDS = {"format", "tool_version", "status", "kind", "severity", "rule", "code", "strategy", "origin",
@@ -733,9 +733,33 @@ class Anonymizer:
             replay=self.document(inputs.replay) if inputs.replay is not None else None,
             experiment=self.document(inputs.experiment) if inputs.experiment is not None else None,
             data=self.document(inputs.data) if inputs.data is not None else None,
+            compare=self.compare(inputs.compare) if inputs.compare is not None else None,
             ddl=[(name, self.sql(content, "mysql")) for name, content in inputs.ddl],
         )
 
+
+    def compare(self, doc: dict[str, Any]) -> dict[str, Any]:
+        """compare.json without the user's rows: the differing rows' values and the parameter values are
+        withheld (their shape kept: which side had a row, how many columns), the rest pseudonymised."""
+        out = self.document({k: v for k, v in doc.items() if k != "queries"})
+        queries = []
+        for q in doc.get("queries") or ():
+            if not isinstance(q, dict):
+                continue
+            rows = [{"position": d.get("position"),
+                     **{side: None if d.get(side) is None else [None if v is None else WITHHELD for v in d[side]]
+                        for side in ("sql_server", "target")}}
+                    for d in q.get("first_differences") or () if isinstance(d, dict)]
+            kept = {k: v for k, v in q.items() if k not in ("first_differences", "values", "reason", "columns")}
+            mine = self.document(kept)
+            mine["first_differences"] = rows
+            mine["values"] = {self._field("parameters", str(name)) or WITHHELD: WITHHELD for name in q.get("values") or {}}
+            mine["columns"] = {side: [self.text(str(c)) for c in names] for side, names in (q.get("columns") or {}).items()
+                               if isinstance(names, list)}
+            mine["reason"] = self.text(str(q.get("reason") or ""), True)
+            queries.append(mine)
+        out["queries"] = queries
+        return out
 
     def rules(self, rules: dict[str, RuleInfo]) -> dict[str, RuleInfo]:
         """Catalogue prose with the same replacements (rule DI01's own example is a table called keywords)."""
@@ -754,7 +778,8 @@ def write_anonymized(out: Path, dest: Path, anonymizer: Anonymizer) -> tuple[Rep
     queries_text = queries_sql.read_text(encoding="utf-8") if queries_sql.is_file() else None
     done = anonymizer.inputs(load_inputs(out))
     written = [write_json(dest / "assessment.json", done.assessment)]
-    for name, doc in (("replay.json", done.replay), ("experiment.json", done.experiment), ("data.json", done.data)):
+    for name, doc in (("replay.json", done.replay), ("experiment.json", done.experiment), ("data.json", done.data),
+                      ("compare.json", done.compare)):
         if doc is not None:
             written.append(write_json(dest / name, doc))
         elif dest != out:

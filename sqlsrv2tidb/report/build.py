@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from . import formatting as fmt
+from .build_compare import build_compare, compare_fact
 from .build_data import build_data, data_fact
 from .build_deployment import build_deployment
 from .build_replay import build_replay, without_password
@@ -81,7 +82,8 @@ def build_replan(doc: dict[str, Any], out_dir: str, anonymized: bool, replayed: 
 def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anchors, comparison: dict[str, int] | None,
                   replan: Replan | None = None) -> Summary:
     doc = inputs.assessment
-    findings = list(seq(doc.get("findings")))
+    # A class whose answers differ on the target (compare.json, RP09) counts as the high finding it is.
+    findings = list(seq(doc.get("findings"))) + [f for f in seq(obj(inputs.compare).get("findings")) if isinstance(f, dict)]
     queries = list(seq(doc.get("queries")))
     verdict = decide(findings, queries, inputs.replay, comparison)
     blockers = tuple(finding_row(f, rules, anchors) for f in findings if f.get("severity") == "blocker")
@@ -104,6 +106,9 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
         r = inputs.replay
         where = without_password(str(r.get("target") or "the target"))
         facts.append(Fact("Replay", f"{fmt.qps(r.get('achieved_qps'))} of {fmt.qps(r.get('target_qps'))} queries per second on {where}"))
+    compared = compare_fact(inputs.compare)
+    if compared is not None:
+        facts.append(compared)
     held = data_fact(inputs.data)
     if held is not None:
         facts.append(held)
@@ -166,7 +171,9 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
             anchors.unlisted_queries.add(qid)  # nothing links to a class the page leaves out
         if isinstance(q, dict):
             anchors.labels[qid] = query_label(q)
-    schema = build_schema(doc, rules, anchors)
+    # compare.json's findings (a class whose answers differ) are listed with the others, linked to their query.
+    schema = build_schema({**doc, "findings": [*seq(doc.get("findings")), *seq(obj(inputs.compare).get("findings"))]},
+                          rules, anchors)
     workload = build_workload(doc, rules, anchors)
     replay = build_replay(inputs, anchors)
     comparison = {c.name: c.count for c in replay.categories} if replay else None
@@ -180,6 +187,9 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
     data = build_data(inputs.data)
     if data:
         nav.append(Link("Data", "#data"))
+    compare = build_compare(inputs.compare, anchors)
+    if compare:
+        nav.append(Link("Answers", "#compare"))
     if replay:
         nav.append(Link("Replay", "#replay"))
     if deployment:
@@ -204,4 +214,5 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
         plan=plan,
         replan=replan,
         data=data,
+        compare=compare,
     )

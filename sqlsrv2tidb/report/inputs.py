@@ -1,6 +1,6 @@
 """Reading what a run left in OUT: the files `sqlsrv2tidb report OUT` renders from.
 
-`assessment.json` is required; `replay.json`, `experiment.json`, `data.json` and `ddl/*.sql` are
+`assessment.json` is required; `replay.json`, `experiment.json`, `data.json`, `compare.json` and `ddl/*.sql` are
 used when present. A file that is not ours, or not valid JSON, stops the command with one line naming it.
 """
 
@@ -17,6 +17,7 @@ ASSESSMENT_FORMAT = "sqlsrv2tidb.assessment/1"
 REPLAY_FORMAT = "sqlsrv2tidb.replay/1"
 EXPERIMENT_PREFIX = "sqlsrv2tidb.experiment/"
 DATA_FORMAT = "sqlsrv2tidb.data/1"
+COMPARE_FORMAT = "sqlsrv2tidb.compare/1"
 
 
 @dataclass
@@ -28,6 +29,8 @@ class ReportInputs:
     experiment: dict[str, Any] | None = None
     data: dict[str, Any] | None = None
     """data.json of `data copy`, `data synthesize` or `data verify` into the same OUT."""
+    compare: dict[str, Any] | None = None
+    """compare.json of `compare` into the same OUT: each read class's answers on SQL Server and the target."""
     ddl: list[tuple[str, str]] = field(default_factory=list)
     """`(file name, content)` of `ddl/*.sql`, in apply (name) order."""
 
@@ -98,6 +101,11 @@ def load_inputs(out: Path) -> ReportInputs:
         inputs.data = _read_json(data)
         _check_format(data, inputs.data, DATA_FORMAT)
         _check_shape(data, inputs.data)
+    compared = out / "compare.json"
+    if compared.is_file():
+        inputs.compare = _read_json(compared)
+        _check_format(compared, inputs.compare, COMPARE_FORMAT)
+        _check_shape(compared, inputs.compare)
     ddl_dir = out / "ddl"
     if ddl_dir.is_dir():
         for sql in sorted(ddl_dir.glob("*.sql")):

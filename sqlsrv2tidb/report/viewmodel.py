@@ -335,6 +335,26 @@ class DataSection:
 
 
 @dataclass(frozen=True)
+class AnswerRow:
+    """One compared query class: its verdict and why, linked to the query's entry on the page."""
+
+    query_id: str
+    anchor: str | None
+    label: str
+    verdict: str
+    reason: str
+    rows: str
+
+
+@dataclass(frozen=True)
+class AnswersSection:
+    facts: tuple[Fact, ...]
+    rows: tuple[AnswerRow, ...]
+    differences: GenericTable | None
+    left_out: GenericTable | None
+
+
+@dataclass(frozen=True)
 class Report:
     title: str
     database: str
@@ -352,5 +372,6 @@ class Report:
     plan: PlanSection
     replan: Replan | None = None
     data: DataSection | None = None
+    compare: AnswersSection | None = None
     page_size: int = 25
     """Rows per page of every long table; the HTML itself hides the rest until the page's script pages them."""

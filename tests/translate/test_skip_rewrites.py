@@ -83,7 +83,7 @@ def test_an_empty_set_runs_the_pipeline_itself(monkeypatch):
     """Nothing skipped: `bottom_up` gets `_PIPELINE` itself (its plans are cached by that tuple), never a copy."""
     seen = []
     real = transforms.bottom_up
-    monkeypatch.setattr(transforms, "bottom_up", lambda tree, rewrites, ctx: seen.append(rewrites) or real(tree, rewrites, ctx))
+    monkeypatch.setattr(transforms, "bottom_up", lambda tree, rewrites, ctx, *rest: seen.append(rewrites) or real(tree, rewrites, ctx, *rest))
     _translate("SELECT qty / 2 FROM dbo.orders", Options(skip_rewrites=frozenset()))
     _translate("SELECT qty / 2 FROM dbo.orders", Options(skip_rewrites={"string_plus"}))
     assert seen[0] is transforms._PIPELINE

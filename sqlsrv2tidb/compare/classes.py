@@ -1,0 +1,161 @@
+"""Which query classes are compared, and the parameter sets each is run with on both sides.
+
+Only reads: a class is compared when its statement kind is `select` and replay's write-safety
+judgement (`replay.safety.may_send`, without --allow-writes, whatever the user gave) would send it.
+No flag changes this: `compare` has no option to write. A class without a TiDB statement, or whose
+translation is several statements (a batch with variables), is left out with its reason.
+
+Parameter values come from replay's parameter plan (`replay.params`): the captured values where
+the capture has them (each captured set in turn, up to N), else generated from the workload spec or
+the declared type, or drawn from values the target's column already holds so that lookups find rows.
+One value is made per declared parameter and given to both sides: SQL Server gets it for `@name`,
+the target for every `?` the translation bound to that name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from ..errors import UsageError
+from ..model import Capture, Parameter, QueryClass
+from ..model.translation import TranslatedQuery, Translation
+from ..replay.config import ReplayConfig
+from ..replay.params import MarkerColumn, ParameterMaker, ParameterPlan, marker_columns, plan_parameters
+from ..replay.safety import may_send
+from ..replay.sqltext import to_format_style
+from ..translate.emit import split_target_sql
+
+READS_ONLY = ReplayConfig(allow_writes=False)
+
+
+@dataclass(frozen=True)
+class ValueSet:
+    sql_server: tuple[Any, ...]
+    """One value per declared parameter, in declaration order."""
+    target: tuple[Any, ...]
+    """One value per `?` of the translation, in marker order."""
+
+
+@dataclass(frozen=True)
+class Compared:
+    """A class to compare: its T-SQL and parameters, its translation ready for the driver, its value sets."""
+
+    query: TranslatedQuery
+    tsql: str
+    parameters: tuple[Parameter, ...]
+    target_sql: str
+    """The translation with `%s` markers when it has parameters, else as written."""
+    value_sets: tuple[ValueSet, ...]
+    values_from: str
+    """Where the values came from, in words (replay's parameter plan)."""
+
+
+@dataclass(frozen=True)
+class Left:
+    id: str
+    reason: str
+
+
+def read_verdict(tq: TranslatedQuery, source: QueryClass | None) -> str | None:
+    """Why a class is not compared, or None: reads only, one TiDB statement, a captured T-SQL text."""
+    kind = tq.kind if tq.kind != "other" or source is None else source.kind
+    verdict = may_send(kind, READS_ONLY)
+    if not verdict.send:
+        return verdict.reason
+    if kind != "select":
+        return f"not a read (a statement of kind {kind}): only SELECTs are compared"
+    if tq.status == "unsupported" or not tq.target_sql:
+        return "unsupported: no TiDB statement was produced"
+    if len(split_target_sql(tq.target_sql)) > 1:
+        return "the translation is several statements (a batch): only single statements are compared"
+    if source is None:
+        return "the capture holds no T-SQL text for it"
+    return None
+
+
+def choose(capture: Capture, translation: Translation, wanted: Sequence[str] = ()) -> tuple[list[tuple[TranslatedQuery, QueryClass]], list[Left]]:
+    """The classes to compare (with their captured class) and those left out with why; `wanted` names ids."""
+    chosen, left = [], []
+    wanted_ids = {w.casefold() for w in wanted}
+    unknown = sorted(wanted_ids - {tq.id.casefold() for tq in translation.queries})
+    if unknown:
+        raise UsageError(f"--query {unknown[0]}: the capture has no query class of that id "
+                         f"({len(translation.queries)} class(es); their ids are in queries.sql and assessment.json)")
+    for tq in translation.queries:
+        if wanted_ids and tq.id.casefold() not in wanted_ids:
+            continue
+        source = capture.workload.query(tq.id)
+        why = read_verdict(tq, source)
+        if why is not None:
+            left.append(Left(tq.id, why))
+        else:
+            assert source is not None
+            chosen.append((tq, source))
+    return chosen, left
+
+
+Pools = Callable[[MarkerColumn], tuple[Any, ...]]
+"""Values of a column already in the target (replay's `statements.target_values`)."""
+
+
+def prepare(tq: TranslatedQuery, source: QueryClass, capture: Capture, sets: int, seed: int,
+            pools: Pools | None = None) -> Compared:
+    """The class with `sets` parameter sets (one set when it takes no parameters)."""
+    target_sql, count = to_format_style(tq.target_sql or "")
+    if not count and not source.parameters:
+        return Compared(tq, source.text, (), tq.target_sql or "", (ValueSet((), ()),), "no parameters")
+    columns = marker_columns(tq.target_sql or "") if count else []
+    plan = plan_parameters(source, tq, count, capture.database, None, columns)
+    if pools is not None:
+        wanted = {i: found for i, (m, col) in enumerate(zip(plan.markers, columns, strict=False))
+                  if m.kind == "type" and col.role == "where" and (found := pools(col))}
+        if wanted:
+            plan = plan_parameters(source, tq, count, capture.database, wanted, columns)
+    return Compared(tq, source.text, tuple(source.parameters), target_sql if count else tq.target_sql or "",
+                    _value_sets(plan, source, sets, seed, tq.id), plan.summary()["description"])
+
+
+def _value_sets(plan: ParameterPlan, source: QueryClass, sets: int, seed: int, class_id: str) -> tuple[ValueSet, ...]:
+    maker = ParameterMaker(plan, seed, 0, 1, class_id)
+    captured = list(dict.fromkeys(plan.samples)) if plan.samples and plan.takes_captured else []
+    declared = len(source.parameters)
+    found: list[ValueSet] = []
+    for n in range(max(1, sets)):
+        row = captured[n] if n < len(captured) else None
+        if captured and row is None:
+            break  # every captured set was used: generated values would not be what the application sends
+        made = maker.next(row)
+        by_parameter: dict[int, Any] = {}
+        for marker, value in zip(plan.markers, made, strict=True):
+            if marker.index >= 0:
+                by_parameter.setdefault(marker.index, value)
+        sample = row if row is not None else (plan.samples[0] if plan.samples else None)
+        sql_server = tuple(_for_sql_server(by_parameter[i] if i in by_parameter else
+                                           (sample[i] if sample and i < len(sample) else None), source.parameters[i].type)
+                           for i in range(declared))
+        target = tuple(by_parameter[m.index] if m.index >= 0 else value
+                       for m, value in zip(plan.markers, made, strict=True))
+        found.append(ValueSet(sql_server, target))
+    return tuple(dict.fromkeys(found))
+
+
+_DATE_TYPES = ("date", "datetime", "datetime2", "smalldatetime", "datetimeoffset", "time")
+
+
+def _for_sql_server(value: Any, declared: str | None) -> Any:
+    """A value as pyodbc should bind it for a parameter of the declared type.
+
+    Values drawn from the target come as JSON text: a date-time's ISO text (`2001-05-22T20:37:29.993000`)
+    is not a literal every SQL Server type reads, so it is bound as a datetime, which every one does.
+    """
+    base = (declared or "").split("(")[0].strip().lower()
+    if isinstance(value, str) and base in _DATE_TYPES:
+        try:
+            parsed = datetime.fromisoformat(value.replace("Z", "+00:00"))
+        except ValueError:
+            return value
+        return parsed.date() if base == "date" else parsed.time() if base == "time" else parsed
+    return value

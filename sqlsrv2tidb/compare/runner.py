@@ -1,0 +1,191 @@
+"""Each chosen class run on both sides with each of its parameter sets, and its verdict.
+
+Verdicts, in the order they win: **error** (a side failed or timed out: which side, its message),
+**differs** (the answers differ: the reason, the first differing rows side by side, the
+translation's notes that may explain it), **not comparable** (the answers may differ on any two
+runs: a value of the moment, a random value, TOP over rows that are not totally ordered; why),
+**same**. A class is compared with each parameter set in turn and stops at the first set that does
+not give the same answer: that set is the one shown.
+
+Whether an answer is ordered, and whether it can be compared at all, is decided by one function,
+`shape_of`, from the T-SQL alone.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..model import Database
+from ..model.workload import jsonable
+from ..progress import NullProgress, Progress
+from .answers import Comparison, compare_multiset, compare_ordered
+from .classes import Compared
+from .shape import shape_of
+from .sides import BOTH, SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
+from .values import RowShape
+
+SAME, DIFFERS, ERROR, NOT_COMPARABLE = "same", "differs", "error", "not comparable"
+VERDICTS = (SAME, DIFFERS, ERROR, NOT_COMPARABLE)
+
+
+@dataclass
+class ClassResult:
+    compared: Compared
+    verdict: str = SAME
+    reason: str = ""
+    side: str | None = None
+    timed_out: bool = False
+    method: str = ""
+    total_order: bool = False
+    sets_run: int = 0
+    values: tuple[Any, ...] | None = None
+    """The parameter set (SQL Server's, by declared parameter) of the answer shown."""
+    rows: dict[str, int | None] = field(default_factory=dict)
+    columns: dict[str, list[str]] = field(default_factory=dict)
+    comparison: Comparison | None = None
+    seconds: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        q = self.compared.query
+        doc: dict[str, Any] = {
+            "id": q.id, "verdict": self.verdict, "reason": self.reason, "translation_status": q.status,
+            "method": self.method or None, "total_order": self.total_order, "parameter_sets": len(self.compared.value_sets),
+            "sets_run": self.sets_run, "values_from": self.compared.values_from,
+            "values": None if self.values is None else {p.name: jsonable(v) for p, v in
+                                                        zip(self.compared.parameters, self.values, strict=False)},
+            "rows": self.rows, "columns": self.columns, "seconds": round(self.seconds, 3),
+            "sql_server_sql": self.compared.tsql, "target_sql": q.target_sql,
+            "notes": [{"code": n.code, "message": n.message} for n in q.notes],
+        }
+        if self.verdict == ERROR:
+            doc["side"], doc["timed_out"] = self.side, self.timed_out
+        if self.comparison is not None and not self.comparison.equal:
+            doc["differing_rows"] = self.comparison.differing_rows
+            doc["first_differences"] = [p.to_json() for p in self.comparison.first]
+            doc["comparison_notes"] = self.comparison.notes
+        return doc
+
+
+def run_classes(classes: Sequence[Compared], database: Database, sql_server: SqlServerSide, target: TargetSide,
+                progress: Progress | None = None) -> list[ClassResult]:
+    """Compare every class in turn (one statement on each server at a time), with progress."""
+    progress = progress or NullProgress()
+    results = []
+    with progress.task(f"Comparing {len(classes)} query class(es) on SQL Server and {target.target.display}",
+                       total=len(classes)) as task:
+        for compared in classes:
+            results.append(compare_class(compared, database, sql_server, target))
+            task.advance()
+    return results
+
+
+def compare_class(compared: Compared, database: Database, sql_server: SqlServerSide, target: TargetSide) -> ClassResult:
+    started = time.perf_counter()
+    result = ClassResult(compared)
+    shape = shape_of(compared.tsql, database)
+    positions = shape.order_positions
+    result.method = "ordered" if positions else "multiset"
+    result.total_order = bool(shape.total_order)
+    for values in compared.value_sets:
+        result.sets_run += 1
+        result.values = values.sql_server
+        try:
+            outcome = _one_set(compared, values, positions, sql_server, target, database)
+        except SideError as exc:
+            _failed(result, exc, compared, values, sql_server, target)
+            break
+        names_left, names_right, comparison = outcome
+        result.columns = {SQL_SERVER: list(names_left), TARGET: list(names_right)}
+        if comparison is None:
+            result.verdict = DIFFERS
+            result.reason = (f"SQL Server returns {len(names_left)} column(s), the target {len(names_right)}: "
+                             "the translation's select list differs")
+            break
+        result.comparison = comparison
+        result.method = comparison.method
+        result.rows = {SQL_SERVER: comparison.sql_server_rows, TARGET: comparison.target_rows}
+        if not comparison.equal and shape.not_comparable is None:
+            result.verdict, result.reason = DIFFERS, _why_differs(comparison, compared)
+            break
+    if result.verdict == SAME and shape.not_comparable is not None:
+        result.verdict, result.reason = NOT_COMPARABLE, str(shape.not_comparable)
+        if result.comparison is not None and result.comparison.equal:
+            result.reason += " (the answers happened to be the same this time)"
+    if result.verdict == SAME:
+        result.comparison = result.comparison if result.comparison and not result.comparison.equal else None
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any, sql_server: SqlServerSide,
+            target: TargetSide) -> None:
+    """An error verdict; when SQL Server failed, whether the target runs the translation says which side to fix."""
+    result.verdict, result.side, result.timed_out = ERROR, exc.side, exc.timed_out
+    if exc.lost or exc.timed_out:
+        (sql_server if exc.side == SQL_SERVER else target).recover()
+    if exc.side == TARGET:
+        result.reason = f"the target failed: {exc.message}"
+        return
+    try:
+        _drop(target.open(compared.target_sql, values.target))
+        also = "; the target runs the translation"
+    except SideError as other:
+        if other.lost or other.timed_out:
+            target.recover()
+        result.side, result.timed_out = BOTH, exc.timed_out or other.timed_out
+        also = f"; the target fails too: {other.message}"
+    result.reason = f"SQL Server failed: {exc.message}{also}"
+
+
+def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, sql_server: SqlServerSide,
+             target: TargetSide, database: Database) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
+    left = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
+    right: Answer | None = None
+    try:
+        right = target.open(compared.target_sql, values.target)
+        if len(left.names) != len(right.names):
+            return left.names, right.names, None
+        shape = RowShape(right.columns, database.collation)
+        if positions:
+            return left.names, right.names, compare_ordered(left.batches, right.batches, shape, positions)
+        again_answers: list[Answer] = []
+
+        def again() -> tuple[Any, Any]:
+            again_answers.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
+            again_answers.append(target.open(compared.target_sql, values.target))
+            return again_answers[0].batches, again_answers[1].batches
+
+        try:
+            return left.names, right.names, compare_multiset(left.batches, right.batches, shape, again)
+        finally:
+            for answer in again_answers:
+                answer.close()
+    finally:
+        left.close()
+        if right is not None:
+            right.close()
+
+
+def _drop(answer: Answer) -> None:
+    answer.close()
+
+
+def _why_differs(comparison: Comparison, compared: Compared) -> str:
+    rows_left, rows_right = comparison.sql_server_rows, comparison.target_rows
+    if rows_left != rows_right:
+        text = f"SQL Server returns {rows_left:,} row(s), the target {rows_right:,}"
+    elif comparison.method == "ordered" and comparison.differing_rows:
+        first = comparison.first[0].position if comparison.first else None
+        text = f"{comparison.differing_rows:,} row(s) differ in value or place" + (
+            f", the first at row {first + 1}" if first is not None else "")
+    else:
+        text = f"{comparison.differing_rows:,} row(s) differ" if comparison.differing_rows else "the rows differ"
+    notes = compared.query.notes
+    if notes:
+        text += "; the translation noted: " + "; ".join(f"{n.code} {n.message}" for n in notes[:3])
+    elif compared.query.status == "translated":
+        text += "; the translation noted nothing: a difference the translator does not know"
+    return text

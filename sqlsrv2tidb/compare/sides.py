@@ -1,0 +1,219 @@
+"""Running one statement on either side: SQL Server through pyodbc, the target through replay's drivers.
+
+Each side has its own statement timeout, set on its session so that a class that runs too long is
+stopped by the server and reported, never waited on: pyodbc's query timeout on SQL Server
+(`Connection.timeout`), `max_execution_time` on TiDB, `max_statement_time` on MariaDB.
+
+The SQL Server session runs with autocommit off and every statement's transaction is rolled back:
+only reads are sent (`classes`), and a read that writes anyway (a function with side effects) leaves
+nothing behind. A class's parameters are declared in front of its text with the captured T-SQL
+types (`DECLARE @P1 int = ?`), so SQL Server reads the values as the application's did.
+
+Rows are read in batches as they are fetched (pyodbc's fetchmany; an unbuffered cursor on the
+target), so an answer of any size streams through. Every driver error, when the statement starts
+or mid-stream, becomes a `SideError` naming its side.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..capture.live import Session
+from ..errors import ConnectionFailed
+from ..model import Parameter
+from ..replay import drivers
+from ..target import Target
+from .values import BINARY_CHARSET, ResultColumn
+
+FETCH_ROWS = 2000
+SQL_SERVER, TARGET, BOTH = "sql_server", "target", "both"
+TIMEOUT_CODES = frozenset({3024, 1969, 1317})
+"""Interrupted by max_execution_time (TiDB, MySQL), by max_statement_time (MariaDB), or killed."""
+
+
+class SideError(Exception):
+    """One side could not answer: its error, one line, and whether the timeout stopped it."""
+
+    def __init__(self, side: str, message: str, timed_out: bool = False, lost: bool = False) -> None:
+        super().__init__(message)
+        self.side, self.message, self.timed_out, self.lost = side, message, timed_out, lost
+
+
+@dataclass
+class Answer:
+    """An answer being read: its column names and (target) types, and its rows in batches."""
+
+    names: tuple[str, ...]
+    batches: Iterator[Sequence[Sequence[Any]]]
+    columns: tuple[ResultColumn, ...] = ()
+    release: Callable[[], None] | None = None
+    """Ends the statement (closes its cursor), whether or not its rows were read."""
+
+    def close(self) -> None:
+        """Stop reading: the statement's cursor is closed even if no batch was asked for."""
+        close = getattr(self.batches, "close", None)
+        if close is not None:
+            close()
+        if self.release is not None:
+            self.release()
+
+
+def declared_batch(text: str, parameters: Sequence[Parameter]) -> str:
+    """The class's T-SQL with its parameters declared in front, each bound to a `?` in order."""
+    if not parameters:
+        return text
+    declared = ", ".join(f"{p.name if p.name.startswith('@') else '@' + p.name} {p.type or 'sql_variant'} = ?"
+                         for p in parameters)
+    return f"SET NOCOUNT ON; DECLARE {declared};\n{text}"
+
+
+class SqlServerSide:
+    """A pyodbc session to the SQL Server the capture came from, reopened when it is lost."""
+
+    def __init__(self, session: Session, timeout: float) -> None:
+        self.session, self.timeout = session, timeout
+        self._prepare()
+
+    def _prepare(self) -> None:
+        handle = self.session.handle
+        handle.timeout = max(1, round(self.timeout))
+        handle.autocommit = False
+
+    def _error(self, exc: Exception) -> SideError:
+        state = str(exc.args[0]) if len(getattr(exc, "args", ())) > 1 else ""
+        failure = self.session.failure(exc)
+        timed_out = state in ("HYT00", "HYT01") or "timeout expired" in str(exc).lower()
+        lost = isinstance(failure, ConnectionFailed) or timed_out
+        message = f"no answer within {self.timeout:g} s (the statement timeout)" if timed_out else str(failure)
+        return SideError(SQL_SERVER, message, timed_out, lost)
+
+    def recover(self) -> None:
+        """A new session after a timeout or a lost connection (the old one may still be busy)."""
+        self.session = self.session.reopen()
+        self._prepare()
+
+    def open(self, text: str, parameters: Sequence[Parameter], values: Sequence[Any]) -> Answer:
+        cursor = self.session.handle.cursor()
+        try:
+            cursor.execute(declared_batch(text, parameters), list(values))
+            while cursor.description is None:
+                if not cursor.nextset():
+                    raise SideError(SQL_SERVER, "the statement returned no result set")
+        except SideError:
+            self._end(cursor)
+            raise
+        except Exception as exc:  # noqa: BLE001 - every driver error is this side's answer
+            error = self._error(exc)
+            self._end(cursor, cancel=error.timed_out)
+            raise error from None
+        names = tuple(str(d[0] or "") for d in cursor.description)
+        return Answer(names, self._batches(cursor), release=lambda: self._end(cursor))
+
+    def _batches(self, cursor: Any) -> Iterator[Sequence[Sequence[Any]]]:
+        cancel = False
+        try:
+            while True:
+                try:
+                    rows = cursor.fetchmany(FETCH_ROWS)
+                except Exception as exc:  # noqa: BLE001 - an error mid-stream is this side's answer
+                    error = self._error(exc)
+                    cancel = error.timed_out
+                    raise error from None
+                if not rows:
+                    return
+                yield rows
+        finally:
+            self._end(cursor, cancel=cancel)
+
+    def _end(self, cursor: Any, cancel: bool = False) -> None:
+        """Close the cursor and roll back; after a timeout, first ask the server to stop the statement
+        (an attention, which SQL Server honours; Babelfish runs the statement to its end regardless)."""
+        steps = (cursor.cancel, cursor.close, self.session.handle.rollback) if cancel else \
+            (cursor.close, self.session.handle.rollback)
+        for close in steps:
+            try:
+                close()
+            except Exception:  # noqa: BLE001 - a cursor on a lost connection cannot close cleanly
+                pass
+
+    def close(self) -> None:
+        self.session.close()
+
+
+class TargetSide:
+    """One connection to the target (TiDB, MySQL or MariaDB), with its statement timeout set."""
+
+    def __init__(self, target: Target, timeout: float) -> None:
+        self.target, self.timeout = target, timeout
+        self.errors = drivers.driver_errors("pymysql")
+        self.conn = self._connect()
+
+    def _connect(self) -> drivers.Connection:
+        try:
+            conn = drivers.connect(self.target, "pymysql", timeout=10)
+        except self.errors as exc:
+            _, message, _ = drivers.classify(exc)
+            raise ConnectionFailed(f"{self.target.display}: {message}") from None
+        version = str(conn.fetch("SELECT VERSION()")[0][0])
+        self.kind = "tidb" if "tidb" in version.lower() else "mariadb" if "mariadb" in version.lower() else "mysql"
+        if self.kind == "tidb" or self.kind == "mysql":
+            conn.fetch(f"SET SESSION max_execution_time = {max(1, round(self.timeout * 1000))}")
+        else:
+            conn.fetch(f"SET SESSION max_statement_time = {self.timeout:g}")
+        self.collations = {int(i): str(n) for i, n in conn.fetch("SELECT ID, COLLATION_NAME FROM information_schema.COLLATIONS")
+                           if i is not None}
+        return conn
+
+    def recover(self) -> None:
+        self.conn.close()
+        self.conn = self._connect()
+
+    def _error(self, exc: BaseException) -> SideError:
+        code, message, kind = drivers.classify(exc)
+        if code in TIMEOUT_CODES:
+            return SideError(TARGET, f"no answer within {self.timeout:g} s (the statement timeout): {message}", True)
+        return SideError(TARGET, message + (f" (MySQL error {code})" if code else ""), lost=kind == "lost")
+
+    def open(self, sql: str, values: Sequence[Any]) -> Answer:
+        cursor = self.conn.unbuffered()
+        try:
+            cursor.execute(sql, tuple(values) if values else None)
+            if cursor.description is None:
+                raise SideError(TARGET, "the statement returned no result set")
+        except SideError:
+            _close(cursor)
+            raise
+        except self.errors as exc:
+            _close(cursor)
+            raise self._error(exc) from None
+        fields = getattr(getattr(cursor, "_result", None), "fields", None) or ()  # PyMySQL keeps each field's charset
+        charsets = [getattr(f, "charsetnr", None) for f in fields] or [None] * len(cursor.description)
+        columns = tuple(ResultColumn(str(d[0]), int(d[1]), d[5], self.collations.get(cs) if cs is not None else None,
+                                     cs == BINARY_CHARSET)
+                        for d, cs in zip(cursor.description, charsets, strict=False))
+        return Answer(tuple(c.name for c in columns), self._batches(cursor), columns, lambda: _close(cursor))
+
+    def _batches(self, cursor: Any) -> Iterator[Sequence[Sequence[Any]]]:
+        try:
+            while True:
+                try:
+                    rows = cursor.fetchmany(FETCH_ROWS)
+                except self.errors as exc:
+                    raise self._error(exc) from None
+                if not rows:
+                    return
+                yield rows
+        finally:
+            _close(cursor)
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _close(cursor: Any) -> None:
+    try:
+        cursor.close()
+    except Exception:  # noqa: BLE001 - a cursor on a lost connection cannot close cleanly
+        pass

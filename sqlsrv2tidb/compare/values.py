@@ -1,0 +1,199 @@
+"""One result row made comparable: each value as the target's result column holds it.
+
+A query's answer has no DDL of its own, but the target says what type each result column has (the
+driver's description: MySQL's type code, a decimal's scale, a date-time's fractional digits, the
+column's collation). That type is the one the translated query promised to return, so both sides'
+values are passed through the data stage's normalizer for it (`data.normalize.converter`): a
+decimal at the column's scale, a date-time at its precision, CHAR without its padding, a bit as 0/1.
+Floating-point values are compared with a relative tolerance (rounded to `FLOAT_DIGITS` significant
+digits, 6 for FLOAT), since two engines may add the same numbers in a different order. Text is
+compared without case only where the target column's collation ignores case and so does the SQL
+Server database's (`fold_case`). A value the column type cannot hold (a fraction in an integer
+column) is kept as it is, tagged, so it differs from anything the other side returns.
+
+Each row is reduced to a 64-bit digest (`data.normalize.row_digest`), which is what the answers
+are compared by; the normalized values are kept only for the rows that are shown.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..data.normalize import TargetType, Unconvertible, converter, row_digest
+
+FLOAT_DIGITS = 12
+FLOAT32_DIGITS = 6
+
+# MySQL protocol type codes (include/field_types.h); TiDB and MariaDB send the same.
+_DECIMAL = {0, 246}
+_INTEGER = {1, 2, 3, 8, 9, 13}
+_DATETIME = {7, 12}
+_TEXT = {15, 249, 250, 251, 252, 253, 245, 247, 248}
+_NAMES = {0: "DECIMAL", 246: "DECIMAL", 1: "TINYINT", 2: "SMALLINT", 3: "INT", 8: "BIGINT", 9: "MEDIUMINT",
+          13: "YEAR", 4: "FLOAT", 5: "DOUBLE", 7: "TIMESTAMP", 12: "DATETIME", 10: "DATE", 14: "DATE", 11: "TIME",
+          16: "BIT", 245: "JSON", 254: "CHAR", 255: "GEOMETRY", 6: "NULL"}
+BINARY_CHARSET = 63
+_CI = re.compile(r"_ci$", re.I)
+
+
+@dataclass(frozen=True)
+class ResultColumn:
+    """A target result column as the driver describes it."""
+
+    name: str
+    type_code: int
+    scale: int | None = None
+    collation: str | None = None
+    """The column's collation name (None: unknown or binary)."""
+    binary: bool = False
+
+    def target_type(self) -> TargetType:
+        code = self.type_code
+        scale = self.scale if self.scale is not None and self.scale < 31 else None
+        if code in _DECIMAL:
+            return TargetType("decimal", f"DECIMAL(65,{scale or 0})", precision=65, scale=scale or 0)
+        if code in _DATETIME:
+            return TargetType("datetime", f"DATETIME({scale or 0})", scale=scale or 0)
+        if code == 11:
+            return TargetType("time", f"TIME({scale or 0})", scale=scale or 0)
+        if code in (10, 14):
+            return TargetType("date", "DATE")
+        if code in _INTEGER:
+            return TargetType("integer", "BIGINT")
+        if code == 4:
+            return TargetType("float", "FLOAT")
+        if code == 5:
+            return TargetType("double", "DOUBLE")
+        if code == 16:
+            return TargetType("bit", "BIT")
+        if code == 254:
+            return TargetType("binary" if self.binary else "char", "BINARY" if self.binary else "CHAR", length=None)
+        if code in _TEXT:
+            return TargetType("varbinary" if self.binary else "string", "VARBINARY" if self.binary else "VARCHAR")
+        return TargetType("other", _NAMES.get(code, str(code)))
+
+    @property
+    def type_text(self) -> str:
+        name = _NAMES.get(self.type_code, "VARBINARY" if self.binary else "VARCHAR")
+        if self.type_code in _DECIMAL | _DATETIME | {11} and self.scale is not None and self.scale < 31:
+            return f"{name}({self.scale})" if self.type_code not in _DECIMAL else f"DECIMAL(·,{self.scale})"
+        return name
+
+
+def fold_case(column: ResultColumn, source_collation: str | None) -> bool:
+    """Whether text of this column compares without case: its collation and SQL Server's both ignore case.
+
+    A SQL Server collation the capture does not name is the install default, SQL_Latin1_General_CP1_CI_AS,
+    as the planner assumes when it maps collations."""
+    source = source_collation or "SQL_Latin1_General_CP1_CI_AS"
+    return bool(column.collation and _CI.search(column.collation) and "_ci" in source.casefold())
+
+
+@dataclass(frozen=True)
+class Unheld:
+    """A value the target column's type cannot hold: compared as what it was, so it matches nothing normalized."""
+
+    value: Any
+    why: str
+
+    def __repr__(self) -> str:
+        return f"{self.value!r} (not a {self.why})"
+
+
+def _value_normalizer(column: ResultColumn) -> Callable[[Any], Any]:
+    target = column.target_type()
+    convert: Callable[[Any], Any] | None
+    if target.family == "integer":
+        convert = _integral
+    elif target.family == "bit":
+        convert = _bit
+    elif target.family == "double":
+        convert = _rounded_float
+    elif target.family == "float":
+        convert = _rounded_float32
+    else:
+        convert = converter(target)
+    if convert is None:
+        return lambda v: v
+    family = target.family
+
+    def normalize(value: Any) -> Any:
+        if value is None:
+            return None
+        try:
+            return convert(value)
+        except (Unconvertible, ValueError, TypeError, OverflowError) as exc:
+            return Unheld(value, f"{family} value: {exc}")
+
+    return normalize
+
+
+def _integral(value: Any) -> int:
+    """A whole number of any width (a result column's integer type may be wider than BIGINT on either side)."""
+    if type(value) is int:
+        return value
+    if isinstance(value, (bytes, bytearray)):
+        return int.from_bytes(value, "big")
+    if isinstance(value, float):
+        if not value.is_integer():
+            raise Unconvertible(f"{value!r} is not a whole number")
+        return int(value)
+    if isinstance(value, str):
+        value = value.strip()
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        d = value if isinstance(value, Decimal) else Decimal(int(value) if isinstance(value, bool) else value)
+    except (InvalidOperation, ValueError, TypeError):
+        raise Unconvertible(f"{value!r} is not a whole number") from None
+    if d != d.to_integral_value():
+        raise Unconvertible(f"{value} is not a whole number")
+    return int(d)
+
+
+def _bit(value: Any) -> int:
+    if isinstance(value, (bytes, bytearray)):
+        return int.from_bytes(value, "big")
+    return _integral(value)
+
+
+def _rounded_float(value: Any) -> float:
+    f = float(value)
+    if f != f or f in (float("inf"), float("-inf")):
+        raise Unconvertible(f"{f!r} has no DOUBLE value")
+    return float(format(f, f".{FLOAT_DIGITS}g")) + 0.0
+
+
+def _rounded_float32(value: Any) -> float:
+    f = _rounded_float(value)
+    return float(format(f, f".{FLOAT32_DIGITS}g")) + 0.0
+
+
+class RowShape:
+    """How the rows of one class's answer are normalized and digested (one per answer, from the target's columns)."""
+
+    def __init__(self, columns: Sequence[ResultColumn], source_collation: str | None) -> None:
+        self.columns = tuple(columns)
+        self._normalizers = tuple(_value_normalizer(c) for c in self.columns)
+        self.folds = tuple(fold_case(c, source_collation) and c.target_type().is_text for c in self.columns)
+
+    def normalize(self, row: Sequence[Any]) -> tuple[Any, ...]:
+        if len(row) != len(self._normalizers):
+            raise ValueError(f"a row of {len(row)} values for {len(self._normalizers)} columns")
+        return tuple([n(v) for n, v in zip(self._normalizers, row, strict=True)])
+
+    def digest(self, values: Sequence[Any]) -> int:
+        return row_digest(values, self.folds)
+
+    def key_of(self, values: Sequence[Any], positions: Sequence[int]) -> tuple[Any, ...]:
+        """The ORDER BY key of a normalized row, text folded where the column ignores case."""
+        return tuple(_folded(values[i], self.folds[i]) for i in positions)
+
+
+def _folded(value: Any, fold: bool) -> Any:
+    if isinstance(value, str) and fold:
+        return value.casefold()
+    return value if not isinstance(value, Unheld) else repr(value)

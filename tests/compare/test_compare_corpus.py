@@ -1,0 +1,65 @@
+"""The corpus queries that read Northwind and AdventureWorks, compared: the queries of their views,
+procedures and functions (tests/translate/module_queries.py) as a capture's query classes, run on the SQL
+Server endpoint holding the rows (Northwind's own; AdventureWorks's generated, tests/data/adventureworks.py)
+and on the target after `data copy --create-tables` put the same rows there. AdventureWorks's modules are
+not created on the endpoint: its queries are read from the corpus script.
+
+Every class must be same, or differ or fail with a reason: its row counts and first differing rows, its side
+and error. Procedure parameters get values as replay makes them (from the target's rows where a parameter is
+compared with a column), the same on both sides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from compare_helpers import compare
+from data_helpers import copy_args, loaded
+from module_queries import module_queries
+from paths import CORPUS_SCHEMAS
+
+from sqlsrv2tidb import api
+from sqlsrv2tidb.model import QueryClass, Workload, save_capture
+from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id, statement_kind
+
+MODULES = {"adventureworks": CORPUS_SCHEMAS["adventureworks-oltp"]}
+"""Where a corpus's modules are read from when the endpoint's catalog has none."""
+
+
+def _corpus_capture(source, corpus: str, folder) -> tuple[object, int]:
+    """The corpus's catalog with the queries of its modules as its workload, saved as a capture file."""
+    capture = api.read([source.capture])
+    modules = api.read([MODULES[corpus]]).database if corpus in MODULES else capture.database
+    classes = {}
+    for q in module_queries(modules).queries:
+        fp = fingerprint(q.sql)
+        classes.setdefault(query_id(fp), QueryClass(query_id(fp), fp, q.sql, kind=statement_kind(q.sql),
+                                                    parameters=q.parameters, name=q.module))
+    path = folder / "capture.json"
+    save_capture(replace(capture, workload=Workload(queries=tuple(classes.values()))), path)
+    return path, len(classes)
+
+
+@pytest.mark.parametrize("corpus", ["northwind", "adventureworks"])  # Chinook has no views or procedures: no queries
+def test_corpus_module_queries_compare(corpus, request, target, target_database, tmp_path):
+    source = request.getfixturevalue(f"compare_{corpus}")
+    loaded(*copy_args(source, target, target_database, tmp_path / "data", "--create-tables"))
+    capture, count = _corpus_capture(source, corpus, tmp_path)
+    doc = compare([capture], tmp_path / "out", source.connection, target.url(target_database), "--parameter-sets", "2",
+                  "--statement-timeout", "20")
+    print(corpus, target.kind, doc["summary"])
+    for q in doc["queries"]:
+        if q["verdict"] != "same":
+            print(" ", q["id"], q["verdict"], q.get("side"), q["reason"][:240])
+    assert doc["summary"]["classes"] + doc["summary"]["left_out"] == count > 0
+    assert doc["summary"]["classes"] > 0
+    for q in doc["queries"]:
+        assert q["verdict"] in ("same", "differs", "error", "not comparable"), q
+        if q["verdict"] != "same":
+            assert q["reason"], q
+        if q["verdict"] == "differs":
+            assert q["first_differences"] or "column" in q["reason"], q
+        if q["verdict"] == "error":
+            assert q["side"] in ("sql_server", "target", "both"), q
+    assert doc["summary"]["same"] > 0
