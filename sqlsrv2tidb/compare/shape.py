@@ -57,7 +57,7 @@ class Shape:
 _MOMENT = {exp.CurrentTimestamp: "CURRENT_TIMESTAMP", exp.CurrentDate: "the current date",
            exp.CurrentTime: "the current time", exp.CurrentDatetime: "the current time",
            exp.UtcTimestamp: "SYSUTCDATETIME()", exp.CurrentTimestampLTZ: "SYSDATETIMEOFFSET()",
-           exp.Rand: "RAND()", exp.Uuid: "NEWID()"}
+           exp.Rand: "RAND()", exp.Uuid: "NEWID()", exp.NextValueFor: "NEXT VALUE FOR (a sequence's next number)"}
 """Node classes the reader makes of functions whose value is of the moment or random."""
 _MOMENT_NAMES = {"NEWSEQUENTIALID", "CRYPT_GEN_RANDOM", "SYSDATETIMEOFFSET", "GETUTCDATE", "SYSUTCDATETIME",
                  "CURRENT_TIMEZONE", "@@DBTS"}

@@ -86,6 +86,7 @@ def test_a_unique_constraint_counts_and_without_the_schema_nothing_is_total(gold
     ("SELECT CRYPT_GEN_RANDOM(4)", "CRYPT_GEN_RANDOM()"),
     ("SELECT @@SPID", "@@SPID"),
     ("SELECT HOST_NAME()", "HOST_NAME()"),
+    ("SELECT NEXT VALUE FOR dbo.order_numbers AS n", "NEXT VALUE FOR"),
     ("SELECT TOP 3 id FROM dbo.orders", "TOP without ORDER BY"),
     ("SELECT TOP 3 id FROM dbo.orders ORDER BY qty", "TOP without a total order"),
     ("SELECT TOP 3 id FROM dbo.orders ORDER BY NEWID()", "random"),
@@ -135,6 +136,7 @@ def test_golden_pairs(golden_db):
     assert "GETUTCDATE()" in shape_of(GOLDEN["068"], golden_db).not_comparable
     assert shape_of(GOLDEN["188"], golden_db) == Shape((0,), True, None, 1)  # DECLARE @n; SELECT TOP (@n) ... ORDER BY id
     assert "control flow" in shape_of(GOLDEN["218"], golden_db).not_comparable  # WHILE
+    assert "NEXT VALUE FOR" in shape_of(GOLDEN["026"], golden_db).not_comparable  # a sequence advances on every run
 
 
 def test_stack_exchange_queries():
