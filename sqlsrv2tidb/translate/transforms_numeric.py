@@ -173,6 +173,43 @@ def division_by_zero(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
+_COMPARISONS = (exp.EQ, exp.NEQ, exp.GT, exp.GTE, exp.LT, exp.LTE)
+
+
+@applies_to(exp.Add, exp.Sub, exp.Mul, exp.Div, *_COMPARISONS)
+def single_precision_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """Arithmetic on a `real` column, or a comparison of one with another type: noted, not changed.
+
+    SQL Server computes `real` (float(24)) arithmetic in single precision, and an expression with a
+    real operand is real (it outranks money, decimal and the integers); a literal compared with a real
+    column is converted to real. TiDB stores FLOAT in single precision too but computes and compares
+    with it in double precision. The results part in the last digits, which rounding (CONVERT to money
+    or decimal, ROUND) makes visible: Northwind's `UnitPrice * Quantity * (1 - Discount)` is 248.12 on
+    SQL Server's side and 248.11 on TiDB's; `WHERE rate = 0.1` finds the row on SQL Server and none
+    on TiDB, where the stored 0.1 is 0.100000001490116.
+    https://learn.microsoft.com/sql/t-sql/data-types/float-and-real-transact-sql
+    https://learn.microsoft.com/sql/t-sql/data-types/data-type-precedence-transact-sql
+    """
+    reals = [operand for operand in (node.this, node.expression) if _real_column(operand, ctx)]
+    if not reals or (isinstance(node, _COMPARISONS) and len(reals) == 2):
+        return node  # two real columns compare alike on both
+    what = "compares" if isinstance(node, _COMPARISONS) else "computes"
+    ctx.note("QY64", "review", f"`{reals[0].sql('tsql')}` is real: SQL Server {what} it in single precision, TiDB in "
+             "double; results may differ in the last digits, and after rounding.")
+    return node
+
+
+def _real_column(operand: exp.Expr, ctx: Context) -> bool:
+    column = ctx.types.schema_column(operand) if isinstance(operand, exp.Column) else None
+    return column is not None and _single_precision(column.type)
+
+
+def _single_precision(datatype) -> bool:
+    """A SQL Server `real`, or `float(n)` with n of 24 or fewer bits (stored as real)."""
+    name = datatype.name.lower()
+    return name == "real" or (name == "float" and datatype.precision is not None and datatype.precision <= 24)
+
+
 def _never_zero(divisor: exp.Expr, division: exp.Expr) -> bool:
     while isinstance(divisor, (exp.Paren, exp.Neg, exp.Cast)):
         divisor = divisor.this

@@ -20,7 +20,13 @@ from .transforms_conversions import (
     datetime_strings,
     numeric_conversions,
 )
-from .transforms_numeric import decimal_division, division_by_zero, integer_average, integer_division
+from .transforms_numeric import (
+    decimal_division,
+    division_by_zero,
+    integer_average,
+    integer_division,
+    single_precision_arithmetic,
+)
 from .typing import NUMERIC, parameter_name, surely_text
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
@@ -370,6 +376,7 @@ REWRITES = (
     integer_division,
     decimal_division,
     integer_average,
+    single_precision_arithmetic,
     datediff_boundaries,
     dateadd_nanoseconds,
     datepart,

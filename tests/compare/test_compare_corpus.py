@@ -60,6 +60,9 @@ def test_corpus_module_queries_compare(corpus, request, target, target_database,
             assert q["reason"], q
         if q["verdict"] == "differs":
             assert q["first_differences"] or "column" in q["reason"], q
+            # Every difference these corpora show is one the translation flags: Northwind's order subtotals
+            # compute money times a real Discount, single precision on SQL Server's side (QY64).
+            assert q["translation_status"] == "review" and q["notes"], q
         if q["verdict"] == "error":
             assert q["side"] in ("sql_server", "target", "both"), q
     assert doc["summary"]["same"] > 0

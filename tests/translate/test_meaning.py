@@ -67,6 +67,8 @@ PINS: dict[str, tuple[str, str, tuple[tuple, ...] | None]] = {
     "330": ("babelfish", "decimal without a precision is decimal(18, 0) in SQL Server (25.50 becomes 26) and a quotient "
             "of two of them decimal(37, 19); Babelfish keeps the fraction and PostgreSQL's scale",
             _rows((1, D("3.3333333333333333333")), (2, D("3.7142857142857142857")), (3, D("2.5")), (4, 0))),
+    "333": ("flagged", "money times a real is real: SQL Server computes in single precision (182.88), TiDB in double "
+            "(182.87); QY64 says so", None),
 }
 """Golden case -> (kind, why, SQL Server's documented rows for a `babelfish` pin, else None). Kinds: `babelfish` (Babelfish
 answers differently from SQL Server, whose documented answer TiDB must give), `babelfish-refuses` (Babelfish cannot run

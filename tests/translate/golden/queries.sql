@@ -1810,3 +1810,8 @@ SELECT id, CAST(CAST(amount AS DECIMAL(65, 17)) / qty AS DECIMAL(21, 13)) FROM o
 UPDATE dbo.orders SET qty = qty / NULLIF(qty, 0) WHERE amount / qty > 1
 -- =>
 UPDATE orders SET qty = qty DIV NULLIF(qty, 0) WHERE CAST(CAST(amount AS DECIMAL(65, 17)) / qty AS DECIMAL(21, 13)) > 1;
+
+-- 333 [review QY64] Money times a real column is real: SQL Server computes it in single precision, TiDB in double (182.88 against 182.87)
+SELECT id, CONVERT(money, price * qty * (1 - rate) / 100) * 100 AS net FROM dbo.promotions ORDER BY id
+-- =>
+SELECT id, CAST(price * qty * (1 - rate) / 100 AS DECIMAL(19, 4)) * 100 AS net FROM promotions ORDER BY id;

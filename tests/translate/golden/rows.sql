@@ -20,3 +20,4 @@ INSERT INTO dbo.kv (k, v, hits) VALUES (1, N'one', 1), (2, N'two', 0);
 INSERT INTO dbo.events (kind, at, payload) VALUES ('login', '2024-05-01 09:00:00.123', N'{"u":1}'), ('logout', '2024-05-01 17:30:00', NULL);
 INSERT INTO dbo.quarterly (product_id, q1, q2, q3, q4) VALUES (1, 10, 20, NULL, 40), (2, 1, NULL, 3, 4);
 INSERT INTO sales.customers (id, region) VALUES (1, 'EU'), (2, 'US');
+INSERT INTO dbo.promotions (id, price, qty, rate) VALUES (1, 7.70, 25, 0.05), (2, 16.25, 10, 0.05), (3, 14.00, 12, 0.10);

@@ -81,3 +81,11 @@ CREATE TABLE sales.customers (
 GO
 CREATE SEQUENCE dbo.ticket_seq AS BIGINT START WITH 1 INCREMENT BY 1;
 GO
+CREATE TABLE dbo.promotions (
+    id INT NOT NULL,
+    price MONEY NOT NULL,
+    qty SMALLINT NOT NULL,
+    rate REAL NOT NULL,
+    CONSTRAINT PK_promotions PRIMARY KEY (id)
+);
+GO
