@@ -12,14 +12,17 @@ Server endpoint), fills a source table with ROWS rows on Babelfish, and for each
 - loader: the tool's writer alone (chunks of those bytes from memory, through the named pipe):
   what the tool adds on the way in;
 - copy: `data copy --no-verify`, end to end from the SQL Server endpoint (reading through pyodbc
-  and FreeTDS, converting every value, loading), as a user runs it;
+  and FreeTDS, converting every value, loading), as a user runs it: as one process (`--jobs 1
+  --split-rows 0`), and with the table split into 2 and 4 key ranges copied by processes of their
+  own (`--jobs 2`, `--jobs 4`), the three modes taking turns in each round;
 - verify: `data verify` of the same table (both sides read and hashed);
 - and, once, the source alone: the table streamed from the endpoint through pyodbc with nothing
   else done, which no copy from it can outrun.
 
-Rates are rows/s and MB/s of the LOAD DATA text. Memory is the copy process's peak RSS, at a
-tenth of the rows and at all of them, each in its own process: flat means the chunks, not the
-table, decide it. Each measure is the best of --rounds; the machine is shared, so look at ratios.
+Rates are rows/s and MB/s of the LOAD DATA text. Memory is the copy's peak RSS (the sum of each of
+its processes' own peaks), at a tenth of the rows and at all of them, each run in its own process:
+flat means the chunks, not the table, decide it. Each measure is the best of --rounds; the machine
+is shared, so look at ratios, and the load average is recorded before and after.
 """
 
 from __future__ import annotations
@@ -133,28 +136,51 @@ def _high_water(pid: int) -> int:
     return 0
 
 
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        try:
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        found += [int(c) for c in children]
+        todo += [int(c) for c in children]
+    return found
+
+
 def cli(args: list[str]) -> tuple[dict, int]:
-    """Run `sqlsrv2tidb data ...` as its own process; returns data.json and the process's peak RSS (KiB)."""
+    """Run `sqlsrv2tidb data ...` as its own process; returns data.json and the peak RSS (KiB) of the
+    process and every process it started (the key-range workers): the sum of each one's own peak."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     process = subprocess.Popen([sys.executable, "-m", "sqlsrv2tidb", "data", *args, "-q"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = 0
+    peaks: dict[int, int] = {}
     while process.poll() is None:
-        peak = max(peak, _high_water(process.pid))
+        for pid in [process.pid, *_descendants(process.pid)]:
+            peaks[pid] = max(peaks.get(pid, 0), _high_water(pid))
         time.sleep(0.05)
     if process.returncode != 0:
         raise RuntimeError(process.stderr.read().decode())
     out = Path(args[args.index("-o") + 1])
-    return json.loads((out / "data.json").read_text()), peak
+    return json.loads((out / "data.json").read_text()), sum(peaks.values())
 
 
-def copy(mssql, server, database: str, capture: Path, work: Path, tables: str = "orders") -> tuple[dict, int]:
+MODES = {"copy": ["--jobs", "1", "--split-rows", "0"], "copy_split_2": ["--jobs", "2"], "copy_split_4": ["--jobs", "4"]}
+"""The copy as one process (the table read, converted and loaded by one Python process), and split into
+2 and 4 key ranges each copied by a process of its own (`--split-rows` set to an eighth of the
+table, so it splits into --jobs ranges at a tenth of the rows too)."""
+
+
+def copy(mssql, server, database: str, capture: Path, work: Path, mode: str, rows: int) -> tuple[dict, int]:
     reset(server, database)
     out = Path(tempfile.mkdtemp(dir=work))
+    split = [] if mode == "copy" else ["--split-rows", str(rows // 8)]
     doc, rss = cli(["copy", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
-                    server.url(database), "--confirm-database", database, "--no-verify", "--table", tables,
-                    str(capture)])
+                    server.url(database), "--confirm-database", database, "--no-verify", "--table", "orders",
+                    *MODES[mode], *split, str(capture)])
     t = doc["tables"][0]
+    assert t["rows"] == rows and t["ranges"] == (1 if mode == "copy" else int(MODES[mode][1])), t
     return rates(t["rows"], t["bytes"], t["seconds"]), rss
 
 
@@ -183,7 +209,7 @@ def measure(mssql, server, capture: Path, path: Path, body: bytes, spec, rows: i
     """The reference and the loader on one target (the copy and verify are in `entry` already)."""
     entry["reference"] = best(rounds, lambda: mysql_client(server, "bench", path, spec, rows, len(body)))
     entry["loader"] = best(rounds, lambda: loader(server, "bench", body, spec, rows))
-    for key in ("loader", "copy"):
+    for key in ("loader", *MODES):
         entry[f"{key}_vs_reference"] = round(entry[key]["rows_per_s"] / entry["reference"]["rows_per_s"], 2)
     return entry
 
@@ -225,15 +251,19 @@ def main() -> None:
             capture_to_folder(mssql.connection_string(SOURCE_DB), capture, password_env="", prompt=False,
                               query_store=False, days=1, timeout=15)
             if name == "tenth":
-                results["peak_rss_kib_tenth"] = {t: copy(mssql, servers[t], "bench", capture, work)[1]
-                                                 for t in ("mariadb", "tidb")}
+                results["peak_rss_kib_tenth"] = {t: {m: copy(mssql, servers[t], "bench", capture, work, m, rows)[1]
+                                                     for m in MODES} for t in ("mariadb", "tidb")}
                 continue
+            results["load_average_before"] = os.getloadavg()
             for target in ("mariadb", "tidb"):  # the copies first, while this process holds no rows
-                copies = [copy(mssql, servers[target], "bench", capture, work) for _ in range(options.rounds)]
-                results["targets"][target] = {
-                    "copy": min((c[0] for c in copies), key=lambda r: r["seconds"]),
-                    "peak_rss_kib": max(c[1] for c in copies),
-                    "verify": verify(mssql, servers[target], "bench", capture, work)}
+                entry = results["targets"][target] = {}
+                for _ in range(options.rounds):  # the modes alternate, so a busy spell of the machine hits each
+                    for mode in MODES:
+                        rate, rss = copy(mssql, servers[target], "bench", capture, work, mode, rows)
+                        if mode not in entry or rate["seconds"] < entry[mode]["seconds"]:
+                            entry[mode] = rate
+                        entry[f"{mode}_peak_rss_kib"] = max(entry.get(f"{mode}_peak_rss_kib", 0), rss)
+                entry["verify"] = verify(mssql, servers[target], "bench", capture, work)
             body, spec = source_body(mssql, capture)
             path = work / "orders.tsv"
             path.write_bytes(body)
@@ -242,6 +272,7 @@ def main() -> None:
                 entry = measure(mssql, servers[target], capture, path, body, spec, rows, options.rounds, work,
                                 results["targets"][target])
                 print(target, json.dumps(entry), flush=True)
+        results["load_average_after"] = os.getloadavg()
         options.json.write_text(json.dumps(results, indent=1) + "\n")
         print(json.dumps(results, indent=1))
     finally:

@@ -1,27 +1,34 @@
 """Copying the key ranges of a split table (ranges.py), each in a process of its own.
 
-Every range runs in a fresh interpreter (spawned, not forked: a fork of a process whose other
-threads hold the ODBC or driver locks can hang on them). A worker opens its own SQL Server session
-and target connection, rebuilds the table's spec from the captured table and the target's columns
-(the converters are functions, which do not cross a process boundary), deletes what an earlier
-run's unfinished chunk left in its range, and loads the range with the copier's own `ChunkLoader`.
+Every range runs in a fresh interpreter, `python -m sqlsrv2tidb.data.worker`, started with the
+same package: not a fork (a fork of a process whose other threads hold ODBC or driver locks can
+hang on them), and not multiprocessing's spawn (which re-runs the caller's main script in each
+child). A worker reads its job from its stdin, opens its own SQL Server session and target
+connection, rebuilds the table's spec from the captured table and the target's columns (the
+converters are functions, which do not cross a process boundary), deletes what an earlier run's
+unfinished chunk left in its range, and loads the range with the copier's own `ChunkLoader`.
 
-After each chunk the target has committed, the worker sends the parent what the chunk did; the
+After each chunk the target has committed, the worker writes to its stdout what the chunk did; the
 parent records it in the checkpoint, the rejects file and the progress line, so the checkpoint
 never runs ahead of the target. Secrets (the SQL Server and target passwords) reach the worker
-through its pipe, never its command line or environment. A worker dies with its parent
-(PR_SET_PDEATHSIG), so a killed run leaves nothing loading behind a rerun's back, and it ignores
-Ctrl-C: the parent, which gets it, tells the workers to stop after their current chunk.
+through its stdin, never its command line or environment. A worker dies with its parent
+(PR_SET_PDEATHSIG) and stops when its stdin closes, so a killed run leaves nothing loading behind a
+rerun's back; it ignores Ctrl-C: the parent, which gets it, tells the workers to stop after their
+current chunk.
 """
 
 from __future__ import annotations
 
-import multiprocessing
 import os
+import pickle
+import queue
 import signal
+import subprocess
+import sys
+import threading
 from dataclasses import dataclass
-from multiprocessing.connection import wait as wait_any
-from typing import Any
+from pathlib import Path
+from typing import Any, BinaryIO
 
 from ..capture.live import Connection
 from ..errors import ToolError
@@ -32,6 +39,7 @@ from .copy import Chunk, ChunkLoader, CopySettings, Span, TableResult, _json_key
 from .ranges import totals
 
 _PR_SET_PDEATHSIG = 1
+STOP = b"stop\n"
 
 
 @dataclass(frozen=True)
@@ -48,43 +56,42 @@ class RangeWorkers:
     def run(self, copier: Any, result: TableResult, fk_checks: bool) -> None:
         """Copy every unfinished range of `result`'s table at once, recording each chunk as it commits."""
         spec = result.spec
-        label = spec.label
-        ranges = [dict(r) for r in copier.checkpoint.state(label).ranges or []]
-        context = multiprocessing.get_context("spawn")
-        halt = context.Event()
-        running: dict[Any, tuple[int, Any]] = {}
-        for index, entry in enumerate(ranges):
-            if entry["status"] == "done":
-                continue
-            job = _Job(self, spec.table, spec.target_name, fk_checks, copier.settings, copier.method, entry)
-            parent_end, child_end = context.Pipe(duplex=False)
-            process = context.Process(target=_main, args=(job, child_end, halt), daemon=True,
-                                      name=f"sqlsrv2tidb-range-{index + 1}")
-            process.start()
-            child_end.close()
-            running[parent_end] = (index, process)
+        ranges = [dict(r) for r in copier.checkpoint.state(spec.label).ranges or []]
+        messages: queue.Queue[tuple[int, Any]] = queue.Queue()
+        running: dict[int, subprocess.Popen[bytes]] = {}
         failures: list[str] = []
         try:
+            for index, entry in enumerate(ranges):
+                if entry["status"] != "done":
+                    job = _Job(self, spec.table, spec.target_name, fk_checks, copier.settings, copier.method, entry)
+                    running[index] = _start(job, index, messages)
+            stopping = False
             while running:
-                if copier.stop.is_set() or failures:
-                    halt.set()
-                for end in wait_any(list(running), timeout=0.5):
-                    index, process = running[end]
-                    try:
-                        message = end.recv()
-                    except EOFError:
-                        process.join(5)
-                        running.pop(end)
-                        if ranges[index]["status"] != "done":
-                            failures.append(f"the worker of key range {index + 1} ended without finishing it "
-                                            f"(exit code {process.exitcode})")
-                        continue
-                    self._record(copier, result, ranges, index, message, failures)
+                if not stopping and (copier.stop.is_set() or failures):
+                    stopping = True
+                    for process in running.values():
+                        _tell_stop(process)
+                try:
+                    index, message = messages.get(timeout=0.5)
+                except queue.Empty:
+                    continue
+                if message is None:  # the worker's stdout closed: it has ended
+                    process = running.pop(index)
+                    process.wait()
+                    if ranges[index]["status"] != "done" and not any(f.startswith(f"key range {index + 1}:")
+                                                                     for f in failures) and not stopping:
+                        failures.append(f"key range {index + 1}: its worker ended without finishing it "
+                                        f"(exit code {process.returncode})")
+                    continue
+                self._record(copier, result, ranges, index, message, failures)
         finally:
-            halt.set()
-            for end, (_, process) in running.items():
-                process.join(30)
-                end.close()
+            for process in running.values():
+                _tell_stop(process)
+            for process in running.values():
+                try:
+                    process.wait(60)
+                except subprocess.TimeoutExpired:
+                    process.kill()
         if failures:
             result.status, result.message = "failed", "; ".join(dict.fromkeys(failures))
 
@@ -135,6 +142,38 @@ class _Job:
     entry: dict[str, Any]
 
 
+def _start(job: _Job, index: int, messages: queue.Queue) -> subprocess.Popen[bytes]:
+    """Start a worker on `job`; a thread of ours passes on what it writes, then None when it ends."""
+    package = Path(__file__).resolve().parents[2]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(package), os.environ.get("PYTHONPATH")) if p)}
+    process = subprocess.Popen([sys.executable, "-m", "sqlsrv2tidb.data.worker"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, env=env)
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write(pickle.dumps(job))
+    process.stdin.flush()
+
+    def relay(stream: BinaryIO) -> None:
+        try:
+            while True:
+                messages.put((index, pickle.load(stream)))
+        except (EOFError, OSError, pickle.UnpicklingError):
+            pass
+        finally:
+            messages.put((index, None))
+
+    threading.Thread(target=relay, args=(process.stdout,), daemon=True, name=f"sqlsrv2tidb-range-{index + 1}").start()
+    return process
+
+
+def _tell_stop(process: subprocess.Popen[bytes]) -> None:
+    try:
+        if process.stdin is not None and not process.stdin.closed:
+            process.stdin.write(STOP)
+            process.stdin.close()
+    except OSError:
+        pass  # it has ended already
+
+
 def _die_with_parent() -> None:
     """Ask Linux to kill this process when its parent ends (a no-op elsewhere)."""
     try:
@@ -145,17 +184,39 @@ def _die_with_parent() -> None:
         return
 
 
-def _main(job: _Job, pipe: Any, halt: Any) -> None:
-    """A worker: load one key range, sending ("chunk", chunk, warnings) after each commit, then ("end", ...)."""
+def main() -> None:
+    """A worker: read the job from stdin, load its range, write ("chunk", chunk, warnings) after each
+    commit, then ("end", method, finished) or ("failed", message), pickled, to stdout."""
     parent = os.getppid()
     _die_with_parent()
     if os.getppid() != parent:  # the parent ended before the request above took effect
         return
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)  # anything else printed goes to stderr, not into the messages
+    job = pickle.load(sys.stdin.buffer)
+    halt = threading.Event()
+
+    def watch() -> None:  # "stop", or stdin closed (the parent gone): stop after the current chunk
+        sys.stdin.buffer.readline()
+        halt.set()
+
+    threading.Thread(target=watch, daemon=True).start()
+
+    def send(message: tuple[Any, ...]) -> None:
+        pickle.dump(message, out)
+        out.flush()
+
+    copy_range(job, send, halt)
+    out.close()
+
+
+def copy_range(job: _Job, send: Any, halt: threading.Event) -> None:
+    """Load one key range, reporting through `send`."""
+    from ..capture.live import open_session
     from .source import Source
     from .tables import build_spec
     from .targetdb import TargetDb
-    from ..capture.live import open_session
 
     db = source = None
     try:
@@ -171,17 +232,17 @@ def _main(job: _Job, pipe: Any, halt: Any) -> None:
         db.delete_range(spec, committed, span.upto_target)
 
         def sent(chunk: Chunk, warnings: list[str]) -> None:
-            pipe.send(("chunk", Chunk([], chunk.rows, chunk.size, chunk.last_key, chunk.last_target_key,
-                                      chunk.rejects), warnings))
+            send(("chunk", Chunk([], chunk.rows, chunk.size, chunk.last_key, chunk.last_target_key, chunk.rejects),
+                  warnings))
 
         loader = ChunkLoader(db, source, spec, job.settings, job.method, halt, committed=sent,
-                             retried=lambda: pipe.send(("retried",)))
+                             retried=lambda: send(("retried",)))
         loader.run(span)
-        pipe.send(("end", loader.method, not halt.is_set()))
+        send(("end", loader.method, not halt.is_set()))
     except ToolError as exc:
-        pipe.send(("failed", str(exc)))
+        send(("failed", str(exc)))
     except Exception as exc:  # noqa: BLE001 - the parent records it as the range's failure
-        pipe.send(("failed", f"{type(exc).__name__}: {exc}"))
+        send(("failed", f"{type(exc).__name__}: {exc}"))
     finally:
         for closing in (source, db):
             if closing is not None:
@@ -189,4 +250,7 @@ def _main(job: _Job, pipe: Any, halt: Any) -> None:
                     closing.close()
                 except Exception:  # noqa: BLE001 - a connection already lost
                     pass
-        pipe.close()
+
+
+if __name__ == "__main__":
+    main()
