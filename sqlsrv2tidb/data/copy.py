@@ -266,6 +266,7 @@ class Copier:
         self.retries: dict[str, int] = {}
         """Chunks read or loaded again after a lost connection, per table."""
         self._lock = threading.Lock()
+        self._splitting = threading.Lock()
 
     def run(self, specs: list[TableSpec], order: LoadOrder) -> list[TableResult]:
         results = {s.target_name.casefold(): TableResult(s, checks_off=s.target_name.casefold() in order.checks_off)
@@ -318,6 +319,8 @@ class Copier:
         if state.status == "done":
             result.status, result.rows, result.bytes, result.chunks = "already done", state.rows, state.bytes, state.chunks
             result.rejects, result.seconds, result.method = state.rejects, state.seconds, self.method
+            if state.ranges:
+                result.extra["ranges"] = len(state.ranges)
             return
         started = time.perf_counter()
         db = None
@@ -333,7 +336,9 @@ class Copier:
             self.meter.start(name, expected, parts=len(ranges) if ranges else None)
             if ranges:
                 result.extra["ranges"] = len(ranges)
-                self.workers.run(self, result, not result.checks_off)
+                with self._splitting:  # one split table at a time: its --jobs workers are the copy's processes
+                    if not self.stop.is_set():
+                        self.workers.run(self, result, not result.checks_off)
             else:
                 self._load_chunks(db, reader, result, after)
             if result.status != "failed":
