@@ -140,10 +140,12 @@ def _descendants(pid: int) -> list[int]:
     found, todo = [], [pid]
     while todo:
         current = todo.pop()
-        try:
-            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
-        except OSError:
-            continue
+        children = []
+        for task in Path(f"/proc/{current}/task").glob("*"):  # a child belongs to the thread that started it
+            try:
+                children += (task / "children").read_text().split()
+            except OSError:
+                continue
         found += [int(c) for c in children]
         todo += [int(c) for c in children]
     return found
