@@ -21,8 +21,10 @@ Server endpoint), fills a source table with ROWS rows on Babelfish, and for each
 
 Rates are rows/s and MB/s of the LOAD DATA text. Memory is the copy's peak RSS (the sum of each of
 its processes' own peaks), at a tenth of the rows and at all of them, each run in its own process:
-flat means the chunks, not the table, decide it. Each measure is the best of --rounds; the machine
-is shared, so look at ratios, and the load average is recorded before and after.
+flat means the chunks, not the table, decide it. In each of --rounds rounds the reference, the
+loader and the copies run one after another on a target (its speed drifts over a run: TiDB's store
+grows with every load), each round's ratios are kept, and each figure is its best round; the
+machine is shared, so look at ratios, and the load average is recorded before and after.
 """
 
 from __future__ import annotations
@@ -206,16 +208,6 @@ def source_read(mssql: SqlServer, spec, rows: int) -> dict:
     return {"rows": count, "seconds": round(seconds, 3), "rows_per_s": round(rows / seconds)}
 
 
-def measure(mssql, server, capture: Path, path: Path, body: bytes, spec, rows: int, rounds: int, work: Path,
-            entry: dict) -> dict:
-    """The reference and the loader on one target (the copy and verify are in `entry` already)."""
-    entry["reference"] = best(rounds, lambda: mysql_client(server, "bench", path, spec, rows, len(body)))
-    entry["loader"] = best(rounds, lambda: loader(server, "bench", body, spec, rows))
-    for key in ("loader", *MODES):
-        entry[f"{key}_vs_reference"] = round(entry[key]["rows_per_s"] / entry["reference"]["rows_per_s"], 2)
-    return entry
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--rows", type=int, default=1_000_000)
@@ -257,22 +249,32 @@ def main() -> None:
                                                      for m in MODES} for t in ("mariadb", "tidb")}
                 continue
             results["load_average_before"] = os.getloadavg()
-            for target in ("mariadb", "tidb"):  # the copies first, while this process holds no rows
-                entry = results["targets"][target] = {}
-                for _ in range(options.rounds):  # the modes alternate, so a busy spell of the machine hits each
-                    for mode in MODES:
-                        rate, rss = copy(mssql, servers[target], "bench", capture, work, mode, rows)
-                        if mode not in entry or rate["seconds"] < entry[mode]["seconds"]:
-                            entry[mode] = rate
-                        entry[f"{mode}_peak_rss_kib"] = max(entry.get(f"{mode}_peak_rss_kib", 0), rss)
-                entry["verify"] = verify(mssql, servers[target], "bench", capture, work)
             body, spec = source_body(mssql, capture)
             path = work / "orders.tsv"
             path.write_bytes(body)
+            del body  # the loader reads it back; this process holds no rows while the copies run
             results["source_read"] = best(options.rounds, lambda s=spec, n=rows: source_read(mssql, s, n))
             for target in ("mariadb", "tidb"):
-                entry = measure(mssql, servers[target], capture, path, body, spec, rows, options.rounds, work,
-                                results["targets"][target])
+                entry = results["targets"][target] = {}
+                server = servers[target]
+                # Every measure of a round runs next to the others, rounds one after another: the target's
+                # own speed drifts over a run (TiDB's store grows with every load), so a ratio compares
+                # neighbours; each figure is its best round.
+                for _ in range(options.rounds):
+                    runs = {"reference": mysql_client(server, "bench", path, spec, rows, path.stat().st_size),
+                            "loader": loader(server, "bench", path.read_bytes(), spec, rows)}
+                    for mode in MODES:
+                        runs[mode], rss = copy(mssql, server, "bench", capture, work, mode, rows)
+                        entry[f"{mode}_peak_rss_kib"] = max(entry.get(f"{mode}_peak_rss_kib", 0), rss)
+                    for key, rate in runs.items():
+                        if key not in entry or rate["seconds"] < entry[key]["seconds"]:
+                            entry[key] = rate
+                    entry.setdefault("rounds", []).append(
+                        {k: round(r["rows_per_s"] / runs["reference"]["rows_per_s"], 2) for k, r in runs.items()
+                         if k != "reference"})
+                for key in ("loader", *MODES):
+                    entry[f"{key}_vs_reference"] = round(entry[key]["rows_per_s"] / entry["reference"]["rows_per_s"], 2)
+                entry["verify"] = verify(mssql, server, "bench", capture, work)
                 print(target, json.dumps(entry), flush=True)
         results["load_average_after"] = os.getloadavg()
         options.json.write_text(json.dumps(results, indent=1) + "\n")
