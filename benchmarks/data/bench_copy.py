@@ -153,21 +153,36 @@ def _descendants(pid: int) -> list[int]:
     return found
 
 
-def cli(args: list[str]) -> tuple[dict, int]:
-    """Run `sqlsrv2tidb data ...` as its own process; returns data.json and the peak RSS (KiB) of the
-    process and every process it started (the key-range workers): the sum of each one's own peak."""
+def _machine_busy() -> float:
+    """Seconds of CPU the whole machine has spent busy since boot (every core, every process)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def cli(args: list[str]) -> tuple[dict, int, dict]:
+    """Run `sqlsrv2tidb data ...` as its own process; returns data.json, the peak RSS (KiB) of the
+    process and every process it started (the key-range workers; the sum of each one's own peak), and
+    the cores it used beside the cores the whole machine was busy on meanwhile (2.0: both full)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    busy, started = _machine_busy(), time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "sqlsrv2tidb", "data", *args, "-q"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peaks: dict[int, int] = {}
-    while process.poll() is None:
-        for pid in [process.pid, *_descendants(process.pid)]:
-            peaks[pid] = max(peaks.get(pid, 0), _high_water(pid))
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)  # its usage counts the workers it waited for
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            break
+        for each in [process.pid, *_descendants(process.pid)]:
+            peaks[each] = max(peaks.get(each, 0), _high_water(each))
         time.sleep(0.05)
+    wall = time.perf_counter() - started
+    cores = {"copy": round((usage.ru_utime + usage.ru_stime) / wall, 2),
+             "machine": round((_machine_busy() - busy) / wall, 2)}
     if process.returncode != 0:
         raise RuntimeError(process.stderr.read().decode())
     out = Path(args[args.index("-o") + 1])
-    return json.loads((out / "data.json").read_text()), sum(peaks.values())
+    return json.loads((out / "data.json").read_text()), sum(peaks.values()), cores
 
 
 MODES = {"copy": ["--jobs", "1", "--split-rows", "0"], "copy_split_2": ["--jobs", "2"], "copy_split_4": ["--jobs", "4"]}
@@ -180,18 +195,18 @@ def copy(mssql, server, database: str, capture: Path, work: Path, mode: str, row
     reset(server, database)
     out = Path(tempfile.mkdtemp(dir=work))
     split = [] if mode == "copy" else ["--split-rows", str(rows // 8)]
-    doc, rss = cli(["copy", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
-                    server.url(database), "--confirm-database", database, "--no-verify", "--table", "orders",
-                    *MODES[mode], *split, str(capture)])
+    doc, rss, cores = cli(["copy", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
+                           server.url(database), "--confirm-database", database, "--no-verify", "--table", "orders",
+                           *MODES[mode], *split, str(capture)])
     t = doc["tables"][0]
     assert t["rows"] == rows and t["ranges"] == (1 if mode == "copy" else int(MODES[mode][1])), t
-    return rates(t["rows"], t["bytes"], t["seconds"]), rss
+    return {**rates(t["rows"], t["bytes"], t["seconds"]), "cores": cores}, rss
 
 
 def verify(mssql, server, database: str, capture: Path, work: Path) -> dict:
     out = Path(tempfile.mkdtemp(dir=work))
     started = time.perf_counter()
-    doc, _ = cli(["verify", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
+    doc, _, _ = cli(["verify", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
                   server.url(database), "--table", "orders", str(capture)])
     seconds = time.perf_counter() - started
     assert doc["tables"][0]["verify"]["status"] == "equal", doc["tables"][0]["verify"]
