@@ -400,6 +400,7 @@ class Copier:
         def committed(chunk: Chunk, warnings: list[str]) -> None:
             entries = chunk.rejects + [{"table": spec.label, "key_range_end": _json_key(chunk.last_key),
                                         "reason": f"target warning: {w}"} for w in warnings]
+            result.method = loader.method
             result.extra["warnings"] = result.extra.get("warnings", 0) + len(warnings)
             result.rows += chunk.rows
             result.bytes += chunk.size

@@ -104,6 +104,7 @@ class RangeWorkers:
         if kind == "chunk":
             chunk, warnings = message[1], message[2]
             entry["status"] = "partial"
+            result.method = result.method or copier.method
             entry["rows"] += chunk.rows
             entry["bytes"] += chunk.size
             entry["chunks"] += 1
@@ -124,6 +125,8 @@ class RangeWorkers:
         elif kind == "end":
             method, finished = message[1], message[2]
             copier.method = method
+            if entry["chunks"]:
+                result.method = method if method == "insert" else result.method or method
             if finished:
                 entry["status"] = "done"
                 copier.checkpoint.update(label, ranges=[dict(r) for r in ranges])

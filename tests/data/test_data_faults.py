@@ -173,6 +173,7 @@ def test_an_uneven_composite_key_splits_into_equal_ranges(target, target_databas
                             "--split-rows", "5000", "--jobs", "4", "--table", "skewed"))
     entry = by_table(doc)["dbo.skewed"]
     assert entry["status"] == "done" and entry["ranges"] == 4 and entry["rows"] == SKEWED
+    assert entry["method"] == "load data" and entry["chunks"] >= 8
     assert entry["verify"]["status"] == "equal", entry["verify"]
     ranges = _checkpoint(out)["tables"]["dbo.skewed"]["ranges"]
     assert [r["rows"] for r in ranges] == [SKEWED // 4] * 4
