@@ -19,6 +19,7 @@ synthesized rows) with at least `split_rows` rows by the capture's count.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import pairwise
 from typing import Any
 
 from .checkpoint import encode_key
@@ -54,7 +55,7 @@ def plan(spec: TableSpec, cuts: Sequence[Sequence[Any]]) -> list[dict[str, Any]]
         return None
     bounds = [(None, None)] + [(tuple(c), t) for c, t in zip(cuts, targets, strict=True)] + [(None, None)]
     entries = []
-    for (lower, lower_t), (upper, upper_t) in zip(bounds, bounds[1:]):
+    for (lower, lower_t), (upper, upper_t) in pairwise(bounds):
         entries.append({"lower": encode_key(lower), "upper": encode_key(upper),
                         "lower_target": encode_key(lower_t), "upper_target": encode_key(upper_t),
                         "status": "new", "rows": 0, "bytes": 0, "chunks": 0, "rejects": 0,

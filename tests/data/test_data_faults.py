@@ -15,7 +15,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from data_helpers import SourceDb, by_table, captured, copy_args, data, data_process, document, loaded, target_rows
+from data_helpers import (
+    SourceDb,
+    by_table,
+    captured,
+    copy_args,
+    data,
+    data_process,
+    document,
+    loaded,
+    target_rows,
+)
 
 from sqlsrv2tidb import api
 from sqlsrv2tidb.data.settings import DataSettings
