@@ -344,11 +344,10 @@ def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *,
 
 def _range_workers(pool, login: SourceLogin, target: Target, driver: str, settings: Any):
     """What the processes copying key ranges of a large table need: the logins as already resolved (a
-    prompted password is not asked again)."""
+    prompted password is not asked again). Given even where this run splits nothing (--jobs 1,
+    --split-rows 0): the ranges of an earlier, interrupted run are continued by workers all the same."""
     from .data.worker import RangeWorkers
 
-    if settings.split_rows <= 0 or settings.jobs < 2:
-        return None
     source = pool.get()
     try:
         return RangeWorkers(source.session.conn, login.timeout, target, driver, settings.split_rows)

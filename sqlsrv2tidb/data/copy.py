@@ -4,7 +4,9 @@ Each table is one job: a reader thread walks the rows in key order (from SQL Ser
 synthesizer), converts every value to what its target column holds and writes chunks of LOAD DATA
 text, while the job's own thread loads the previous chunk; a bounded queue between them keeps at
 most a few chunks in memory whatever the table's size. `--jobs` tables run at once, each as soon
-as the tables its target foreign keys reference are done (order.py).
+as the tables its target foreign keys reference are done (order.py). A large table is instead cut
+into key ranges (ranges.py) that worker processes load at once (worker.py), each range through the
+same `ChunkLoader` as a whole table here.
 
 A value that cannot be converted skips its row into the rejects file (table, key, column, reason)
 and the load goes on; a warning the target raised while loading a chunk is recorded there too.
