@@ -97,19 +97,49 @@ def _checkpoint(out: Path) -> dict:
         return {}
 
 
-def _kill_when(process, out: Path, table: str, rows: int, timeout: float = 60, ranges: int = 0) -> None:
-    """SIGKILL the load once the checkpoint holds `rows` rows of `table` (and rows in `ranges` of its key ranges)."""
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _kill_when(process, out: Path, table: str, rows: int, timeout: float = 60, ranges: int = 0) -> list[int]:
+    """SIGKILL the load once the checkpoint holds `rows` rows of `table` (and rows in `ranges` of its key
+    ranges); returns the processes it had started (its key-range workers)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         state = _checkpoint(out).get("tables", {}).get(table, {})
         loading = sum(1 for r in state.get("ranges") or [] if r["rows"] > 0)
         if state.get("status") == "partial" and state.get("rows", 0) >= rows and loading >= ranges:
+            workers = _children(process.pid)
             process.send_signal(signal.SIGKILL)
             process.wait()
-            return
+            return workers
         assert process.poll() is None, process.communicate()
         time.sleep(0.01)
     raise AssertionError(f"{table} never reached {rows} rows")
+
+
+def _gone(pids: list[int], timeout: float = 10) -> bool:
+    """Whether every one of `pids` has ended (a zombie has ended; its new parent reaps it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                alive.append(pid)
+        if not alive:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 @pytest.mark.slow
@@ -141,7 +171,9 @@ def test_a_killed_load_resumes_without_loading_twice(target, target_database, bi
 
 
 def _still(target, database: str, table: str) -> int:
-    """The table's row count, once it has stopped changing: nothing left behind a killed run still loads."""
+    """The table's row count once its killed load's workers are gone: a statement the server had already
+    received may still finish in the first moment, after that nothing changes it."""
+    time.sleep(1)
     before = target_rows(target, database, f"SELECT COUNT(*) FROM {table}")[0][0]
     time.sleep(1.5)
     after = target_rows(target, database, f"SELECT COUNT(*) FROM {table}")[0][0]
@@ -157,7 +189,8 @@ def test_a_killed_split_load_resumes_every_range_without_loading_twice(target, t
     args = copy_args(big, target, target_database, out, "--create-tables", "--chunk-rows", "500",
                      "--split-rows", "10000", "--table", "big")
     first = data_process(*args, "--jobs", "4")
-    _kill_when(first, out, "dbo.big", 4000, ranges=2)
+    workers = _kill_when(first, out, "dbo.big", 4000, ranges=2)
+    assert workers and _gone(workers), "the key-range workers outlived the killed load"  # (one may have finished)
     state = _checkpoint(out)["tables"]["dbo.big"]
     ranges = state["ranges"]
     assert len(ranges) == 4 and [r["lower"] for r in ranges] == [None, [10000], [20000], [30000]]
