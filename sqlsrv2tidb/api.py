@@ -335,10 +335,24 @@ def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *,
         specs = _specs(db, capture, plan_, settings)
         started = result.now()
         keep = _sample(specs, pool, settings, progress) if settings.sample else None
-        outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep)
+        outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep,
+                        workers=None if keep is not None else _range_workers(pool, login, target, db.driver, settings))
         notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
         outcome["notes"] = notes
         return _finish_data(out, "copy", where, target, db.kind, settings, outcome, started)
+
+
+def _range_workers(pool, login: SourceLogin, target: Target, driver: str, settings: Any):
+    """What the processes copying key ranges of a large table need: the logins as already resolved (a
+    prompted password is not asked again). Given even where this run splits nothing (--jobs 1,
+    --split-rows 0): the ranges of an earlier, interrupted run are continued by workers all the same."""
+    from .data.worker import RangeWorkers
+
+    source = pool.get()
+    try:
+        return RangeWorkers(source.session.conn, login.timeout, target, driver, settings.split_rows)
+    finally:
+        source.close()
 
 
 def _sample(specs, pool, settings: Any, progress: Progress) -> dict[str, Any]:
@@ -387,7 +401,7 @@ def _indexes_after(db, plan_: MigrationPlan, specs, checkpoint, outcome: dict[st
 
 
 def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progress: Progress, *, reader,
-          keep=None, expected=None, synthesized: bool = False) -> dict[str, Any]:
+          keep=None, expected=None, synthesized: bool = False, workers=None) -> dict[str, Any]:
     """Load SPECS with the copier, then verify each table; returns what data.json needs."""
     import threading
 
@@ -410,7 +424,7 @@ def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progr
                                                                      retries=settings.retries, truncate=settings.truncate),
                         rejects=Rejects(out / "data-rejects.jsonl"), meter=Meter(task, "Loading"), stop=stop,
                         method=method, keep=keep, expected=expected or (lambda r, s: s.table.row_count),
-                        resume_by_key=not synthesized)
+                        resume_by_key=not synthesized, workers=workers)
         results = copier.run(specs, order)
     verifies: list[Any] = [None] * len(results)
     if settings.verify and not copier.interrupted:
@@ -483,7 +497,8 @@ def _finish_data(out: Path, mode: str, source: str, target: Target, server: str,
     rejects = out / "data-rejects.jsonl"
     doc = result.document(
         mode=mode, source=source, target=target.display, server=server,
-        settings={"jobs": settings.jobs, "chunk_rows": settings.chunk_rows, "sample": str(settings.sample or "") or None,
+        settings={"jobs": settings.jobs, "chunk_rows": settings.chunk_rows,
+                  "split_rows": settings.split_rows if mode == "copy" else None, "sample": str(settings.sample or "") or None,
                   "scale": settings.scale if mode == "synthesize" else None, "seed": settings.seed,
                   "method": outcome.get("method")},
         tables=[result.table_entry(r, v) for r, v in pairs], findings=findings, started=started,

@@ -429,7 +429,8 @@ OptionalSources = Annotated[list[Path] | None, typer.Argument(help="Capture fold
 DataTarget = Annotated[str, typer.Option("--target", help="mysql://user@host:port/database (password: in the URL, $SQLSRV2TIDB_TARGET_PASSWORD, or --target-password-prompt).")]
 TargetPrompt = Annotated[bool, typer.Option("--target-password-prompt", help="Ask for the target's password.")]
 WriteConfirm = Annotated[str | None, typer.Option("--confirm-database", help="The target's database name: required before anything is written.")]
-Jobs = Annotated[int, typer.Option("--jobs", "-j", help="Tables loaded (and verified) at once.")]
+Jobs = Annotated[int, typer.Option("--jobs", "-j", help="Tables loaded (and verified) at once; copy also cuts a large table into this many key ranges, each copied by a process of its own.")]
+SplitRows = Annotated[int, typer.Option("--split-rows", help="Copy: a keyed table of at least twice this many rows is cut into up to --jobs key ranges, each copied by a process of its own (0: never).")]
 ChunkRows = Annotated[int, typer.Option("--chunk-rows", help="Rows per chunk: the unit of loading, checkpoints and checksums.")]
 Tables = Annotated[list[str] | None, typer.Option("--table", help="Only these tables (schema.name or name; * and ? match). Repeatable.")]
 Truncate = Annotated[bool, typer.Option("--truncate", help="Empty target tables that already hold rows before loading them.")]
@@ -466,8 +467,9 @@ def data_copy_cmd(
     out: Out, connection: Connection, target: DataTarget, sources: OptionalSources = None,
     confirm_database: WriteConfirm = None,
     sample: Annotated[str | None, typer.Option("--sample", help="PERCENT% of every table, or at most ROWS per table; the parents of sampled rows come along.")] = None,
-    jobs: Jobs = 4, chunk_rows: ChunkRows = 10_000, table: Tables = None, truncate: Truncate = False,
-    restart: Restart = False, create_tables: CreateTables = False, verify: Verify = True, seed: DataSeed = 1,
+    jobs: Jobs = 4, chunk_rows: ChunkRows = 10_000, split_rows: SplitRows = 200_000, table: Tables = None,
+    truncate: Truncate = False, restart: Restart = False, create_tables: CreateTables = False, verify: Verify = True,
+    seed: DataSeed = 1,
     password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
     timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, driver: Driver = "auto",
     tidb_version: TidbVersion = "8.5", config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
@@ -476,7 +478,8 @@ def data_copy_cmd(
     from . import api
     from .target import parse_target
 
-    settings = _data_settings(jobs=jobs, chunk_rows=chunk_rows, confirm_database=confirm_database, sample=sample,
+    settings = _data_settings(jobs=jobs, chunk_rows=chunk_rows, split_rows=split_rows, confirm_database=confirm_database,
+                              sample=sample,
                               seed=seed, tables=table, truncate=truncate, restart=restart, create_tables=create_tables,
                               verify=verify, driver=driver)
     login = api.SourceLogin(connection, password_env, password_prompt, timeout)

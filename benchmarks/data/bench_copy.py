@@ -12,14 +12,19 @@ Server endpoint), fills a source table with ROWS rows on Babelfish, and for each
 - loader: the tool's writer alone (chunks of those bytes from memory, through the named pipe):
   what the tool adds on the way in;
 - copy: `data copy --no-verify`, end to end from the SQL Server endpoint (reading through pyodbc
-  and FreeTDS, converting every value, loading), as a user runs it;
+  and FreeTDS, converting every value, loading), as a user runs it: as one process (`--jobs 1
+  --split-rows 0`), and with the table split into 2 and 4 key ranges copied by processes of their
+  own (`--jobs 2`, `--jobs 4`), the three modes taking turns in each round;
 - verify: `data verify` of the same table (both sides read and hashed);
 - and, once, the source alone: the table streamed from the endpoint through pyodbc with nothing
   else done, which no copy from it can outrun.
 
-Rates are rows/s and MB/s of the LOAD DATA text. Memory is the copy process's peak RSS, at a
-tenth of the rows and at all of them, each in its own process: flat means the chunks, not the
-table, decide it. Each measure is the best of --rounds; the machine is shared, so look at ratios.
+Rates are rows/s and MB/s of the LOAD DATA text. Memory is the copy's peak RSS (the sum of each of
+its processes' own peaks), at a tenth of the rows and at all of them, each run in its own process:
+flat means the chunks, not the table, decide it. In each of --rounds rounds the reference, the
+loader and the copies run one after another on a target (its speed drifts over a run: TiDB's store
+grows with every load), each round's ratios are kept, and each figure is its best round; the
+machine is shared, so look at ratios, and the load average is recorded before and after.
 """
 
 from __future__ import annotations
@@ -133,35 +138,75 @@ def _high_water(pid: int) -> int:
     return 0
 
 
-def cli(args: list[str]) -> tuple[dict, int]:
-    """Run `sqlsrv2tidb data ...` as its own process; returns data.json and the process's peak RSS (KiB)."""
+def _descendants(pid: int) -> list[int]:
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        children = []
+        for task in Path(f"/proc/{current}/task").glob("*"):  # a child belongs to the thread that started it
+            try:
+                children += (task / "children").read_text().split()
+            except OSError:
+                continue
+        found += [int(c) for c in children]
+        todo += [int(c) for c in children]
+    return found
+
+
+def _machine_busy() -> float:
+    """Seconds of CPU the whole machine has spent busy since boot (every core, every process)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
+def cli(args: list[str]) -> tuple[dict, int, dict]:
+    """Run `sqlsrv2tidb data ...` as its own process; returns data.json, the peak RSS (KiB) of the
+    process and every process it started (the key-range workers; the sum of each one's own peak), and
+    the cores it used beside the cores the whole machine was busy on meanwhile (2.0: both full)."""
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    busy, started = _machine_busy(), time.perf_counter()
     process = subprocess.Popen([sys.executable, "-m", "sqlsrv2tidb", "data", *args, "-q"], env=env,
                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = 0
-    while process.poll() is None:
-        peak = max(peak, _high_water(process.pid))
+    peaks: dict[int, int] = {}
+    while True:
+        pid, status, usage = os.wait4(process.pid, os.WNOHANG)  # its usage counts the workers it waited for
+        if pid:
+            process.returncode = os.waitstatus_to_exitcode(status)
+            break
+        for each in [process.pid, *_descendants(process.pid)]:
+            peaks[each] = max(peaks.get(each, 0), _high_water(each))
         time.sleep(0.05)
+    wall = time.perf_counter() - started
+    cores = {"copy": round((usage.ru_utime + usage.ru_stime) / wall, 2),
+             "machine": round((_machine_busy() - busy) / wall, 2)}
     if process.returncode != 0:
         raise RuntimeError(process.stderr.read().decode())
     out = Path(args[args.index("-o") + 1])
-    return json.loads((out / "data.json").read_text()), peak
+    return json.loads((out / "data.json").read_text()), sum(peaks.values()), cores
 
 
-def copy(mssql, server, database: str, capture: Path, work: Path, tables: str = "orders") -> tuple[dict, int]:
+MODES = {"copy": ["--jobs", "1", "--split-rows", "0"], "copy_split_2": ["--jobs", "2"], "copy_split_4": ["--jobs", "4"]}
+"""The copy as one process (the table read, converted and loaded by one Python process), and split into
+2 and 4 key ranges each copied by a process of its own (`--split-rows` set to an eighth of the
+table, so it splits into --jobs ranges at a tenth of the rows too)."""
+
+
+def copy(mssql, server, database: str, capture: Path, work: Path, mode: str, rows: int) -> tuple[dict, int]:
     reset(server, database)
     out = Path(tempfile.mkdtemp(dir=work))
-    doc, rss = cli(["copy", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
-                    server.url(database), "--confirm-database", database, "--no-verify", "--table", tables,
-                    str(capture)])
+    split = [] if mode == "copy" else ["--split-rows", str(rows // 8)]
+    doc, rss, cores = cli(["copy", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
+                           server.url(database), "--confirm-database", database, "--no-verify", "--table", "orders",
+                           *MODES[mode], *split, str(capture)])
     t = doc["tables"][0]
-    return rates(t["rows"], t["bytes"], t["seconds"]), rss
+    assert t["rows"] == rows and t["ranges"] == (1 if mode == "copy" else int(MODES[mode][1])), t
+    return {**rates(t["rows"], t["bytes"], t["seconds"]), "cores": cores}, rss
 
 
 def verify(mssql, server, database: str, capture: Path, work: Path) -> dict:
     out = Path(tempfile.mkdtemp(dir=work))
     started = time.perf_counter()
-    doc, _ = cli(["verify", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
+    doc, _, _ = cli(["verify", "-o", str(out), "--connection", mssql.connection_string(SOURCE_DB), "--target",
                   server.url(database), "--table", "orders", str(capture)])
     seconds = time.perf_counter() - started
     assert doc["tables"][0]["verify"]["status"] == "equal", doc["tables"][0]["verify"]
@@ -176,16 +221,6 @@ def source_read(mssql: SqlServer, spec, rows: int) -> dict:
     seconds = time.perf_counter() - started
     source.close()
     return {"rows": count, "seconds": round(seconds, 3), "rows_per_s": round(rows / seconds)}
-
-
-def measure(mssql, server, capture: Path, path: Path, body: bytes, spec, rows: int, rounds: int, work: Path,
-            entry: dict) -> dict:
-    """The reference and the loader on one target (the copy and verify are in `entry` already)."""
-    entry["reference"] = best(rounds, lambda: mysql_client(server, "bench", path, spec, rows, len(body)))
-    entry["loader"] = best(rounds, lambda: loader(server, "bench", body, spec, rows))
-    for key in ("loader", "copy"):
-        entry[f"{key}_vs_reference"] = round(entry[key]["rows_per_s"] / entry["reference"]["rows_per_s"], 2)
-    return entry
 
 
 def main() -> None:
@@ -225,23 +260,38 @@ def main() -> None:
             capture_to_folder(mssql.connection_string(SOURCE_DB), capture, password_env="", prompt=False,
                               query_store=False, days=1, timeout=15)
             if name == "tenth":
-                results["peak_rss_kib_tenth"] = {t: copy(mssql, servers[t], "bench", capture, work)[1]
-                                                 for t in ("mariadb", "tidb")}
+                results["peak_rss_kib_tenth"] = {t: {m: copy(mssql, servers[t], "bench", capture, work, m, rows)[1]
+                                                     for m in MODES} for t in ("mariadb", "tidb")}
                 continue
-            for target in ("mariadb", "tidb"):  # the copies first, while this process holds no rows
-                copies = [copy(mssql, servers[target], "bench", capture, work) for _ in range(options.rounds)]
-                results["targets"][target] = {
-                    "copy": min((c[0] for c in copies), key=lambda r: r["seconds"]),
-                    "peak_rss_kib": max(c[1] for c in copies),
-                    "verify": verify(mssql, servers[target], "bench", capture, work)}
+            results["load_average_before"] = os.getloadavg()
             body, spec = source_body(mssql, capture)
             path = work / "orders.tsv"
             path.write_bytes(body)
+            del body  # the loader reads it back; this process holds no rows while the copies run
             results["source_read"] = best(options.rounds, lambda s=spec, n=rows: source_read(mssql, s, n))
             for target in ("mariadb", "tidb"):
-                entry = measure(mssql, servers[target], capture, path, body, spec, rows, options.rounds, work,
-                                results["targets"][target])
+                entry = results["targets"][target] = {}
+                server = servers[target]
+                # Every measure of a round runs next to the others, rounds one after another: the target's
+                # own speed drifts over a run (TiDB's store grows with every load), so a ratio compares
+                # neighbours; each figure is its best round.
+                for _ in range(options.rounds):
+                    runs = {"reference": mysql_client(server, "bench", path, spec, rows, path.stat().st_size),
+                            "loader": loader(server, "bench", path.read_bytes(), spec, rows)}
+                    for mode in MODES:
+                        runs[mode], rss = copy(mssql, server, "bench", capture, work, mode, rows)
+                        entry[f"{mode}_peak_rss_kib"] = max(entry.get(f"{mode}_peak_rss_kib", 0), rss)
+                    for key, rate in runs.items():
+                        if key not in entry or rate["seconds"] < entry[key]["seconds"]:
+                            entry[key] = rate
+                    entry.setdefault("rounds", []).append(
+                        {k: round(r["rows_per_s"] / runs["reference"]["rows_per_s"], 2) for k, r in runs.items()
+                         if k != "reference"})
+                for key in ("loader", *MODES):
+                    entry[f"{key}_vs_reference"] = round(entry[key]["rows_per_s"] / entry["reference"]["rows_per_s"], 2)
+                entry["verify"] = verify(mssql, server, "bench", capture, work)
                 print(target, json.dumps(entry), flush=True)
+        results["load_average_after"] = os.getloadavg()
         options.json.write_text(json.dumps(results, indent=1) + "\n")
         print(json.dumps(results, indent=1))
     finally:

@@ -3,7 +3,8 @@
 A chunk is recorded only after the target has committed it, and chunks of one table are loaded
 in key order, so on a rerun everything in the target after the recorded key belongs to a chunk
 that never finished: it is deleted and that chunk is loaded again, so nothing is loaded twice
-(`data verify` proves it). A table without a key has no such place to resume from: an unfinished
+(`data verify` proves it). A table split into key ranges keeps that per range: each range's
+bounds, fixed when it was split, and the last key loaded in it. A table without a key has no such place to resume from: an unfinished
 one is emptied and loaded again from its start.
 
 The file is `OUT/data-checkpoint.json`, rewritten whole (through a temporary file) after every
@@ -87,6 +88,8 @@ class TableState:
     last_target_key: list[Any] | None = None
     """The same row's key as the target stores it (encoded)."""
     extra: dict[str, Any] = field(default_factory=dict)
+    ranges: list[dict[str, Any]] | None = None
+    """A table split into key ranges (ranges.py): each range's bounds and its own progress, as above."""
 
 
 class Checkpoint:

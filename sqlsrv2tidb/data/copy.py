@@ -4,7 +4,9 @@ Each table is one job: a reader thread walks the rows in key order (from SQL Ser
 synthesizer), converts every value to what its target column holds and writes chunks of LOAD DATA
 text, while the job's own thread loads the previous chunk; a bounded queue between them keeps at
 most a few chunks in memory whatever the table's size. `--jobs` tables run at once, each as soon
-as the tables its target foreign keys reference are done (order.py).
+as the tables its target foreign keys reference are done (order.py). A large table is instead cut
+into key ranges (ranges.py) that worker processes load at once (worker.py), each range through the
+same `ChunkLoader` as a whole table here.
 
 A value that cannot be converted skips its row into the rejects file (table, key, column, reason)
 and the load goes on; a warning the target raised while loading a chunk is recorded there too.
@@ -33,6 +35,8 @@ from .load import LocalInfileRefused, insert_rows, load_data, wait_briefly, writ
 from .meter import Meter
 from .normalize import Unconvertible
 from .order import LoadOrder
+from .ranges import parts_for, totals
+from .ranges import plan as plan_ranges
 from .tables import TableSpec
 from .targetdb import TargetDb, TargetLost
 
@@ -251,8 +255,11 @@ class Copier:
     def __init__(self, *, open_target: Callable[[bool], TargetDb], reader: Callable[[], Any],
                  checkpoint: Checkpoint, settings: CopySettings, rejects: Rejects, meter: Meter,
                  stop: threading.Event, method: str, expected: Callable[[Any, TableSpec], int | None] | None = None,
-                 keep: dict[str, Callable[[Sequence[Any]], bool]] | None = None, resume_by_key: bool = True) -> None:
+                 keep: dict[str, Callable[[Sequence[Any]], bool]] | None = None, resume_by_key: bool = True,
+                 workers: Any = None) -> None:
         self.open_target, self.reader, self.checkpoint = open_target, reader, checkpoint
+        self.workers = workers
+        """worker.RangeWorkers where large tables may be split into key ranges copied by processes of their own."""
         self.settings, self.rejects, self.meter, self.stop = settings, rejects, meter, stop
         self.method, self.expected, self.keep = method, expected, keep or {}
         self.resume_by_key = resume_by_key
@@ -261,6 +268,7 @@ class Copier:
         self.retries: dict[str, int] = {}
         """Chunks read or loaded again after a lost connection, per table."""
         self._lock = threading.Lock()
+        self._splitting = threading.Lock()
 
     def run(self, specs: list[TableSpec], order: LoadOrder) -> list[TableResult]:
         results = {s.target_name.casefold(): TableResult(s, checks_off=s.target_name.casefold() in order.checks_off)
@@ -313,6 +321,8 @@ class Copier:
         if state.status == "done":
             result.status, result.rows, result.bytes, result.chunks = "already done", state.rows, state.bytes, state.chunks
             result.rejects, result.seconds, result.method = state.rejects, state.seconds, self.method
+            if state.ranges:
+                result.extra["ranges"] = len(state.ranges)
             return
         started = time.perf_counter()
         db = None
@@ -321,9 +331,20 @@ class Copier:
             db = self.open_target(not result.checks_off)
             after = self._prepare(db, result, state)
             reader = self.reader()
-            self.meter.start(name, self.expected(reader, spec) if self.expected else None)
-            self._load_chunks(db, reader, result, after)
-            result.status = "interrupted" if self.stop.is_set() else "done"
+            expected = self.expected(reader, spec) if self.expected else None
+            if state.ranges is None and state.rows == 0 and after is None:
+                self._split(reader, result, expected)
+            ranges = self.checkpoint.state(name).ranges
+            self.meter.start(name, expected, parts=len(ranges) if ranges else None)
+            if ranges:
+                result.extra["ranges"] = len(ranges)
+                with self._splitting:  # one split table at a time: its --jobs workers are the copy's processes
+                    if not self.stop.is_set():
+                        self.workers.run(self, result, not result.checks_off)
+            else:
+                self._load_chunks(db, reader, result, after)
+            if result.status != "failed":
+                result.status = "interrupted" if self.stop.is_set() else "done"
         except ToolError as exc:
             result.status, result.message = "failed", str(exc)
         finally:
@@ -337,8 +358,29 @@ class Copier:
             if db is not None:
                 db.close()
 
+    def _split(self, reader: Any, result: TableResult, expected: int | None) -> None:
+        """Cut a large keyed table into key ranges (ranges.py) and record them before any row loads."""
+        spec = result.spec
+        if self.workers is None or not spec.key or not self.resume_by_key or spec.label in self.keep:
+            return
+        if self.settings.jobs < 2 or self.workers.split_rows <= 0:
+            return
+        rows = expected or reader.count(spec)  # a capture whose statistics say 0 rows is asked again
+        parts = parts_for(rows, self.settings.jobs, self.workers.split_rows)
+        if parts < 2:
+            return
+        entries = plan_ranges(spec, reader.boundaries(spec, parts, rows))
+        if entries is not None:
+            self.checkpoint.update(spec.label, ranges=entries)
+
     def _prepare(self, db: TargetDb, result: TableResult, state: Any) -> tuple[Any, ...] | None:
         spec = result.spec
+        if state.status == "partial" and state.ranges:
+            result.resumed = True  # each range deletes what its own unfinished chunk left (worker.py)
+            summed = totals(state.ranges)
+            result.rows, result.bytes, result.chunks, result.rejects = (summed["rows"], summed["bytes"],
+                                                                         summed["chunks"], summed["rejects"])
+            return None
         if state.status == "partial":
             result.resumed = True
             if spec.key and self.resume_by_key and state.last_target_key is not None:
@@ -354,17 +396,94 @@ class Copier:
         self.checkpoint.update(spec.label, status="partial", rows=0, bytes=0, chunks=0, rejects=0)
         return None
 
-    def _produce(self, reader: Any, spec: TableSpec, after: tuple[Any, ...] | None) -> Callable:
-        settings = self.settings
+    def _load_chunks(self, db: TargetDb, reader: Any, result: TableResult, after: tuple[Any, ...] | None) -> None:
+        spec = result.spec
+
+        def committed(chunk: Chunk, warnings: list[str]) -> None:
+            entries = chunk.rejects + [{"table": spec.label, "key_range_end": _json_key(chunk.last_key),
+                                        "reason": f"target warning: {w}"} for w in warnings]
+            result.method = loader.method
+            result.extra["warnings"] = result.extra.get("warnings", 0) + len(warnings)
+            result.rows += chunk.rows
+            result.bytes += chunk.size
+            result.chunks += 1
+            result.rejects += len(chunk.rejects)
+            state = self.checkpoint.state(spec.label)
+            self.checkpoint.update(
+                spec.label, status="partial", rows=result.rows, bytes=result.bytes, chunks=result.chunks,
+                rejects=result.rejects,
+                last_key=encode_key(chunk.last_key) if chunk.last_key is not None else state.last_key,
+                last_target_key=encode_key(chunk.last_target_key) if chunk.last_target_key is not None
+                else state.last_target_key)
+            self.rejects.write(entries)
+            self.meter.add(spec.label, chunk.rows)
+
+        state = self.checkpoint.state(spec.label)
+        loader = ChunkLoader(db, reader, spec, self.settings, self.method, self.stop, keep=self.keep.get(spec.label),
+                             resume_by_key=self.resume_by_key, committed=committed, retried=lambda: self._retried(spec))
+        try:
+            loader.run(Span(after=after, committed_target=decode_key(state.last_target_key) if after is not None else None))
+        finally:
+            self.method = loader.method
+
+
+@dataclass
+class Span:
+    """The part of a table one loader reads and loads, in key order.
+
+    `after` is the source key to read after (None: from the first row), `upto` the source key of the
+    last row to read (None: to the end), `upto_target` the same row's key as the target stores it. A
+    lost target connection deletes what the target holds after `committed_target` (the target key of
+    the last row whose chunk committed; None: from `lower_target`, the span's own start) up to
+    `upto_target`, so a span never touches rows of another span loading at the same time.
+    """
+
+    after: tuple[Any, ...] | None = None
+    upto: tuple[Any, ...] | None = None
+    upto_target: tuple[Any, ...] | None = None
+    committed_target: tuple[Any, ...] | None = None
+    lower_target: tuple[Any, ...] | None = None
+    bounded: bool = False
+    """A key range of a split table: deletes stay between its bounds."""
+
+
+class ChunkLoader:
+    """One table's (or one key range's) rows read, converted and loaded chunk by chunk over one pair
+    of connections; `committed(chunk, warnings)` is called after each chunk is in the target.
+
+    The copier runs one per table on its threads; a range worker (worker.py) runs one in a process
+    of its own, so that the same reading, converting and retrying serves both.
+    """
+
+    def __init__(self, db: TargetDb, reader: Any, spec: TableSpec, settings: CopySettings, method: str,
+                 stop: Any, *, keep: Callable[[Sequence[Any]], bool] | None = None, resume_by_key: bool = True,
+                 committed: Callable[[Chunk, list[str]], None], retried: Callable[[], None]) -> None:
+        self.db, self.reader, self.spec, self.settings, self.method = db, reader, spec, settings, method
+        self.stop, self.keep, self.resume_by_key = stop, keep, resume_by_key
+        self.committed, self.retried = committed, retried
+
+    def run(self, span: Span) -> None:
+        for chunk in _background(self._produce(span), self.stop):
+            self._load_one(chunk, span)
+            warnings = self.db.warnings() if chunk.rows else []
+            if chunk.last_target_key is not None:
+                span.committed_target = chunk.last_target_key
+            self.committed(chunk, warnings)
+            if self.stop.is_set():
+                return
+
+    def _produce(self, span: Span) -> Callable:
+        settings, spec, reader = self.settings, self.spec, self.reader
 
         def produce(put: Callable[[Any], None]) -> None:
-            position, attempts = after, 0
+            position, attempts = span.after, 0
             while True:
                 try:
-                    for chunk in chunks(spec, prefetched(reader.rows(spec, position), self.stop),
-                                        literal=self.method == "insert",
+                    rows = reader.rows(spec, position, upto=span.upto) if span.upto is not None \
+                        else reader.rows(spec, position)
+                    for chunk in chunks(spec, prefetched(rows, self.stop), literal=self.method == "insert",
                                         chunk_rows=settings.chunk_rows, chunk_bytes=settings.chunk_bytes,
-                                        keep=self.keep.get(spec.label)):
+                                        keep=self.keep):
                         put(chunk)
                         if chunk.last_key is not None:
                             position = chunk.last_key
@@ -375,35 +494,13 @@ class Copier:
                     attempts += 1
                     if attempts > settings.retries or not spec.key or not self.resume_by_key or not hasattr(reader, "reconnect"):
                         raise
-                    self._retried(spec)
+                    self.retried()
                     wait_briefly()
                     reader.reconnect()
         return produce
 
-    def _load_chunks(self, db: TargetDb, reader: Any, result: TableResult, after: tuple[Any, ...] | None) -> None:
-        spec = result.spec
-        for chunk in _background(self._produce(reader, spec, after), self.stop):
-            result.method = self._load_one(db, spec, chunk)
-            warnings = db.warnings() if chunk.rows else []
-            entries = chunk.rejects + [{"table": spec.label, "key_range_end": _json_key(chunk.last_key),
-                                        "reason": f"target warning: {w}"} for w in warnings]
-            result.extra["warnings"] = result.extra.get("warnings", 0) + len(warnings)
-            result.rows += chunk.rows
-            result.bytes += chunk.size
-            result.chunks += 1
-            result.rejects += len(chunk.rejects)
-            self.checkpoint.update(
-                spec.label, status="partial", rows=result.rows, bytes=result.bytes, chunks=result.chunks,
-                rejects=result.rejects,
-                last_key=encode_key(chunk.last_key) if chunk.last_key is not None else self.checkpoint.state(spec.label).last_key,
-                last_target_key=encode_key(chunk.last_target_key) if chunk.last_target_key is not None
-                else self.checkpoint.state(spec.label).last_target_key)
-            self.rejects.write(entries)
-            self.meter.add(spec.label, chunk.rows)
-            if self.stop.is_set():
-                return
-
-    def _load_one(self, db: TargetDb, spec: TableSpec, chunk: Chunk) -> str:
+    def _load_one(self, chunk: Chunk, span: Span) -> None:
+        db, spec = self.db, self.spec
         attempts = 0
         while True:
             try:
@@ -417,16 +514,19 @@ class Copier:
                         insert_rows(db, spec, [[_literal_from_text(f, c.target) for f, c in
                                                 zip(line.split("\t"), spec.columns, strict=True)]
                                                for line in chunk.lines])
-                return self.method
+                return
             except TargetLost:
                 attempts += 1
                 if attempts > self.settings.retries or not spec.key or not self.resume_by_key:
                     raise
-                self._retried(spec)
+                self.retried()
                 wait_briefly()
                 db.reconnect()
-                state = self.checkpoint.state(spec.label)
-                db.delete_after(spec, decode_key(state.last_target_key))
+                if span.bounded:
+                    db.delete_range(spec, span.lower_target if span.committed_target is None else span.committed_target,
+                                    span.upto_target)
+                else:
+                    db.delete_after(spec, span.committed_target)
 
 
 def _json_key(key: tuple[Any, ...] | None) -> list[Any] | None:

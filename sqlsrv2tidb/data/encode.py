@@ -99,9 +99,11 @@ def line_encoder(targets: list[TargetType], nullable: list[bool]) -> Callable[[A
             expr = f"format({v}, 'f')"
         elif target.family in ("double", "float"):
             expr = f"repr({v})"
+        elif target.family == "datetime":  # plain_text's own answer for a datetime, without its dispatch
+            expr = f"({v}.isoformat(' ') if type({v}) is DT else P({v}))"
         else:
             expr = f"P({v})"
         parts.append(f"('\\\\N' if {v} is None else {expr})" if may_be_null else expr)
-    namespace: dict[str, Any] = {"E": _ESCAPES, "P": plain_text}
+    namespace: dict[str, Any] = {"E": _ESCAPES, "P": plain_text, "DT": datetime}
     exec(f"def line(r):\n    return '\\t'.join(({', '.join(parts)},))\n", namespace)  # noqa: S102 - our own code
     return namespace["line"]

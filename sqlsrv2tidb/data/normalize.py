@@ -177,6 +177,8 @@ def _int_range(target: TargetType) -> tuple[int, int]:
 
 def _integer(v: Any, low: int, high: int) -> int:
     if type(v) is not int:
+        if type(v) is bool:  # a bit column: the commonest value that is not already an int
+            return int(v)
         if isinstance(v, (bytes, bytearray)):
             v = int.from_bytes(v, "big")
         elif isinstance(v, float):

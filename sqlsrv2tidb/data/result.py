@@ -49,7 +49,7 @@ def table_entry(result: TableResult, verify: TableVerify | None) -> dict[str, An
         "rows": result.rows, "bytes": result.bytes, "seconds": seconds,
         "rows_per_s": round(result.rows / result.seconds, 1) if result.seconds > 0 else None,
         "mb_per_s": round(result.bytes / result.seconds / 1e6, 3) if result.seconds > 0 else None,
-        "chunks": result.chunks, "rejects": result.rejects, "retries": result.extra.get("retries", 0),
+        "chunks": result.chunks, "ranges": result.extra.get("ranges", 1), "rejects": result.rejects, "retries": result.extra.get("retries", 0),
         "method": result.method,
         "notes": list(spec.notes) + list(result.extra.get("notes", [])),
         "verify": verify.to_json() if verify is not None else None,

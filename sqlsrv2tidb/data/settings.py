@@ -43,6 +43,9 @@ class Sample:
 class DataSettings:
     jobs: int = 4
     chunk_rows: int = 10_000
+    split_rows: int = 200_000
+    """`data copy`: a keyed table of at least twice this many rows is cut into up to `jobs` key ranges of at
+    least this many rows each, copied by processes of their own (ranges.py); 0 never splits."""
     confirm_database: str | None = None
     sample: Sample | None = None
     scale: float = 1.0
@@ -61,6 +64,8 @@ class DataSettings:
             raise UsageError("--jobs must be at least 1")
         if self.chunk_rows < 1:
             raise UsageError("--chunk-rows must be at least 1")
+        if self.split_rows < 0:
+            raise UsageError("--split-rows must be 0 (never split) or more")
         if self.scale <= 0:
             raise UsageError("--scale must be more than 0")
 

@@ -79,16 +79,55 @@ class Source:
         except Exception as exc:  # noqa: BLE001 - classified by the capture's session
             raise self._error(exc, spec) from None
 
-    def rows(self, spec: TableSpec, after: Sequence[Any] | None = None, *, columns: Sequence[str] | None = None,
-             batch: int = FETCH_ROWS) -> Iterator[list[Any]]:
-        """Batches of rows (`spec.columns` order, or the `columns` expressions) in key order, after `after`."""
+    def boundaries(self, spec: TableSpec, parts: int, total: int | None = None) -> list[tuple[Any, ...]]:
+        """The keys that cut the table into `parts` ranges of (nearly) equal row counts, in key order.
+
+        Each is the key of the row at a multiple of `total`/parts in key order (OFFSET ... FETCH), so
+        the ranges hold equal rows however unevenly the key values are spread (gaps, a skewed
+        leading column of a composite key); the server walks the key's index to each cut, reading
+        keys only. Fewer come back when the table holds fewer distinct cuts than asked.
+        """
+        order = source_order(spec)
+        if not order or parts < 2:
+            return []
+        total = self.count(spec) if total is None else total
+        select = ", ".join(c.select for c in spec.key_columns)
+        cuts: list[tuple[Any, ...]] = []
+        for i in range(1, parts):
+            offset = total * i // parts - 1
+            if offset < 0:
+                continue
+            sql = (f"SELECT {select} FROM {spec.source_name} ORDER BY {', '.join(order)} "
+                   f"OFFSET {offset} ROWS FETCH NEXT 1 ROWS ONLY")
+            try:
+                cursor = self.session.handle.cursor()
+                row = cursor.execute(sql).fetchone()
+                cursor.close()
+            except Exception as exc:  # noqa: BLE001 - classified by the capture's session
+                raise self._error(exc, spec) from None
+            if row is not None and (not cuts or tuple(row) != cuts[-1]):
+                cuts.append(tuple(row))
+        return cuts
+
+    def rows(self, spec: TableSpec, after: Sequence[Any] | None = None, *, upto: Sequence[Any] | None = None,
+             columns: Sequence[str] | None = None, batch: int = FETCH_ROWS) -> Iterator[list[Any]]:
+        """Batches of rows (`spec.columns` order, or the `columns` expressions) in key order, after `after`
+        and up to `upto` (the key of the last row wanted; None: to the end)."""
         select = ", ".join(columns if columns is not None else [c.select for c in spec.columns])
         sql, params = f"SELECT {select} FROM {spec.source_name}", []
         order = source_order(spec)
+        conditions = []
         if after is not None and order:
             where, params = keyset_predicate(order, [source_parameter(c, v) for c, v in
                                                      zip(spec.key_columns, after, strict=True)])
-            sql += f" WHERE {where}"
+            conditions.append(f"({where})")
+        if upto is not None and order:
+            where, more = keyset_predicate(order, [source_parameter(c, v) for c, v in
+                                                   zip(spec.key_columns, upto, strict=True)])
+            conditions.append(f"NOT ({where})")
+            params = params + more
+        if conditions:
+            sql += " WHERE " + " AND ".join(conditions)
         if order:
             sql += " ORDER BY " + ", ".join(order)
         try:

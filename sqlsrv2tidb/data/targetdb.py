@@ -159,6 +159,23 @@ class TargetDb:
         where, params = after_predicate(spec, key)
         return self.execute(f"DELETE FROM {backtick(spec.target_name)} WHERE {where}", params)
 
+    def delete_range(self, spec: TableSpec, after: Sequence[Any] | None, upto: Sequence[Any] | None) -> int:
+        """Delete the rows after `after` up to and including `upto` in the load's key order (target key
+        values; None: no bound on that side): what an unfinished chunk of one key range left."""
+        if not spec.key:
+            raise ValueError("a key range needs a key")
+        terms, params = [], []
+        if after is not None:
+            where, more = after_predicate(spec, after)
+            terms.append(where)
+            params += more
+        if upto is not None:
+            where, more = after_predicate(spec, upto)
+            terms.append(f"NOT {where}")
+            params += more
+        sql = f"DELETE FROM {backtick(spec.target_name)}" + (" WHERE " + " AND ".join(terms) if terms else "")
+        return self.execute(sql, params)
+
     def warnings(self) -> list[str]:
         if not int(self.fetch("SELECT @@warning_count")[0][0]):
             return []

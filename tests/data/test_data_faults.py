@@ -15,7 +15,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from data_helpers import SourceDb, by_table, captured, copy_args, data, data_process, document, target_rows
+from data_helpers import (
+    SourceDb,
+    by_table,
+    captured,
+    copy_args,
+    data,
+    data_process,
+    document,
+    loaded,
+    target_rows,
+)
 
 from sqlsrv2tidb import api
 from sqlsrv2tidb.data.settings import DataSettings
@@ -23,11 +33,13 @@ from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.target import parse_target
 
 BIG = 40_000
+SKEWED = 20_000
 
 
 @pytest.fixture(scope="module")
 def big(mssql, tmp_path_factory) -> SourceDb:
-    """40,000 keyed rows and 6,000 rows of a heap: enough chunks to stop a load half-way."""
+    """40,000 keyed rows, 6,000 rows of a heap and 20,000 of a skewed composite key: enough chunks to stop
+    a load half-way, and to split a table into key ranges."""
     name = mssql.create_database("data_big")
     conn = mssql.connect(name)
     try:
@@ -39,6 +51,12 @@ def big(mssql, tmp_path_factory) -> SourceDb:
                 f"({i}, N'row {i} ü', {i * 7 % 10000}.{i % 100:02d})" for i in range(start, start + 1000)))
         for start in range(0, 6000, 1000):
             cur.execute("INSERT INTO dbo.heap VALUES " + ", ".join(f"({i % 13}, N'h{i % 11}')" for i in range(start, start + 1000)))
+        # A composite key whose leading column is skewed (nine rows in ten share grp 1) and whose second
+        # column has gaps: ranges cut at equal row counts must still come out equal.
+        cur.execute("CREATE TABLE dbo.skewed (grp int NOT NULL, n bigint NOT NULL, note nvarchar(20), PRIMARY KEY (grp, n))")
+        for start in range(0, SKEWED, 1000):
+            cur.execute("INSERT INTO dbo.skewed VALUES " + ", ".join(
+                f"({1 if i % 10 else 2 + i % 37}, {i * i}, N's{i}')" for i in range(start, start + 1000)))
     finally:
         conn.close()
     return captured(mssql, name, tmp_path_factory.mktemp("big") / "capture")
@@ -79,17 +97,49 @@ def _checkpoint(out: Path) -> dict:
         return {}
 
 
-def _kill_when(process, out: Path, table: str, rows: int, timeout: float = 60) -> None:
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _kill_when(process, out: Path, table: str, rows: int, timeout: float = 60, ranges: int = 0) -> list[int]:
+    """SIGKILL the load once the checkpoint holds `rows` rows of `table` (and rows in `ranges` of its key
+    ranges); returns the processes it had started (its key-range workers)."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         state = _checkpoint(out).get("tables", {}).get(table, {})
-        if state.get("status") == "partial" and state.get("rows", 0) >= rows:
+        loading = sum(1 for r in state.get("ranges") or [] if r["rows"] > 0)
+        if state.get("status") == "partial" and state.get("rows", 0) >= rows and loading >= ranges:
+            workers = _children(process.pid)
             process.send_signal(signal.SIGKILL)
             process.wait()
-            return
+            return workers
         assert process.poll() is None, process.communicate()
         time.sleep(0.01)
     raise AssertionError(f"{table} never reached {rows} rows")
+
+
+def _gone(pids: list[int], timeout: float = 10) -> bool:
+    """Whether every one of `pids` has ended (a zombie has ended; its new parent reaps it)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        alive = []
+        for pid in pids:
+            try:
+                fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[0] != "Z":
+                alive.append(pid)
+        if not alive:
+            return True
+        time.sleep(0.1)
+    return False
 
 
 @pytest.mark.slow
@@ -118,6 +168,64 @@ def test_a_killed_load_resumes_without_loading_twice(target, target_database, bi
     heap = by_table(document(heap_out))["dbo.heap"]
     assert heap["resumed"] and heap["rows"] == 6000 and heap["verify"]["status"] == "equal"
     assert target_rows(target, target_database, "SELECT COUNT(*) FROM heap")[0][0] == 6000
+
+
+def _still(target, database: str, table: str) -> int:
+    """The table's row count once its killed load's workers are gone: a statement the server had already
+    received may still finish in the first moment, after that nothing changes it."""
+    time.sleep(1)
+    before = target_rows(target, database, f"SELECT COUNT(*) FROM {table}")[0][0]
+    time.sleep(1.5)
+    after = target_rows(target, database, f"SELECT COUNT(*) FROM {table}")[0][0]
+    assert before == after, f"{table} went from {before} to {after} rows after its load was killed"
+    return after
+
+
+@pytest.mark.slow
+def test_a_killed_split_load_resumes_every_range_without_loading_twice(target, target_database, big, tmp_path):
+    """A table cut into key ranges copied by worker processes: killed mid-way (its workers die with it),
+    rerun with --jobs 1, every range continues from its own checkpoint."""
+    out = tmp_path / "out"
+    args = copy_args(big, target, target_database, out, "--create-tables", "--chunk-rows", "500",
+                     "--split-rows", "10000", "--table", "big")
+    first = data_process(*args, "--jobs", "4")
+    workers = _kill_when(first, out, "dbo.big", 4000, ranges=2)
+    assert workers and _gone(workers), "the key-range workers outlived the killed load"  # (one may have finished)
+    state = _checkpoint(out)["tables"]["dbo.big"]
+    ranges = state["ranges"]
+    assert len(ranges) == 4 and [r["lower"] for r in ranges] == [None, [10000], [20000], [30000]]
+    assert [r["upper"] for r in ranges] == [[10000], [20000], [30000], None]
+    assert 4000 <= state["rows"] < BIG and sum(r["rows"] for r in ranges) == state["rows"]
+    assert sum(1 for r in ranges if r["rows"] > 0) >= 2  # the ranges were loading at the same time
+    assert any(r["status"] != "done" for r in ranges)
+    assert _still(target, target_database, "big") >= state["rows"]
+    second = data_process(*args, "--jobs", "1")  # the ranges stay as they were cut, whatever --jobs says now
+    assert second.wait(180) == 0, second.communicate()
+    entry = by_table(document(out))["dbo.big"]
+    assert entry["resumed"] and entry["ranges"] == 4 and entry["rows"] == BIG, entry
+    assert entry["verify"]["status"] == "equal", entry["verify"]
+    assert target_rows(target, target_database, "SELECT COUNT(*), COUNT(DISTINCT id) FROM big")[0] == (BIG, BIG)
+    done = _checkpoint(out)["tables"]["dbo.big"]
+    assert done["status"] == "done" and [r["rows"] for r in done["ranges"]] == [10000] * 4
+
+
+@pytest.mark.slow
+def test_an_uneven_composite_key_splits_into_equal_ranges(target, target_database, big, tmp_path):
+    out = tmp_path / "out"
+    doc = loaded(*copy_args(big, target, target_database, out, "--create-tables", "--chunk-rows", "700",
+                            "--split-rows", "5000", "--jobs", "4", "--table", "skewed"))
+    entry = by_table(doc)["dbo.skewed"]
+    assert entry["status"] == "done" and entry["ranges"] == 4 and entry["rows"] == SKEWED
+    assert entry["method"] == "load data" and entry["chunks"] >= 8
+    assert entry["verify"]["status"] == "equal", entry["verify"]
+    ranges = _checkpoint(out)["tables"]["dbo.skewed"]["ranges"]
+    assert [r["rows"] for r in ranges] == [SKEWED // 4] * 4
+    assert all(len(r["upper"]) == 2 for r in ranges[:-1])
+    assert target_rows(target, target_database, "SELECT COUNT(*), COUNT(DISTINCT grp, n) FROM skewed")[0] == (SKEWED, SKEWED)
+    # A table under twice --split-rows is copied whole, by the copy's own threads.
+    whole = loaded(*copy_args(big, target, target_database, tmp_path / "whole", "--create-tables", "--truncate",
+                              "--split-rows", "10001", "--jobs", "4", "--table", "skewed"))
+    assert by_table(whole)["dbo.skewed"]["ranges"] == 1
 
 
 class _CutConnections:
@@ -154,16 +262,19 @@ class _CutConnections:
 
 
 @pytest.mark.slow
-def test_lost_connections_retry_the_chunk(target, target_database, big, tmp_path):
+@pytest.mark.parametrize("split", [0, 10_000], ids=["whole", "key-ranges"])
+def test_lost_connections_retry_the_chunk(target, target_database, big, tmp_path, split):
+    """Whole, the copy's own connections are cut; split, those of the worker processes loading the ranges."""
     cutter = _CutConnections(target, target_database, big.mssql)
-    settings = DataSettings(confirm_database=target_database, create_tables=True, chunk_rows=2000, jobs=1,
-                            tables=("big",))
+    settings = DataSettings(confirm_database=target_database, create_tables=True, chunk_rows=2000,
+                            jobs=2 if split else 1, split_rows=split, tables=("big",))
     outcome = api.run_data_copy([big.capture], tmp_path / "out", Options(), login=api.SourceLogin(big.connection),
                                 target=parse_target(target.url(target_database)), settings=settings, progress=cutter)
     assert "target" in cutter.cut
     entry = by_table(outcome.assessment)["dbo.big"]
     assert entry["status"] == "done" and entry["retries"] >= 1, entry
     assert entry["rows"] == BIG and entry["verify"]["status"] == "equal"
+    assert entry["ranges"] == (2 if split else 1)
     assert target_rows(target, target_database, "SELECT COUNT(*), COUNT(DISTINCT id) FROM big")[0] == (BIG, BIG)
 
 

@@ -258,3 +258,39 @@ def test_progress_shows_rows_per_second_and_time_left_per_table(monkeypatch):
     m.finish("dbo.Orders")
     m.finish("dbo.Lines")
     assert task.text == "Loading: finishing" and meter.clock(3725) == "1:02:05"
+
+
+def test_a_table_splits_into_one_range_per_job_of_at_least_split_rows():
+    from sqlsrv2tidb.data.ranges import parts_for
+
+    assert parts_for(1_000_000, 4, 200_000) == 4 and parts_for(1_000_000, 8, 200_000) == 5
+    assert parts_for(399_999, 4, 200_000) == 1 and parts_for(400_000, 4, 200_000) == 2
+    assert parts_for(1_000_000, 1, 200_000) == 1 and parts_for(1_000_000, 4, 0) == 1 and parts_for(None, 4, 10) == 1
+
+
+def test_key_ranges_run_between_the_cuts_with_their_target_keys():
+    """Each range is (lower, upper]: the first from the start, the last to the end; the bounds are kept
+    both as SQL Server reads them and as the target stores them (a uniqueidentifier as its text)."""
+    from sqlsrv2tidb.data.ranges import plan, totals
+
+    table = _table(Column("id", DataType("uniqueidentifier"), False), Column("n", DataType("int"), False),
+                   key=("id", "n"))
+    spec = _spec(table, {"id": "CHAR(36)"})
+    cuts = [(uuid.UUID(int=1), 5), (uuid.UUID(int=2), 0)]
+    ranges = plan(spec, cuts)
+    assert [(r["lower"] is None, r["upper"] is None) for r in ranges] == [(True, False), (False, False), (False, True)]
+    assert cp.decode_key(ranges[1]["lower_target"]) == ("00000000-0000-0000-0000-000000000001", 5)
+    assert cp.decode_key(ranges[1]["upper_target"]) == ("00000000-0000-0000-0000-000000000002", 0)
+    assert ranges[0]["upper"] == ranges[1]["lower"] and all(r["status"] == "new" for r in ranges)
+    assert plan(spec, []) is None
+    ranges[0]["rows"], ranges[2]["rows"], ranges[2]["rejects"] = 10, 5, 1
+    assert totals(ranges) == {"rows": 15, "bytes": 0, "chunks": 0, "rejects": 1}
+
+
+def test_a_checkpoint_keeps_the_ranges_of_a_split_table(tmp_path):
+    run = {"mode": "copy"}
+    first = cp.Checkpoint.open(tmp_path, run)
+    first.update("dbo.t", status="partial", ranges=[{"lower": None, "upper": [10], "status": "partial", "rows": 3}])
+    again = cp.Checkpoint.open(tmp_path, run)
+    assert again.state("dbo.t").ranges == [{"lower": None, "upper": [10], "status": "partial", "rows": 3}]
+    assert again.state("dbo.u").ranges is None
