@@ -29,8 +29,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
+from procstat import high_water  # noqa: E402
 from servers import SqlServer, TiDB  # noqa: E402
 
 DB = "compare_bench"
@@ -46,16 +47,6 @@ def query(copies: int, last: str = "d", ordered: bool = False) -> str:
             f"CAST({names[1]}.d AS varchar(10)) + 'x' AS label FROM {joins}" + (" ORDER BY n" if ordered else ""))
 
 
-def _high_water(pid: int) -> int:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def run(sources: list[Path], out: Path, connection: str, target: str) -> dict:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     shutil.rmtree(out, ignore_errors=True)
@@ -65,7 +56,7 @@ def run(sources: list[Path], out: Path, connection: str, target: str) -> dict:
                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
     while process.poll() is None:
-        peak = max(peak, _high_water(process.pid))
+        peak = max(peak, high_water(process.pid))
         time.sleep(0.05)
     seconds = time.perf_counter() - started
     err = process.stderr.read().decode() if process.stderr else ""

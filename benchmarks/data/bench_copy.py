@@ -41,8 +41,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
+from procstat import high_water  # noqa: E402
 from servers import MariaDB, SqlServer, TiDB  # noqa: E402
 
 from sqlsrv2tidb import api  # noqa: E402
@@ -127,17 +128,6 @@ def loader(server, database: str, body: bytes, spec, rows: int) -> dict:
     return rates(rows, len(body), seconds)
 
 
-def _high_water(pid: int) -> int:
-    """VmHWM of a running process (KiB): its own peak, from exec on (a fork's rusage counts the parent's pages)."""
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def _descendants(pid: int) -> list[int]:
     found, todo = [], [pid]
     while todo:
@@ -174,7 +164,7 @@ def cli(args: list[str]) -> tuple[dict, int, dict]:
             process.returncode = os.waitstatus_to_exitcode(status)
             break
         for each in [process.pid, *_descendants(process.pid)]:
-            peaks[each] = max(peaks.get(each, 0), _high_water(each))
+            peaks[each] = max(peaks.get(each, 0), high_water(each))
         time.sleep(0.05)
     wall = time.perf_counter() - started
     cores = {"copy": round((usage.ru_utime + usage.ru_stime) / wall, 2),
