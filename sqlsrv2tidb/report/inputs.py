@@ -75,6 +75,11 @@ def _check_shape(path: Path, data: dict[str, Any]) -> None:
             raise InputError(f"{path}: {key} must be an object, got {type(value).__name__}")
 
 
+_STAGE_FILES = (("replay.json", "replay", REPLAY_FORMAT, False), ("experiment.json", "experiment", EXPERIMENT_PREFIX, True),
+                ("data.json", "data", DATA_FORMAT, False), ("compare.json", "compare", COMPARE_FORMAT, False))
+"""The later stages' files in OUT: the file, its field of ReportInputs, its format (or format prefix)."""
+
+
 def load_inputs(out: Path) -> ReportInputs:
     out = Path(out)
     if not out.is_dir():
@@ -86,26 +91,13 @@ def load_inputs(out: Path) -> ReportInputs:
     _check_format(path, assessment, ASSESSMENT_FORMAT)
     _check_shape(path, assessment)
     inputs = ReportInputs(assessment=assessment)
-    replay = out / "replay.json"
-    if replay.is_file():
-        inputs.replay = _read_json(replay)
-        _check_format(replay, inputs.replay, REPLAY_FORMAT)
-        _check_shape(replay, inputs.replay)
-    experiment = out / "experiment.json"
-    if experiment.is_file():
-        inputs.experiment = _read_json(experiment)
-        _check_format(experiment, inputs.experiment, EXPERIMENT_PREFIX, prefix=True)
-        _check_shape(experiment, inputs.experiment)
-    data = out / "data.json"
-    if data.is_file():
-        inputs.data = _read_json(data)
-        _check_format(data, inputs.data, DATA_FORMAT)
-        _check_shape(data, inputs.data)
-    compared = out / "compare.json"
-    if compared.is_file():
-        inputs.compare = _read_json(compared)
-        _check_format(compared, inputs.compare, COMPARE_FORMAT)
-        _check_shape(compared, inputs.compare)
+    for name, attribute, expected, prefix in _STAGE_FILES:
+        stage_path = out / name
+        if stage_path.is_file():  # each stage's file is read when that stage ran
+            document = _read_json(stage_path)
+            _check_format(stage_path, document, expected, prefix=prefix)
+            _check_shape(stage_path, document)
+            setattr(inputs, attribute, document)
     ddl_dir = out / "ddl"
     if ddl_dir.is_dir():
         for sql in sorted(ddl_dir.glob("*.sql")):
