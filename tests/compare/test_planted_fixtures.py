@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "translate"))
+from compare_helpers import PLANTED, load_planted  # noqa: E402
 from meaning import Answer, TdsSide, answer_tidb, normalize  # noqa: E402
 from translate_golden import ddl_statements, split_statements  # noqa: E402
 
@@ -27,11 +28,9 @@ from sqlsrv2tidb.model import Capture  # noqa: E402
 from sqlsrv2tidb.options import Options  # noqa: E402
 from sqlsrv2tidb.translate.naming import NameMap  # noqa: E402
 from sqlsrv2tidb.translate.queries import translate_sql  # noqa: E402
-from sqlsrv2tidb.translate.statements import split_batches  # noqa: E402
 from sqlsrv2tidb.translate.transforms import SKIPPABLE  # noqa: E402
 from sqlsrv2tidb.translate.types import CASE_INSENSITIVE_COLLATION  # noqa: E402
 
-PLANTED = Path(__file__).resolve().parent / "planted"
 QUERIES = sorted((PLANTED / "queries").glob("*.sql"))
 TIES = "top_percent_or_ties"
 
@@ -48,16 +47,7 @@ def translation(tsql: str, options: Options):
 
 @pytest.fixture(scope="module")
 def tds(mssql):
-    database = mssql.create_database("t_planted")
-    conn = mssql.connect(database)
-    try:
-        cursor = conn.cursor()
-        for batch in split_batches((PLANTED / "schema.sql").read_text(encoding="utf-8")):
-            cursor.execute(batch)
-        cursor.execute((PLANTED / "rows.sql").read_text(encoding="utf-8"))
-    finally:
-        conn.close()
-    side = TdsSide(mssql, database)
+    side = TdsSide(mssql, load_planted(mssql, "t_planted"))
     yield side
     side.close()
 
