@@ -15,6 +15,8 @@ for folder in ("translate", "data"):
     if str(TESTS / folder) not in sys.path:
         sys.path.insert(0, str(TESTS / folder))
 
+from meaning import load_on_tds  # noqa: E402
+
 
 def compare(sources: list[Path], out: Path, connection: str, target_url: str, *extra: str) -> dict:
     """Run `sqlsrv2tidb compare`, which must succeed, and return the compare.json it wrote."""
@@ -39,15 +41,4 @@ PLANTED = Path(__file__).resolve().parent / "planted"
 
 def load_planted(mssql, name: str) -> str:
     """The planted schema and rows (tests/compare/planted) in a new database on the SQL Server endpoint."""
-    from sqlsrv2tidb.translate.statements import split_batches
-
-    database = mssql.create_database(name)
-    conn = mssql.connect(database)
-    try:
-        cursor = conn.cursor()
-        for batch in split_batches((PLANTED / "schema.sql").read_text(encoding="utf-8")):
-            cursor.execute(batch)
-        cursor.execute((PLANTED / "rows.sql").read_text(encoding="utf-8"))
-    finally:
-        conn.close()
-    return database
+    return load_on_tds(mssql, name, PLANTED)

@@ -17,6 +17,7 @@ import datetime
 import decimal
 import re
 from dataclasses import dataclass
+from pathlib import Path
 
 from translate_golden import GOLDEN, Case, ddl_statements, golden_capture, split_statements
 
@@ -107,19 +108,25 @@ class TdsSide:
         self.conn.close()
 
 
-def create_on_tds(server, name: str) -> str:
-    """The golden schema and rows, as T-SQL, on the TDS endpoint."""
+def load_on_tds(server, name: str, folder: Path, *extra: str) -> str:
+    """A new database on the TDS endpoint holding `folder`'s schema.sql (batch by batch) and rows.sql,
+    then each of `extra`."""
     database = server.create_database(name)
     conn = server.connect(database)
     try:
         cursor = conn.cursor()
-        for batch in split_batches((GOLDEN / "schema.sql").read_text(encoding="utf-8")):
+        for batch in split_batches((folder / "schema.sql").read_text(encoding="utf-8")):
             cursor.execute(batch)
-        cursor.execute((GOLDEN / "rows.sql").read_text(encoding="utf-8"))
-        cursor.execute(_FIXED)
+        for sql in ((folder / "rows.sql").read_text(encoding="utf-8"), *extra):
+            cursor.execute(sql)
     finally:
         conn.close()
     return database
+
+
+def create_on_tds(server, name: str) -> str:
+    """The golden schema and rows, as T-SQL, on the TDS endpoint."""
+    return load_on_tds(server, name, GOLDEN, _FIXED)
 
 
 def create_on_tidb(tidb, name: str) -> str:
