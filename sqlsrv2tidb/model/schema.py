@@ -344,6 +344,12 @@ class Database:
             by_name.setdefault(table.name.casefold(), []).append(table)
         return {name: tuple(tables) for name, tables in by_name.items()}
 
+    @cached_property
+    def column_types(self) -> frozenset[str]:
+        """The base type names its tables' columns use (`real`, `nvarchar`): a question about one
+        type ("is any column real?") answered once, not by resolving every column reference."""
+        return frozenset(column.type.name.lower() for table in self.tables for column in table.columns)
+
     def sequence(self, schema: str | None, name: str) -> Sequence | None:
         folded = name.casefold()
         hits = [s for s in self.sequences if s.name.casefold() == folded]

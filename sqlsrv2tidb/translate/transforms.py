@@ -37,6 +37,7 @@ from .context import Context
 from .transforms_grouping import GROUP_KEY, tag_group_expressions
 from .types import CASE_INSENSITIVE_COLLATION
 from .typing import parameter_name
+from .walk import depth_first
 
 Rewrite = Callable[[exp.Expr, Context], exp.Expr]
 
@@ -54,7 +55,7 @@ def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, nodes
     when the caller walked it already.
     """
     with ctx.types.remembering():
-        return _bottom_up(tree, rewrites, ctx, list(tree.walk(bfs=False)) if nodes is None else nodes)
+        return _bottom_up(tree, rewrites, ctx, depth_first(tree) if nodes is None else nodes)
 
 
 def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, nodes: list[exp.Expr]) -> exp.Expr:
@@ -134,7 +135,7 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     (what @@ROWCOUNT or SCOPE_IDENTITY() follow); `in_place` when nothing will (the last statement)."""
     if not in_place:
         tree = tree.copy()
-    nodes = list(tree.walk(bfs=False))  # one walk for the parameters, GROUP BY and the scalar rewrites
+    nodes = depth_first(tree)  # one walk for the parameters, GROUP BY and the scalar rewrites
     used, grouped = parameters_and_grouping(nodes, ctx)
     if grouped:
         tag_group_expressions(tree, nodes)  # meta only: `nodes` still lists the tree

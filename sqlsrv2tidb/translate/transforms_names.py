@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from .context import Context
 from .typing import parameter_name
+from .walk import breadth_first
 
 PARAMETER_MARKER = "__sqlsrv2tidb_param_{}__"
 
@@ -42,7 +43,7 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
     parameters: list[exp.Parameter] = []
     table_aliases: list[exp.TableAlias] = []
     ctes: set[str] = set()
-    for node in tree.walk():  # one pass over the tree collects everything the renames need
+    for node in breadth_first(tree):  # one pass over the tree collects everything the renames need
         cls = type(node)
         kind = _KINDS.get(cls)
         if kind is None:

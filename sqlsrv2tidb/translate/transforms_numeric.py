@@ -190,6 +190,8 @@ def single_precision_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     https://learn.microsoft.com/sql/t-sql/data-types/float-and-real-transact-sql
     https://learn.microsoft.com/sql/t-sql/data-types/data-type-precedence-transact-sql
     """
+    if not _SINGLE_PRECISION_NAMES & ctx.database.column_types:
+        return node  # no real column to resolve an operand to
     reals = [operand for operand in (node.this, node.expression) if _real_column(operand, ctx)]
     if not reals or (isinstance(node, _COMPARISONS) and len(reals) == 2):
         return node  # two real columns compare alike on both
@@ -202,6 +204,9 @@ def single_precision_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
 def _real_column(operand: exp.Expr, ctx: Context) -> bool:
     column = ctx.types.schema_column(operand) if isinstance(operand, exp.Column) else None
     return column is not None and _single_precision(column.type)
+
+
+_SINGLE_PRECISION_NAMES = frozenset({"real", "float"})
 
 
 def _single_precision(datatype) -> bool:

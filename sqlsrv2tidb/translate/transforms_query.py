@@ -18,6 +18,7 @@ from .transforms_apply import decorrelate, top_window
 from .transforms_grouping import group_expressions, outer_reference_beside_aggregate
 from .transforms_joins import full_outer_join, subquery_in_join_condition
 from .transforms_select import limit_in_subquery, set_operation_order, star_after_columns
+from .walk import depth_first
 
 _APPLY_DOCS = "https://docs.pingcap.com/tidb/stable/mysql-compatibility (lateral derived tables, tidb#40328)"
 _TEMPORAL_DOCS = "https://docs.pingcap.com/tidb/stable/as-of-timestamp"
@@ -30,7 +31,7 @@ _CLAUSE_HOLDERS = (exp.Table, exp.Join, exp.Select, exp.Update, exp.Delete, exp.
 
 def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
     """Apply the clause rewrites to every query in the statement, innermost first."""
-    for node in reversed(list(tree.walk(bfs=False))):
+    for node in reversed(depth_first(tree)):
         if not isinstance(node, _CLAUSE_HOLDERS):
             continue  # most nodes are expressions: one check instead of all below
         if isinstance(node, exp.Table) and node.args.get("hints"):

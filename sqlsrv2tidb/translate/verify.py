@@ -30,6 +30,7 @@ from .context import Context
 from .dialect import TiDB
 from .statements import parse_error
 from .tidb_functions import is_builtin
+from .walk import breadth_first
 
 _MARKER = re.compile(r"__sqlsrv2tidb_param_.+?__")
 _WORD = re.compile(r"^[A-Za-z_][A-Za-z0-9_$]*$")
@@ -59,7 +60,7 @@ def tree_findings(tree: exp.Expr) -> tuple[list[str], list[str]] | None:
     when the tree check cannot vouch for the text this tree is written as (re-read it instead)."""
     gaps: list[str] = []
     missing: list[str] = []
-    for node in tree.walk():
+    for node in breadth_first(tree):
         cls = type(node)
         kind = _KINDS.get(cls)
         if kind is None:
