@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import Any, Literal, Protocol, TypeVar
 
 from .schema import SourceRef
@@ -29,8 +29,13 @@ sp_execute, a cursor prepare), which a MySQL client sends as a prepared statemen
 Origin = Literal["query_store", "xevents", "sql_file", "spec", "plan_cache"]
 
 
+@lru_cache(maxsize=65536)
 def parse_time(text: str) -> datetime:
-    """Read a stored timestamp (UTC unless it carries its own offset)."""
+    """Read a stored timestamp (UTC unless it carries its own offset).
+
+    Remembered: a capture's intervals share a few boundaries (hourly ones, say), and the rates of
+    every class in every window read them again: 100,000 classes read some 3.6 million times.
+    A datetime cannot change, so handing out the same one is safe."""
     value = datetime.fromisoformat(text.replace("Z", "+00:00"))
     return value if value.tzinfo else value.replace(tzinfo=UTC)
 
