@@ -465,6 +465,12 @@ def _find_cte(node: exp.Expr, name: str) -> exp.CTE | None:
     return None
 
 
+@functools.lru_cache(maxsize=1024)
+def _decimal(precision: int, scale: int) -> exp.DataType:
+    """A literal's decimal type, read once per (precision, scale); shared and never changed, as `STRING` is."""
+    return exp.DataType.build(f"decimal({precision}, {scale})")
+
+
 def _literal_type(node: exp.Literal) -> exp.DataType:
     if node.is_string:
         return STRING
@@ -472,7 +478,7 @@ def _literal_type(node: exp.Literal) -> exp.DataType:
     if "e" in text.lower():
         return FLOAT
     if "." in text:
-        return exp.DataType.build(f"decimal({max(len(text) - 1, 1)}, {len(text.split('.')[1])})")
+        return _decimal(max(len(text) - 1, 1), len(text.split(".")[1]))
     return BIGINT if abs(int(text)) > 2**31 - 1 else INTEGER
 
 
