@@ -9,7 +9,12 @@ it, in every round of one run:
 - `translator`: `translate_sql` over the statements in one process (statement splitting, typed
   rewrites, names, parameters, the output check), on the pure-Python and on the compiled build;
 - `all cores`: `translate_workload` over the statements as one workload of 857 distinct classes,
-  one process per core (the way `assess` translates), on both builds.
+  one process per core (the way `assess` translates), on both builds;
+- `bare_statements`: the bare loop over the statements the translator reads, each batch split as the
+  translator splits it (before timing): the bare loop reads a batch it cannot parse whole as one
+  cheap `Command`, this one parses every statement, as the translator must;
+- `read_write`: the translator's own reading (batches, statements, its T-SQL reader) and writing (its
+  TiDB writer) with no rewrite, note or check between them: the least the translator can cost.
 
 Each measurement runs in a child process of its own (the two builds cannot share one): the child
 warms up on 50 statements and times one loop over all 857. The pure-Python build is sqlglot's own
@@ -34,7 +39,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-MODES = ("bare", "translator", "all_cores")
+MODES = ("bare", "bare_statements", "read_write", "translator", "all_cores")
 
 
 def child(mode: str) -> None:
@@ -52,7 +57,9 @@ def child(mode: str) -> None:
     from sqlsrv2tidb.model import Capture, QueryClass, Workload
     from sqlsrv2tidb.options import Options
     from sqlsrv2tidb.translate.naming import NameMap
+    from sqlsrv2tidb.translate.dialect import TIDB
     from sqlsrv2tidb.translate.queries import translate_sql, translate_workload
+    from sqlsrv2tidb.translate.statements import parse_statements
     from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
 
     queries = list(sede_queries())
@@ -76,9 +83,33 @@ def child(mode: str) -> None:
                         for q in items for f in [fingerprint(q.sql) + f" -- {q.id}"])
         return Capture(database=database, workload=Workload(queries=classes))
 
+    def bare_statements(items) -> None:
+        for texts in items:
+            for text in texts:
+                try:
+                    sqlglot.transpile(text, read="tsql", write="mysql")
+                except (SqlglotError, RecursionError):
+                    pass
+
+    def read_write(items) -> None:
+        for q in items:
+            for statement in parse_statements(q.sql):
+                if statement.tree is not None:
+                    try:
+                        statement.tree.sql(dialect=TIDB, comments=False, copy=False)
+                    except (SqlglotError, ValueError, KeyError, TypeError):
+                        pass
+
     if mode == "all_cores":  # a capture's classes carry their fingerprints from the reader: made before timing
         warm, full = capture(queries[:50]), capture(queries)
         run = lambda workload: translate_workload(workload, options)  # noqa: E731
+    elif mode == "bare_statements":  # split as the translator splits them, before timing
+        split = [[s.sql for s in parse_statements(q.sql)] for q in queries]
+        warm, full = split[:50], split
+        run = bare_statements
+    elif mode == "read_write":
+        warm, full = queries[:50], queries
+        run = read_write
     else:
         warm, full = queries[:50], queries
         run = bare if mode == "bare" else translator
