@@ -8,9 +8,9 @@ at a time (`tests/tsql/test_fingerprints.py` compares them on the SEDE and golde
 
 Workers are forked where the platform can (the texts are then already in their memory, and only a
 range's start and end is sent); elsewhere each one is handed the texts once. Small inputs stay in
-one process: starting and stopping two workers takes some 10 ms, and one text takes 25 us (a short
-application statement) to 70 us (a long report query) of one process, so two processes pay from
-about 300 long or 800 short texts on two free cores; `PARALLEL_FROM` leaves a margin
+one process: starting and stopping two workers takes 7 to 9 ms, and one text takes 25 us (a short
+application statement) to 70 us (a long report query) of one process, so on two free cores two
+processes pay from about 500 long or 1,100 short texts; `PARALLEL_FROM` leaves a margin
 (`benchmarks/translate/fingerprint_processes.py`).
 """
 
