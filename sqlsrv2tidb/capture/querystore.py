@@ -20,7 +20,7 @@ import io
 import json
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -28,13 +28,8 @@ from typing import Any
 from ..errors import InputError
 from ..model import Finding, IntervalStat, QueryClass, Severity, SourceRef, Workload
 from ..model.workload import Scalar, format_time, parse_time
-from ..tsql.fingerprint import (
-    fingerprint,
-    parse_declarations,
-    query_id,
-    statement_kind,
-    strip_parameter_prefix,
-)
+from ..tsql.fingerprint import parse_declarations, statement_kind, strip_parameter_prefix
+from ..tsql.fingerprints import fingerprint_texts
 from .catalog_sql import MARKER
 from .textfile import TextFile
 
@@ -202,6 +197,12 @@ class _Class:
     line: int | None = None
 
 
+def _text_read(row: Mapping[str, Any]) -> str | None:
+    """A row's text if `workload_from_rows` reads it: present, not blank, not the capture's own catalog query."""
+    text = as_text(row.get("query_sql_text"))
+    return text if text and text.strip() and MARKER not in text else None
+
+
 def _row_total(row: Mapping[str, Any], total: str, avg: str, count: int) -> float | None:
     value = as_float(row.get(total))
     if value is None:
@@ -211,7 +212,7 @@ def _row_total(row: Mapping[str, Any], total: str, avg: str, count: int) -> floa
 
 
 def workload_from_rows(
-    rows: Iterable[tuple[int | None, Mapping[str, Any]]],
+    rows: Sequence[tuple[int | None, Mapping[str, Any]]],
     *,
     plans: Mapping[Any, list[str]] | None = None,
     database: str | None = None,
@@ -222,11 +223,16 @@ def workload_from_rows(
 
     `plans` maps a row's key (its Query Store query_id, or its text when it has none) to plan or
     ParameterList texts whose compiled values become samples.
+
+    One text recurs on every interval's row, so each distinct text is fingerprinted once, all of
+    them before the rows are read (on every core when there are many; a row the loop then skips
+    for a bad value only costs its text's fingerprint).
     """
     findings: list[Finding] = []
     classes: dict[str, _Class] = {}
     stats: dict[tuple[str, str, str], _Totals] = {}
-    shapes: dict[str, tuple[str, str]] = {}
+    texts = list(dict.fromkeys(filter(None, (_text_read(row) for _, row in rows))))
+    shapes = dict(zip(texts, fingerprint_texts(texts), strict=True))
     for line, row in rows:
         try:
             text = as_text(row.get("query_sql_text"))
@@ -259,9 +265,6 @@ def workload_from_rows(
             what = "Query Store row" if row.get("query_id") is None else f"Query Store query_id {row.get('query_id')}"
             findings.append(Finding("IN27", Severity.LOW, what, f"Query Store row skipped: {exc}", file, line))
             continue
-        if text not in shapes:  # one text recurs on every interval's row: fingerprint it once
-            shape = fingerprint(text)
-            shapes[text] = (shape, query_id(shape))
         fp, qid = shapes[text]
         cls = classes.setdefault(qid, _Class(fp, line=line))
         variant = cls.variants.setdefault(text, _Variant(text))
