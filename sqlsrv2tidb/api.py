@@ -338,7 +338,8 @@ def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *,
         outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep,
                         workers=None if keep is not None else _range_workers(pool, login, target, db.driver, settings))
         notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
-        outcome["notes"] = notes
+        outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
+        outcome["notes"] = notes + more
         return _finish_data(out, "copy", where, target, db.kind, settings, outcome, started)
 
 
@@ -398,6 +399,27 @@ def _indexes_after(db, plan_: MigrationPlan, specs, checkpoint, outcome: dict[st
     for spec in pending:
         checkpoint.update(spec.label, extra={**checkpoint.state(spec.label).extra, "indexed": True})
     return notes
+
+
+def _views_after(db, plan_: MigrationPlan, checkpoint, outcome: dict[str, Any], settings: Any, progress: Progress):
+    """With --create-tables, after the indexes and foreign keys: the plan's views the target does not have yet
+    (and the notes on those it refused); none while a table is missing its rows."""
+    from .data import ddl, result
+
+    if not settings.create_tables or outcome["interrupted"]:
+        return None, []
+    failed = sum(1 for r in outcome["results"] if r.status == "failed")
+    if failed:
+        return None, [f"--create-tables: indexes, foreign keys and views wait until every table is loaded; {failed} "
+                      "table(s) failed, run the same command again once they load"]
+    views: list[Any] = []
+    if not plan_.views:
+        return views, []
+    with progress.task(f"Creating {len(plan_.views)} view(s)", total=len(plan_.views)) as task:
+        for view in ddl.views(db, plan_, checkpoint.views, checkpoint.view_created):
+            views.append(view)
+            task.advance()
+    return views, result.view_notes(views)
 
 
 def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progress: Progress, *, reader,
@@ -493,7 +515,7 @@ def _finish_data(out: Path, mode: str, source: str, target: Target, server: str,
     from .errors import Interrupted
 
     pairs = list(zip(outcome["results"], outcome["verifies"], strict=True))
-    findings = result.findings(pairs)
+    findings = result.findings(pairs) + result.view_findings(outcome.get("views"))
     rejects = out / "data-rejects.jsonl"
     doc = result.document(
         mode=mode, source=source, target=target.display, server=server,
@@ -503,6 +525,7 @@ def _finish_data(out: Path, mode: str, source: str, target: Target, server: str,
                   "method": outcome.get("method")},
         tables=[result.table_entry(r, v) for r, v in pairs], findings=findings, started=started,
         seconds=result.now() - started, interrupted=outcome["interrupted"], notes=outcome.get("notes"),
+        views=outcome.get("views"),
         rejects_file=rejects.name if rejects.exists() and rejects.stat().st_size else None)
     path = write_json(out / result.FILE, doc)
     if outcome["interrupted"]:
@@ -539,7 +562,8 @@ def run_data_synthesize(sources: Sequence[Path | str], out: Path, options: Optio
             columns, table_notes = synth.describe(res.spec)
             res.extra["columns"], res.extra["notes"] = columns, table_notes
         notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
-        outcome["notes"] = notes
+        outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
+        outcome["notes"] = notes + more
         return _finish_data(out, "synthesize", where, target, db.kind, settings, outcome, started)
     finally:
         db.close()

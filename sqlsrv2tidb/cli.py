@@ -435,7 +435,7 @@ ChunkRows = Annotated[int, typer.Option("--chunk-rows", help="Rows per chunk: th
 Tables = Annotated[list[str] | None, typer.Option("--table", help="Only these tables (schema.name or name; * and ? match). Repeatable.")]
 Truncate = Annotated[bool, typer.Option("--truncate", help="Empty target tables that already hold rows before loading them.")]
 Restart = Annotated[bool, typer.Option("--restart", help="Ignore the checkpoint in OUT and load every table again from the start.")]
-CreateTables = Annotated[bool, typer.Option("--create-tables", help="Apply the plan's DDL: tables before the load, indexes and foreign keys after.")]
+CreateTables = Annotated[bool, typer.Option("--create-tables", help="Apply the plan's DDL: tables before the load; indexes, foreign keys and views after.")]
 Verify = Annotated[bool, typer.Option("--verify/--no-verify", help="Verify every table after the load.")]
 DataSeed = Annotated[int, typer.Option("--seed", help="Seed for sampling and generated values (the same seed gives the same rows).")]
 

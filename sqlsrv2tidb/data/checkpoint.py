@@ -10,7 +10,8 @@ one is emptied and loaded again from its start.
 The file is `OUT/data-checkpoint.json`, rewritten whole (through a temporary file) after every
 chunk; it is small (one entry per table). Key values are stored with their kinds, so a date
 comes back a date: `encode_key` / `decode_key`. The run's settings are stored too, and a rerun
-with different ones is refused rather than mixing two loads in one table.
+with different ones is refused rather than mixing two loads in one table. With `--create-tables`,
+the views the load created are kept too (`views`), so a rerun does not create them again.
 """
 
 from __future__ import annotations
@@ -95,9 +96,12 @@ class TableState:
 class Checkpoint:
     """The checkpoint file of one OUT folder, shared by the threads loading its tables."""
 
-    def __init__(self, path: Path, run: dict[str, Any], tables: dict[str, TableState] | None = None) -> None:
+    def __init__(self, path: Path, run: dict[str, Any], tables: dict[str, TableState] | None = None,
+                 views: list[str] | None = None) -> None:
         self.path, self.run = path, run
         self.tables: dict[str, TableState] = tables or {}
+        self.views: list[str] = views or []
+        """The target names of the views this load created, in the order it created them."""
         self._lock = threading.Lock()
 
     @classmethod
@@ -117,7 +121,7 @@ class Checkpoint:
             raise UsageError(f"{path} is the checkpoint of a different load ({', '.join(differs)} differ); "
                              "rerun with the same options to continue it, or use --restart to start again")
         tables = {name: TableState(**state) for name, state in (data.get("tables") or {}).items()}
-        return cls(path, run, tables)
+        return cls(path, run, tables, [str(v) for v in data.get("views") or []])
 
     def state(self, table: str) -> TableState:
         with self._lock:
@@ -129,8 +133,17 @@ class Checkpoint:
             state = self.tables.setdefault(table, TableState())
             for key, value in changes.items():
                 setattr(state, key, value)
-            write_json(self.path, {"format": FORMAT, "run": self.run,
-                                   "tables": {n: vars(s) for n, s in sorted(self.tables.items())}})
+            self._write()
+
+    def view_created(self, view: str) -> None:
+        """Record a view this load created and write the file before returning."""
+        with self._lock:
+            self.views.append(view)
+            self._write()
+
+    def _write(self) -> None:
+        write_json(self.path, {"format": FORMAT, "run": self.run,
+                               "tables": {n: vars(s) for n, s in sorted(self.tables.items())}, "views": self.views})
 
     @property
     def resumed(self) -> bool:

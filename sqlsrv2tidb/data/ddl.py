@@ -2,25 +2,42 @@
 
 Before the load: the sequences, the settings at the top of 02-tables.sql, each loaded table's
 CREATE TABLE and (on TiDB) its placement statements; after it: the settings of 04-indexes.sql and
-each loaded table's secondary indexes and foreign keys. That is the order TiDB loads fastest in
-(indexes built once, in ingest mode, over the loaded rows) and in which foreign keys never
-constrain the load. With `--table`, a foreign key to a table not loaded is left out (noted): its
-rows would not be there to satisfy it. A placement statement TiDB cannot run here (TiFlash
-replicas on a cluster without TiFlash) is noted and skipped; any other failure stops the run.
+each loaded table's secondary indexes and foreign keys, then the views of 06-views.sql. That is
+the order TiDB loads fastest in (indexes built once, in ingest mode, over the loaded rows) and in
+which foreign keys never constrain the load. With `--table`, a foreign key to a table not loaded
+is left out (noted): its rows would not be there to satisfy it. A placement statement TiDB cannot
+run here (TiFlash replicas on a cluster without TiFlash) is noted and skipped; any other failure
+of these stops the run.
+
+Views (`views`) are created last, in the file's order (a view after the views it reads), each one
+the target does not have yet; a view already there is left as it is (it may be the DBA's own
+edit), and one the load created is kept in its checkpoint, so a rerun creates none twice. Views
+06-views.sql keeps as comments (not translatable) are never run. A view whose CREATE the target
+refuses, or whose name a table of the target has, is skipped with the reason (the server's own
+message; data.json, finding DA09) and the others are still created: one broken view never loses
+the rest. A lost connection stops the run, as above. With `--table`, every view is tried
+rather than only those whose tables this load brought: the target alone knows what a view can read
+(tables loaded by this load or an earlier one, views created a moment before, the DBA's own
+tables), where a reading of the view's text would guess; a view whose table is missing is refused
+with "Table '...' doesn't exist", naming what to load, and a later `--create-tables` load that
+brings it creates the view, since the view is still missing then.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass
 
 from ..errors import ConnectionFailed
 from ..model.plan import MigrationPlan
 from ..translate.ddl import is_comment_only, split_statements
 from .tables import unquote_target
-from .targetdb import TargetDb
+from .targetdb import TargetDb, TargetLost
 
 _SETTING = re.compile(r"^\s*(?:/\*T!\s*)?SET\s", re.I)
 _REFERENCES = re.compile(r"\bREFERENCES\s+((?:`(?:[^`]|``)*`|[\w$]+)(?:\.(?:`(?:[^`]|``)*`|[\w$]+))?)", re.I)
+_MISSING = re.compile(r"Table '(?:[^'.]*\.)?([^']*)' doesn't exist")
 _ALTERED = re.compile(r"^\s*ALTER\s+TABLE\s+((?:`(?:[^`]|``)*`|[\w$]+)(?:\.(?:`(?:[^`]|``)*`|[\w$]+))?)", re.I)
 
 
@@ -68,6 +85,66 @@ def after(db: TargetDb, plan: MigrationPlan, tables: set[str], loaded: set[str])
             statements.append(statement)
     _run(db, statements, "04-indexes.sql / 05-foreign-keys.sql")
     return notes
+
+
+@dataclass(frozen=True)
+class ViewResult:
+    """What became of one view of the plan on the target."""
+
+    source: str
+    """`schema.name` on SQL Server."""
+    target: str
+    """The view's name on the target."""
+    status: str
+    """created (by this load, or the run of it this one resumed), already there, not created (the target refused
+    it), or not translated (kept as a comment in 06-views.sql)."""
+    reason: str = ""
+
+
+def views(db: TargetDb, plan: MigrationPlan, created: Collection[str],
+          on_created: Callable[[str], None]) -> Iterator[ViewResult]:
+    """Create the plan's translated views the target does not have yet, in order, yielding what became of each;
+    `created` are those this load created before (never created again), `on_created` records each new one before
+    the next is tried."""
+    done = {name.casefold() for name in created}
+    present, present_views = db.tables(), db.views()
+    refused: set[str] = set()
+    for view in plan.views:
+        name = unquote_target(view.target)
+        key = name.casefold()
+        if view.kept:
+            yield ViewResult(view.source, name, "not translated", view.kept)
+        elif key in done:
+            yield ViewResult(view.source, name, "created")
+        elif key in present_views:
+            yield ViewResult(view.source, name, "already there")
+        elif key in present:
+            yield ViewResult(view.source, name, "not created", "the target has a table of that name")
+        else:
+            said = _create(db, view.ddl)
+            if said is None:
+                on_created(name)
+                present.add(key)
+                yield ViewResult(view.source, name, "created")
+                continue
+            missing = _MISSING.search(said)
+            if missing and missing[1].casefold() in refused:
+                said += f" ({missing[1]} is a view of the plan the target refused before this one)"
+            refused.add(key)
+            yield ViewResult(view.source, name, "not created", said)
+
+
+def _create(db: TargetDb, ddl: str) -> str | None:
+    """Run a view's CREATE; the server's message when it refuses (a lost connection stops the run)."""
+    try:
+        for statement in split_statements(ddl):
+            if not is_comment_only(statement):
+                db.execute(statement)
+    except TargetLost:
+        raise
+    except ConnectionFailed as exc:
+        return str(exc).removeprefix(f"{db.target.display}: ").removeprefix("CREATE: ")
+    return None
 
 
 def _code(statement: str) -> str:

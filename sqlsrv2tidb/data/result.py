@@ -6,8 +6,12 @@ or the captures the statistics came from; never a password}, `target` (`mysql://
 {`kind`}, `settings` (`jobs`, `chunk_rows`, `sample`, `scale`, `seed`, `method`: load data or
 insert), `interrupted`, `rejects_file` (null when nothing was rejected), `summary` {`tables`,
 `rows`, `bytes`, `seconds`, `rows_per_s`, `mb_per_s`, `rejects`, `equal`, `different`,
-`not_verified`}, `notes` (DDL statements `--create-tables` left out, and why), `findings`, and
-`tables`, one entry per table:
+`not_verified`, `views_created`, `views_not_created`}, `notes` (DDL statements `--create-tables`
+left out, and why: a foreign key to a table not loaded, a view the target refused), `views` (null
+without `--create-tables`, or when a table failed so the DDL after the load did not run; else
+`created` and `already_there`, the target names, and `not_created` (the target refused the CREATE)
+and `not_translated` (kept as a comment in ddl/06-views.sql), each [{`view`, `source`, `reason`}]),
+`findings`, and `tables`, one entry per table:
 
 - `schema`, `name` (SQL Server), `target` (the TiDB table), `key` (its columns) and `chunking`
   (primary key, unique key, or physical order when it has neither);
@@ -31,6 +35,7 @@ from typing import Any
 from .. import __version__
 from ..model import Finding, Severity, to_dict
 from .copy import TableResult
+from .ddl import ViewResult
 from .verify import TableVerify
 
 FORMAT = "sqlsrv2tidb.data/1"
@@ -61,8 +66,10 @@ def table_entry(result: TableResult, verify: TableVerify | None) -> dict[str, An
 
 def document(*, mode: str, source: str, target: str, server: str, settings: dict[str, Any],
              tables: list[dict[str, Any]], findings: list[Finding], started: float, seconds: float,
-             interrupted: bool, rejects_file: str | None, notes: list[str] | None = None) -> dict[str, Any]:
+             interrupted: bool, rejects_file: str | None, notes: list[str] | None = None,
+             views: list[ViewResult] | None = None) -> dict[str, Any]:
     rows = sum(t["rows"] for t in tables)
+    made = views_entry(views)
     size = sum(t["bytes"] for t in tables)
     statuses = [(t.get("verify") or {}).get("status") for t in tables]
     return {
@@ -79,11 +86,42 @@ def document(*, mode: str, source: str, target: str, server: str, settings: dict
             "rejects": sum(t["rejects"] for t in tables),
             "equal": statuses.count("equal"), "different": statuses.count("different"),
             "not_verified": sum(1 for s in statuses if s not in ("equal", "different")),
+            "views_created": len(made["created"]) if made else 0,
+            "views_not_created": len(made["not_created"]) if made else 0,
         },
         "notes": list(notes or []),
+        "views": made,
         "findings": [to_dict(f) for f in findings],
         "tables": tables,
     }
+
+
+def views_entry(views: list[ViewResult] | None) -> dict[str, Any] | None:
+    """The views `--create-tables` created, found, or could not create, and why."""
+    if views is None:
+        return None
+
+    def listed(status: str) -> list[dict[str, str]]:
+        return [{"view": v.target, "source": v.source, "reason": v.reason} for v in views if v.status == status]
+
+    return {"created": [v.target for v in views if v.status == "created"],
+            "already_there": [v.target for v in views if v.status == "already there"],
+            "not_created": listed("not created"), "not_translated": listed("not translated")}
+
+
+def view_notes(views: list[ViewResult]) -> list[str]:
+    """One line per view the target refused; one for the views kept as comments."""
+    notes = [f"view {v.target} ({v.source}) not created: {v.reason}" for v in views if v.status == "not created"]
+    kept = [v.target for v in views if v.status == "not translated"]
+    if kept:
+        notes.append(f"{len(kept)} view(s) not translated, kept as comments in ddl/06-views.sql: {', '.join(kept)}")
+    return notes
+
+
+def view_findings(views: list[ViewResult] | None) -> list[Finding]:
+    """DA09: a translated view the target refused, so queries reading it fail there."""
+    return [Finding("DA09", Severity.MEDIUM, v.source, f"view {v.target} was not created on the target: {v.reason}")
+            for v in views or () if v.status == "not created"]
 
 
 def findings(tables: list[tuple[TableResult, TableVerify | None]]) -> list[Finding]:

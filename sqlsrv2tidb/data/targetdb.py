@@ -116,6 +116,11 @@ class TargetDb:
         return {str(r[0]).casefold() for r in self.fetch(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()")}
 
+    def views(self) -> set[str]:
+        """The views among `tables()`."""
+        return {str(r[0]).casefold() for r in self.fetch(
+            "SELECT table_name FROM information_schema.views WHERE table_schema = DATABASE()")}
+
     def columns(self, table: str) -> list[TargetColumn]:
         rows = self.fetch(
             "SELECT column_name, column_type, collation_name, extra FROM information_schema.columns "

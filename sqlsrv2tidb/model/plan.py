@@ -57,6 +57,20 @@ class TablePlan:
 
 
 @dataclass(frozen=True)
+class ViewPlan:
+    """A view of the source as 06-views.sql has it: its CREATE statement, or why it is kept as a comment."""
+
+    source: str
+    """`schema.name` on SQL Server."""
+    target: str
+    """The TiDB name, as DDL writes it."""
+    ddl: str = ""
+    """The CREATE VIEW statement (with its comment lines); empty for a view that is not translated."""
+    kept: str = ""
+    """Why the view is kept as a comment instead (then `ddl` is empty)."""
+
+
+@dataclass(frozen=True)
 class DdlFile:
     name: str
     """`01-sequences.sql`, `02-tables.sql`, ...: applying the files in name order migrates the schema."""
@@ -69,6 +83,8 @@ class DdlFile:
 class MigrationPlan:
     tables: tuple[TablePlan, ...] = ()
     files: tuple[DdlFile, ...] = ()
+    views: tuple[ViewPlan, ...] = ()
+    """Every view in dependency order (a view after the views it reads), translated or kept."""
     findings: tuple[Finding, ...] = ()
     settings: dict[str, Any] = field(default_factory=dict)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, replace
 
 from ..errors import InputError
 from ..model import Capture, Database, Finding, ForeignKey, Severity, Table
-from ..model.plan import MigrationPlan, TablePlan
+from ..model.plan import MigrationPlan, TablePlan, ViewPlan
 from ..options import Options, Version
 from ..progress import NullProgress, Progress
 from ..translate.ddl import DdlRenderer, ForeignKeyDdl, TableDdl
@@ -176,7 +176,14 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
         settings["tiflash_file"] = TIFLASH_FILE
     files = assemble_files(planned, [*sequences, *extra_sequences], fk_statements, views, kept_modules(db),
                            renderer, options, config)
-    return MigrationPlan(tables=tuple(plans), files=tuple(files), findings=tuple(findings), settings=settings)
+    return MigrationPlan(tables=tuple(plans), files=tuple(files), views=_view_plans(views.plans, views.views, renderer),
+                         findings=tuple(findings), settings=settings)
+
+
+def _view_plans(plans: list[ViewPlan], translated: list, renderer: DdlRenderer) -> tuple[ViewPlan, ...]:
+    """Each view's plan with its CREATE statement as 06-views.sql writes it (the translated ones come in the same order)."""
+    statements = iter(renderer.create_view(v) for v in translated)
+    return tuple(p if p.kept else replace(p, ddl=next(statements)) for p in plans)
 
 
 def _table_options(table: Table, design: TableDesign, ident, collation: str, charset: str) -> list[str]:

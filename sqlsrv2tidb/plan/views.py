@@ -14,6 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..model import Database, Finding, Module, Severity
+from ..model.plan import ViewPlan
 from ..options import Options
 from ..translate.ddl import SourceBlock, ViewDdl
 from ..translate.identifiers import object_name, sql_name
@@ -35,6 +36,13 @@ class ViewOutcome:
     kept: list[SourceBlock] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     translator: bool = True
+    plans: list[ViewPlan] = field(default_factory=list)
+    """Every view in dependency order; a translated one's `ddl` is rendered by the planner (`ViewPlan.ddl`)."""
+
+    def keep(self, view: Module, target: str, reason: str) -> None:
+        """The view stays a comment in 06-views.sql, saying why."""
+        self.kept.append(_block(view, [f"not created: {reason}"]))
+        self.plans.append(ViewPlan(view.qualified_name, target, kept=reason))
 
 
 def split_view(definition: str) -> tuple[tuple[str, ...], str] | None:
@@ -107,37 +115,38 @@ def plan_views(database: Database, names: NameMap, options: Options,
         where = f"{view.source}" if view.source.file else "catalog"
         split = split_view(view.definition) if view.definition else None
         if split is None:
-            reason = "encrypted or unreadable definition" if not view.definition else "not a CREATE VIEW statement"
-            out.kept.append(_block(view, [f"not created: {reason}"]))
+            out.keep(view, target, "encrypted or unreadable definition" if not view.definition
+                     else "not a CREATE VIEW statement")
             continue
         cols, body = split
         missing = _uses_dropped(view.definition or "", dropped or {})
         if missing:
-            out.kept.append(_block(view, [f"not created: it uses {missing}, which is left out of the DDL"]))
+            out.keep(view, target, f"it uses {missing}, which is left out of the DDL")
             out.findings.append(Finding(rule="TY20", severity=Severity.MEDIUM, object=view.qualified_name,
                                         message=f"view {view.qualified_name} uses column {missing}, which is left out "
                                                 f"of the DDL; the view is kept as a comment in 06-views.sql",
                                         file=view.source.file, line=view.source.line))
             continue
         if translate_sql is None:
-            out.kept.append(_block(view, ["not created: the query translator is not installed"]))
+            out.keep(view, target, "the query translator is not installed")
             continue
         try:
             translated = translate_sql(body, database=database, names=names, options=options)
         except Exception as exc:  # noqa: BLE001 - one view must not stop the plan
-            out.kept.append(_block(view, [f"not created: translation failed ({type(exc).__name__}: {exc})"]))
+            out.keep(view, target, f"translation failed ({type(exc).__name__}: {exc})")
             continue
         for note in translated.notes:
             out.findings.append(Finding(rule=note.code, severity=_severity(note.code, options), object=view.qualified_name,
                                         message=f"view: {note.message}", file=view.source.file, line=view.source.line))
         if translated.target_sql is None or translated.status == "unsupported":
-            out.kept.append(_block(view, [f"not created: the query cannot be translated ({translated.status})"]))
+            out.keep(view, target, f"the query cannot be translated ({translated.status})")
             continue
         notes = [f"{view.qualified_name} from {where}"]
         if translated.status == "review":
             notes.append("REVIEW: runs on TiDB, but the meaning may differ (see the findings)")
         body_sql = translated.target_sql.strip().rstrip(";")
         out.views.append(ViewDdl(target, body_sql, tuple(sql_name(c) for c in cols), tuple(notes)))
+        out.plans.append(ViewPlan(view.qualified_name, target))
     return out
 
 

@@ -1,7 +1,8 @@
 """The data section: what `data copy`, `data synthesize` or `data verify` left in OUT/data.json.
 
 Per table: rows, size and rate of the load, rejects, and the verify result; then the rows verify
-found different, with their keys, and what the run noted. The page only lays these out.
+found different, with their keys, and what the run noted (each view `--create-tables` could not
+create among it). The page only lays these out.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def build_data(doc: dict[str, Any] | None) -> DataSection | None:
     for key, label in (("method", "Loaded with"), ("sample", "Sample"), ("scale", "Scale"), ("jobs", "Tables at once")):
         if settings.get(key) not in (None, ""):
             facts.append(Fact(label, fmt.scalar(settings[key])))
+    if isinstance(doc.get("views"), dict):
+        facts.append(Fact("Views", _views(obj(doc.get("views")))))
     if doc.get("interrupted"):
         facts.append(Fact("Interrupted", "yes: run the same command again to continue from the checkpoint"))
     rows, differences = [], []
@@ -67,6 +70,16 @@ def build_data(doc: dict[str, Any] | None) -> DataSection | None:
     if doc.get("rejects_file"):
         notes += (f"Rejected values and target warnings, with their table and key: {doc['rejects_file']} beside this page.",)
     return DataSection(tuple(facts), table, diff, notes)
+
+
+def _views(views: dict[str, Any]) -> str:
+    """`14 created, 2 not created (see the notes)`: what --create-tables did with the plan's views."""
+    parts = [f"{len(seq(views.get('created')))} created"]
+    for key, said in (("already_there", "already on the target"), ("not_created", "not created (see the notes)"),
+                      ("not_translated", "not translated (kept as comments in ddl/06-views.sql)")):
+        if seq(views.get(key)):
+            parts.append(f"{len(seq(views.get(key)))} {said}")
+    return ", ".join(parts)
 
 
 def _num(value: Any) -> Cell:

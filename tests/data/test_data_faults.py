@@ -311,10 +311,14 @@ def test_a_table_the_target_refuses_fails_alone(mariadb, database, chinook, tmp_
     url = f"mysql://partial@{mariadb.host}:{mariadb.port}/{database}"
     out = tmp_path / "out"
     result = data("copy", "-o", str(out), "--connection", chinook.connection, "--target", url, "--confirm-database",
-                  database, "--table", "genre", "--table", "mediatype", "--fail-on", "high", str(chinook.capture))
+                  database, "--table", "genre", "--table", "mediatype", "--create-tables", "--fail-on", "high",
+                  str(chinook.capture))
     assert result.exit_code == 1, result.output
     tables = by_table(document(out))
     assert tables["dbo.genre"]["status"] == "done" and tables["dbo.genre"]["verify"]["status"] == "equal"
     refused = tables["dbo.mediatype"]
     assert refused["status"] == "failed" and "1142" in refused["message"] and refused["verify"] is None
     assert [f["object"] for f in document(out)["findings"] if f["rule"] == "DA08"] == ["dbo.mediatype"]
+    # With --create-tables, what comes after the load (indexes, foreign keys, views) waits for the failed table.
+    assert document(out)["views"] is None
+    assert any(n.startswith("--create-tables: indexes, foreign keys and views wait") for n in document(out)["notes"])

@@ -98,6 +98,12 @@ def test_northwind_synthesized_from_its_statistics_keeps_their_shape(target, tar
     # Every foreign key points at a parent row (--create-tables added them after the load, and they held).
     assert target_rows(target, target_database, "SELECT COUNT(*) FROM information_schema.referential_constraints "
                                                 "WHERE constraint_schema = DATABASE()")[0][0] == 13
+    # And, last, Northwind's sixteen views, which read the generated rows.
+    assert doc["summary"]["views_created"] == 16 and not doc["views"]["not_created"]
+    assert target_rows(target, target_database, "SELECT COUNT(*) FROM information_schema.views "
+                                                "WHERE table_schema = DATABASE()")[0][0] == 16
+    assert target_rows(target, target_database, "SELECT COUNT(*) FROM `order subtotals`")[0][0] == \
+        target_rows(target, target_database, "SELECT COUNT(DISTINCT orderid) FROM `order details`")[0][0]
     columns = {c["name"].casefold(): c["values"] for c in by_table(doc)["dbo.customers"]["columns"]}
     assert columns["fax"].startswith("no statistics") and columns["city"].startswith("histogram of")
     assert any(f["rule"] == "DA05" and f["object"] == "dbo.customers" for f in doc["findings"])

@@ -203,6 +203,30 @@ def test_statements_are_counted_and_files_ordered():
     assert len(statements(plan)) == sum(f.statements for f in plan.files)
 
 
+def test_the_plan_lists_each_view_as_06_views_sql_writes_it():
+    """MigrationPlan.views, which `data copy --create-tables` runs, says what 06-views.sql says: each translated
+    view's CREATE in the file's order, and why each other one is kept as a comment."""
+    from paths import CORPUS_SCHEMAS
+
+    from sqlsrv2tidb import api
+
+    read = api.read([CORPUS_SCHEMAS["adventureworks-oltp"]])
+    plan = build_plan(read, Options())
+    content = next(f for f in plan.files if f.name == "06-views.sql").content
+
+    def code(text: str) -> list[str]:
+        return ["\n".join(line for line in s.splitlines() if not line.startswith("--")).strip()
+                for s in split_statements(text) if not is_comment_only(s)]
+
+    in_file, planned = code(content), [s for v in plan.views for s in code(v.ddl)]
+    assert planned == in_file and len(in_file) == sum(1 for v in plan.views if v.ddl) > 10
+    assert len(plan.views) == len(read.database.modules_of("view"))
+    kept = [v for v in plan.views if v.kept]
+    assert kept and all(not v.ddl for v in kept)
+    for view in kept:
+        assert f"-- VIEW {view.source} (" in content and f"-- not created: {view.kept}" in content
+
+
 def test_a_template_can_be_overridden_alone(tmp_path):
     (tmp_path / "ddl").mkdir()
     (tmp_path / "ddl" / "create_index.sql").write_text(
