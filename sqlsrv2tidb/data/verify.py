@@ -1,6 +1,6 @@
 """Verify: the same rows on both sides, table by table, chunk by chunk, down to the rows that differ.
 
-sync-diff-inspector's method (https://docs.pingcap.com/tidb/stable/sync-diff-inspector-overview):
+TiDB's documented data-check method (https://docs.pingcap.com/tidb/stable/sync-diff-inspector-overview):
 split each table into chunks of its key, compare a row count and a checksum per chunk, and look at
 the rows only where a chunk differs. SQL Server and TiDB share no hash function over a common text
 form of their values, so the checksum is computed here, the same way for both sides: every value
