@@ -464,8 +464,7 @@ class ChunkLoader:
 
     def run(self, span: Span) -> None:
         for chunk in _background(self._produce(span), self.stop):
-            self._load_one(chunk, span)
-            warnings = self.db.warnings() if chunk.rows else []
+            warnings = self._load_one(chunk, span)
             if chunk.last_target_key is not None:
                 span.committed_target = chunk.last_target_key
             self.committed(chunk, warnings)
@@ -499,7 +498,9 @@ class ChunkLoader:
                     reader.reconnect()
         return produce
 
-    def _load_one(self, chunk: Chunk, span: Span) -> None:
+    def _load_one(self, chunk: Chunk, span: Span) -> list[str]:
+        """Load one chunk and read the target's warnings about it, on the same connection: a
+        connection lost before the warnings were read loads the chunk again (they went with it)."""
         db, spec = self.db, self.spec
         attempts = 0
         while True:
@@ -514,7 +515,7 @@ class ChunkLoader:
                         insert_rows(db, spec, [[_literal_from_text(f, c.target) for f, c in
                                                 zip(line.split("\t"), spec.columns, strict=True)]
                                                for line in chunk.lines])
-                return
+                return db.warnings() if chunk.rows else []
             except TargetLost:
                 attempts += 1
                 if attempts > self.settings.retries or not spec.key or not self.resume_by_key:

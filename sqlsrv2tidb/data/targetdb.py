@@ -93,13 +93,15 @@ class TargetDb:
         except self.errors as exc:
             raise self.failure(exc, _verb(sql)) from None
 
-    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def fetch(self, sql: str, params: Sequence[Any] = (), *, again: bool = True) -> list[tuple[Any, ...]]:
+        """Rows of one query; on a lost connection it runs once more on a new one, unless `again` is
+        False (the answer belongs to this connection's session)."""
         for attempt in (1, 2):
             try:
                 return self.conn.fetch(sql, tuple(params))
             except self.errors as exc:
                 failure = self.failure(exc, _verb(sql))
-                if attempt == 2 or not isinstance(failure, TargetLost):
+                if attempt == 2 or not again or not isinstance(failure, TargetLost):
                     raise failure from None
             self.reconnect()
         raise AssertionError("unreachable")
@@ -182,9 +184,11 @@ class TargetDb:
         return self.execute(sql, params)
 
     def warnings(self) -> list[str]:
-        if not int(self.fetch("SELECT @@warning_count")[0][0]):
+        """The last statement's warnings. Read on its own connection only: a new one has none, so a
+        connection lost before they were read is a TargetLost, and the chunk is loaded again."""
+        if not int(self.fetch("SELECT @@warning_count", again=False)[0][0]):
             return []
-        return [f"{level} {code}: {message}" for level, code, message in self.fetch("SHOW WARNINGS")[:20]]
+        return [f"{level} {code}: {message}" for level, code, message in self.fetch("SHOW WARNINGS", again=False)[:20]]
 
 
 def _verb(sql: str) -> str:

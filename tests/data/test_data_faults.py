@@ -264,9 +264,14 @@ class _CutConnections:
 @pytest.mark.slow
 @pytest.mark.parametrize("split", [0, 10_000], ids=["whole", "key-ranges"])
 def test_lost_connections_retry_the_chunk(target, target_database, big, tmp_path, split):
-    """Whole, the copy's own connections are cut; split, those of the worker processes loading the ranges."""
+    """Whole, the copy's own connections are cut; split, those of the worker processes loading the ranges.
+
+    Split, the cut follows the second chunk's message, which the parent reads while the workers go
+    on: wherever it finds a worker (loading a chunk, reading its warnings, between two chunks), the
+    chunk is loaded again; with 40 chunks a range a worker still has chunks left however late a
+    loaded machine lets the parent read the message."""
     cutter = _CutConnections(target, target_database, big.mssql)
-    settings = DataSettings(confirm_database=target_database, create_tables=True, chunk_rows=2000,
+    settings = DataSettings(confirm_database=target_database, create_tables=True, chunk_rows=500 if split else 2000,
                             jobs=2 if split else 1, split_rows=split, tables=("big",))
     outcome = api.run_data_copy([big.capture], tmp_path / "out", Options(), login=api.SourceLogin(big.connection),
                                 target=parse_target(target.url(target_database)), settings=settings, progress=cutter)
