@@ -68,6 +68,9 @@ class ViewPlan:
     """The CREATE VIEW statement (with its comment lines); empty for a view that is not translated."""
     kept: str = ""
     """Why the view is kept as a comment instead (then `ddl` is empty)."""
+    review: tuple[str, ...] = ()
+    """The rules (`QY64`) whose notes mark its translation review: it runs on TiDB, but its answers
+    may differ, and so may those of every query that reads it."""
 
 
 @dataclass(frozen=True)

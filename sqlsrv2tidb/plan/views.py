@@ -146,7 +146,11 @@ def plan_views(database: Database, names: NameMap, options: Options,
             notes.append("REVIEW: runs on TiDB, but the meaning may differ (see the findings)")
         body_sql = translated.target_sql.strip().rstrip(";")
         out.views.append(ViewDdl(target, body_sql, tuple(sql_name(c) for c in cols), tuple(notes)))
-        out.plans.append(ViewPlan(view.qualified_name, target))
+        review: tuple[str, ...] = ()
+        if translated.status == "review":  # the notes that made it so (QY65 names them for the view's readers)
+            review = tuple(sorted({n.code for n in translated.notes if n.status in ("review", None)}
+                                  or {n.code for n in translated.notes}))
+        out.plans.append(ViewPlan(view.qualified_name, target, review=review))
     return out
 
 
