@@ -19,7 +19,7 @@ from sqlglot.tokens import TokenType
 
 from ..model import Database, Module, SourceRef
 from .context import RuleContext
-from .references import tokens_of
+from .references import dotted_name, tokens_of
 from .registry import Hit, rule
 
 _DML_WORDS = {"UPDATE", "INSERT", "DELETE", "MERGE"}
@@ -151,13 +151,7 @@ def objects_read(sql: str) -> list[list[str]]:
     out = []
     for i in range(1, len(tokens)):
         if tokens[i - 1].text.upper() in _READ_AFTER and tokens[i].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
-            parts = [tokens[i].text]
-            j = i + 1
-            while j + 1 < len(tokens) and tokens[j].token_type == TokenType.DOT \
-                    and tokens[j + 1].token_type in (TokenType.VAR, TokenType.IDENTIFIER):
-                parts.append(tokens[j + 1].text)
-                j += 2
-            out.append(parts)
+            out.append(dotted_name(tokens, i)[0])
     return out
 
 

@@ -94,7 +94,7 @@ def find_external_references(sql: str, current_database: str | None = None) -> l
         if not _is_name(tok) or (i > 0 and tokens[i - 1].token_type in (TokenType.DOT, TokenType.PARAMETER)):
             i += 1
             continue
-        parts, end = _dotted(tokens, i)
+        parts, end = dotted_name(tokens, i)
         if len(parts) >= 3:
             ref = _classify(tokens, i, end, parts, current)
             if ref is not None:
@@ -114,7 +114,7 @@ def _is_name(tok: Token) -> bool:
     return bool(re.fullmatch(r"[A-Za-z_][\w$#@]*", tok.text))
 
 
-def _dotted(tokens: tuple[Token, ...], start: int) -> tuple[list[str], int]:
+def dotted_name(tokens: tuple[Token, ...], start: int) -> tuple[list[str], int]:
     """Read `a.b.c` or `a..c` from `start`; return the parts and the index after the chain."""
     parts = [tokens[start].text]
     i = start + 1
