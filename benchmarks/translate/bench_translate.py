@@ -56,8 +56,8 @@ def child(mode: str) -> None:
 
     from sqlsrv2tidb.model import Capture, QueryClass, Workload
     from sqlsrv2tidb.options import Options
-    from sqlsrv2tidb.translate.naming import NameMap
     from sqlsrv2tidb.translate.dialect import TIDB
+    from sqlsrv2tidb.translate.naming import NameMap
     from sqlsrv2tidb.translate.queries import translate_sql, translate_workload
     from sqlsrv2tidb.translate.statements import parse_statements
     from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id

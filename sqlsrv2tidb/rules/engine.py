@@ -16,7 +16,7 @@ saying so (set SQLSRV2TIDB_DEBUG=1 to see the traceback instead).
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,13 +94,17 @@ def run_rules(
     *,
     plan: MigrationPlan | None = None,
     translation: Translation | None = None,
+    only: Collection[str] | None = None,
 ) -> list[Finding]:
-    """Run every registered check whose rule applies to `options.tidb_version`; return their findings."""
+    """Run every registered check (or those of the rules in `only`) whose rule applies to
+    `options.tidb_version`; return their findings."""
     catalogue = load_catalogue(options.rules_dir)
     settings = RuleSettings.from_options(options, catalogue)
     ctx = RuleContext(capture, options, catalogue, plan, translation)
     findings: list[Finding] = []
     for check in registered_checks():
+        if only is not None and check.code not in only:
+            continue
         rule_ = catalogue.get(check.code)
         if rule_ is None:
             raise RuntimeError(f"rule {check.code} has a check ({check.where}) but no YAML in rules/")

@@ -26,8 +26,8 @@ def test_own_walks_give_sqlglots_orders():
     for tree in trees:
         depth, breadth = walk._depth_first(tree), walk._breadth_first(tree)
         expected_depth, expected_breadth = list(tree.walk(bfs=False)), list(tree.walk())
-        assert len(depth) == len(expected_depth) and all(a is b for a, b in zip(depth, expected_depth)), tree.sql("tsql")
-        assert len(breadth) == len(expected_breadth) and all(a is b for a, b in zip(breadth, expected_breadth)), tree.sql("tsql")
+        assert len(depth) == len(expected_depth) and all(a is b for a, b in zip(depth, expected_depth, strict=True)), tree.sql("tsql")
+        assert len(breadth) == len(expected_breadth) and all(a is b for a, b in zip(breadth, expected_breadth, strict=True)), tree.sql("tsql")
         nodes += len(depth)
     assert nodes > 50_000  # the corpus's trees, not a handful
 
