@@ -15,9 +15,9 @@ from sqlglot import exp
 from ..errors import one_line
 from . import transforms_batch
 from .context import Context
+from .scopes import parameter_name
 from .statements import Statement, parse_statements
 from .transforms import translate_tree
-from .typing import parameter_name
 
 
 def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.Expr]:

@@ -17,8 +17,8 @@ from ..model import Database
 from ..model.translation import Note, Status
 from ..model.workload import Scalar
 from ..options import Options
+from .expression_types import Types
 from .naming import NameMap
-from .typing import Types
 
 _Rewrite = TypeVar("_Rewrite", bound=Callable[..., exp.Expr])
 

@@ -19,11 +19,11 @@ from ..options import Options
 from .context import Context
 from .dialect import SqlServer
 from .emit import generate
+from .expression_types import Types
 from .naming import NameMap
 from .queries import deep_recursion
 from .statements import parse_error
 from .transforms import translate_tree
-from .typing import Types
 
 
 def translate_expression(

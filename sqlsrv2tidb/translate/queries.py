@@ -35,11 +35,11 @@ from ..tsql.fingerprint import (
 from .batch import translate_statements
 from .context import Context
 from .emit import generate
+from .expression_types import Types, type_of_declaration
 from .naming import NameMap
 from .parallel import translate_in_processes, workers_for
 from .statements import parse_statements, read_batches
 from .transforms import check_skip_rewrites
-from .typing import Types, type_of_declaration
 
 _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported": Severity.HIGH}
 

@@ -161,6 +161,14 @@ def join_sql(self: MySQLGenerator, expression: exp.Join) -> str:
     return MySQLGenerator.join_sql(self, expression)
 
 
+def literal_sql(self: MySQLGenerator, expression: exp.Literal) -> str:
+    # A number with a trailing point (`86400.`) is numeric in T-SQL; TiDB reads `86400. AS x` as a
+    # syntax error, so the point gets a digit: `86400.0`, the same value.
+    if not expression.is_string and expression.this.endswith("."):
+        return expression.this + "0"
+    return MySQLGenerator.literal_sql(self, expression)
+
+
 def forclause_sql(self: MySQLGenerator, expression: exp.ForClause) -> str:
     self.unsupported(f"FOR {expression.text('kind')} is not supported by TiDB")
     return ""
@@ -200,6 +208,7 @@ WRITERS: dict[type[exp.Expr], Handler] = {
     exp.Version: version_sql,
     exp.Join: join_sql,
     exp.ForClause: forclause_sql,
+    exp.Literal: literal_sql,
 }
 
 WITHOUT_UNNEST: dict[type[exp.Expr], Handler] = {

@@ -34,9 +34,10 @@ from sqlglot import exp
 from ..errors import UsageError
 from . import transforms_dml, transforms_functions, transforms_names, transforms_query, transforms_scalar
 from .context import Context
+from .refusals import refused
+from .scopes import parameter_name
 from .transforms_grouping import GROUP_KEY, tag_group_expressions
 from .types import CASE_INSENSITIVE_COLLATION
-from .typing import parameter_name
 from .walk import depth_first
 
 Rewrite = Callable[[exp.Expr, Context], exp.Expr]
@@ -136,6 +137,8 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     if not in_place:
         tree = tree.copy()
     nodes = depth_first(tree)  # one walk for the parameters, GROUP BY and the scalar rewrites
+    if refused(tree, nodes, ctx):
+        return [tree]
     used, grouped = parameters_and_grouping(nodes, ctx)
     if grouped:
         tag_group_expressions(tree, nodes)  # meta only: `nodes` still lists the tree

@@ -17,8 +17,8 @@ import re
 from sqlglot import exp
 
 from .context import Context
+from .scopes import parameter_name, table_key
 from .transforms import translate_tree
-from .typing import parameter_name, table_key
 
 _ISOLATION = {
     # SQL Server level -> (TiDB level, status, note)

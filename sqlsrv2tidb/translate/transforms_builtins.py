@@ -16,7 +16,7 @@ from sqlglot import exp
 from .context import Context, applies_to
 from .templates import call, paren
 from .transforms_conversions import MONEY_TYPES
-from .typing import category
+from .type_rules import category
 
 
 def _bare(node: exp.Expr | None) -> exp.Expr | None:

@@ -18,7 +18,7 @@ from sqlglot import exp
 from ..tsql.datetimes import read_datetime, written_for_tidb
 from .context import Context, applies_to
 from .templates import call, fill, paren
-from .typing import NUMERIC, TEMPORAL, category
+from .type_rules import NUMERIC, TEMPORAL, category
 
 D = exp.DType
 INTEGER_TYPES = frozenset({D.TINYINT, D.UTINYINT, D.SMALLINT, D.INT, D.BIGINT})
@@ -268,4 +268,27 @@ def datetime_number_comparison(node: exp.Expr, ctx: Context) -> exp.Expr:
         if date_at == 1:
             pair.reverse()
         return type(node)(this=pair[0], expression=pair[1])
+    return node
+
+
+@applies_to(exp.DateAdd, exp.DateSub)
+def dateadd_string(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`DATEADD(dd, 3, '1970-01-05')` -> `DATE_ADD(CAST('1970-01-05 00:00:00' AS DATETIME), INTERVAL 3 DAY)`.
+
+    SQL Server converts a string argument of DATEADD to datetime and returns a datetime
+    (1970-01-08 00:00:00.000); TiDB's DATE_ADD of a string returns a string ('1970-01-08'), which
+    compares and sorts as text. The string becomes a datetime first, read by SQL Server's rules.
+    https://learn.microsoft.com/sql/t-sql/functions/dateadd-transact-sql#return-types
+    """
+    if not isinstance(node, (exp.DateAdd, exp.DateSub)) or node.meta.get("tidb"):
+        return node
+    moved = node.this
+    if moved is None or category(ctx.types.of(moved)) != "string":
+        return node
+    cast = exp.Cast(this=moved.copy(), to=exp.DataType.build("datetime"))
+    cast = datetime_strings(cast, ctx)
+    cast.meta["converted"] = True
+    ctx.note("QY70", "rewritten", "DATEADD of a string returns a datetime in SQL Server (TiDB's DATE_ADD of a string returns "
+             "a string): the string is converted to DATETIME first.")
+    node.set("this", cast)
     return node

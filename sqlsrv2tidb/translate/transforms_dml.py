@@ -12,10 +12,9 @@ from sqlglot import exp
 
 from ..model import Table
 from .context import Context
+from .scopes import dml_target, sources, table_key
 from .transforms_merge import merge
 from .transforms_pivot import source_columns
-from .typing import _sources as sources
-from .typing import dml_target, table_key
 
 
 def rewrite_statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .context import Context
-from .typing import parameter_name
+from .scopes import parameter_name
 from .walk import breadth_first
 
 PARAMETER_MARKER = "__sqlsrv2tidb_param_{}__"

@@ -11,7 +11,8 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .context import Context
-from .typing import NUMERIC, _find_cte, table_key
+from .scopes import find_cte, table_key
+from .type_rules import NUMERIC
 
 
 def source_columns(source: exp.Expr, ctx: Context) -> list[str] | None:
@@ -30,7 +31,7 @@ def source_columns(source: exp.Expr, ctx: Context) -> list[str] | None:
                     return source_columns(from_.this, ctx)
         return None
     if isinstance(source, exp.Table):
-        cte = _find_cte(source, source.name)
+        cte = find_cte(source, source.name)
         if cte is not None:
             columns = [c.name for c in cte.args["alias"].columns] if cte.args.get("alias") and cte.args["alias"].columns else None
             return columns or source_columns(exp.Subquery(this=cte.this), ctx)

@@ -17,6 +17,7 @@ from .context import Context
 from .transforms_apply import decorrelate, top_window
 from .transforms_grouping import group_expressions, outer_reference_beside_aggregate
 from .transforms_joins import full_outer_join, subquery_in_join_condition
+from .transforms_rollup import grand_total_over_no_rows
 from .transforms_select import limit_in_subquery, set_operation_order, star_after_columns
 from .walk import depth_first
 
@@ -79,7 +80,11 @@ def rewrite_select(select: exp.Select, ctx: Context) -> exp.Expr:
     select = star_after_columns(select, ctx)
     select = group_expressions(select, ctx)
     result = top_percent_or_ties(select, ctx)
-    return full_outer_join(result, ctx) if isinstance(result, exp.Select) else result
+    result = full_outer_join(result, ctx) if isinstance(result, exp.Select) else result
+    keys = select.meta.pop("rollup_keys", None)
+    if keys is not None and isinstance(result, exp.Select) and not ctx.unsupported:
+        return grand_total_over_no_rows(result, keys, ctx)
+    return result
 
 
 def recursive_ctes(select: exp.Select) -> exp.Select:
@@ -130,6 +135,7 @@ def group_by_rollup(select: exp.Select, ctx: Context) -> exp.Select:
     if grouping:
         group.set("expressions", [e.copy() for e in items[0].expressions])
         group.set("rollup", [exp.Rollup()])
+    select.meta["rollup_keys"] = list(group.expressions)
     return select
 
 

@@ -1,7 +1,7 @@
 """Rewrites of operators and functions whose T-SQL meaning differs from the same text on TiDB.
 
 These run bottom-up on the statement while its column references still resolve against the SQL
-Server schema, because most of them depend on operand types (see `typing`). Each function takes a
+Server schema, because most of them depend on operand types (see `expression_types`). Each function takes a
 node and the context and returns the node unchanged or its replacement; its docstring shows the
 T-SQL input and the TiDB output.
 """
@@ -13,21 +13,26 @@ from sqlglot import exp
 from ..model import Table
 from .context import Context, applies_to
 from .dialect import DATE_PARTS
+from .expression_types import NUMERIC, surely_text
+from .scopes import parameter_name
 from .templates import call, fill, paren
 from .transforms_conversions import (
+    dateadd_string,
     datetime_arithmetic,
     datetime_number_comparison,
     datetime_strings,
     numeric_conversions,
 )
 from .transforms_numeric import (
+    average,
     decimal_division,
+    decimal_scale,
     division_by_zero,
-    integer_average,
     integer_division,
+    power_type,
+    round_half_away,
     single_precision_arithmetic,
 )
-from .typing import NUMERIC, parameter_name, surely_text
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
 
@@ -374,10 +379,14 @@ REWRITES = (
     datetime_arithmetic,
     division_by_zero,
     integer_division,
-    decimal_division,
-    integer_average,
     single_precision_arithmetic,
+    decimal_division,
+    decimal_scale,
+    average,
+    round_half_away,
+    power_type,
     datediff_boundaries,
+    dateadd_string,
     dateadd_nanoseconds,
     datepart,
     len_trailing_spaces,

@@ -147,6 +147,10 @@ def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
     i, n = 0, len(tokens)
     while i < n - 1:
         tok = tokens[i]
+        if tok.token_type == TokenType.HASH and _lone(tok, tokens[i + 1]):
+            edits.append((i, i + 1, [Token(TokenType.IDENTIFIER, "#", tok.line, tok.col, tok.start, tok.end, tok.comments)]))
+            i += 1
+            continue
         if tokens[i + 1].token_type != TokenType.L_PAREN:
             i += 1
             continue
@@ -162,6 +166,9 @@ def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
                 i = replaced[1]
                 continue
         i += 1
+    if tokens and tokens[-1].token_type == TokenType.HASH:
+        last = tokens[-1]
+        edits.append((n - 1, n, [Token(TokenType.IDENTIFIER, "#", last.line, last.col, last.start, last.end, last.comments)]))
     if not edits:
         return tokens, marks
     out: list[Token] = []
@@ -172,6 +179,15 @@ def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
         position = end
     out.extend(tokens[position:])
     return out, marks
+
+
+def _lone(hash_: Token, following: Token) -> bool:
+    """A `#` that starts no temp table name (`#t`): the column named `#` (`SELECT #, Id`), a regular
+    identifier in T-SQL, whose first character may be `#`. The reader would drop it.
+    https://learn.microsoft.com/sql/relational-databases/databases/database-identifiers#rules-for-regular-identifiers"""
+    if following.start != hash_.end + 1:
+        return True
+    return not (following.text[:1].isalnum() or following.text[:1] in "_#@$[\"")
 
 
 def _closing(tokens: list[Token], open_at: int) -> Token | None:

@@ -7,9 +7,9 @@ import pytest
 
 from sqlsrv2tidb.model import Column, Database, DataType, Table
 from sqlsrv2tidb.options import Options
+from sqlsrv2tidb.translate.expression_types import Types
 from sqlsrv2tidb.translate.expressions import translate_expression
 from sqlsrv2tidb.translate.naming import NameMap
-from sqlsrv2tidb.translate.typing import Types
 
 TABLE = Table("dbo", "people", (
     Column("first", DataType("nvarchar", length=20)), Column("last", DataType("nvarchar", length=20)),

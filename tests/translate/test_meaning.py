@@ -67,8 +67,12 @@ PINS: dict[str, tuple[str, str, tuple[tuple, ...] | None]] = {
     "330": ("babelfish", "decimal without a precision is decimal(18, 0) in SQL Server (25.50 becomes 26) and a quotient "
             "of two of them decimal(37, 19); Babelfish keeps the fraction and PostgreSQL's scale",
             _rows((1, D("3.3333333333333333333")), (2, D("3.7142857142857142857")), (3, D("2.5")), (4, 0))),
-    "333": ("flagged", "money times a real is real: SQL Server computes in single precision (182.88), TiDB in double "
-            "(182.87); QY64 says so", None),
+    "337": ("babelfish", "ROUND of an int is an int (ROUND(35, -1) is 40); Babelfish fails with a numeric overflow",
+            _rows((1, 15, 20), (2, 35, 40), (3, 10, 10), (4, 5, 10))),
+    "340": ("babelfish", "POWER has its first argument's type: POWER(2.0, 0.5) is decimal(38, 1), 1.4; Babelfish returns "
+            "a float's digits", _rows((1, 0, D("1.4")))),
+    "348": ("babelfish", "2.0 / 3 is decimal(7, 6), truncated: 0.666666; Babelfish keeps PostgreSQL's 20 places, rounded",
+            _rows((D("0.666666"),))),
 }
 """Golden case -> (kind, why, SQL Server's documented rows for a `babelfish` pin, else None). Kinds: `babelfish` (Babelfish
 answers differently from SQL Server, whose documented answer TiDB must give), `babelfish-refuses` (Babelfish cannot run

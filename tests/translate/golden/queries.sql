@@ -372,7 +372,7 @@ SELECT id FROM events WHERE at < UTC_TIMESTAMP(6);
 -- 71 [rewritten QY37 QY60] Integer division, AVG, LEN
 SELECT qty / 2, amount / 2, qty / 2.0 FROM dbo.orders
 -- =>
-SELECT qty DIV 2, CAST(CAST(amount AS DECIMAL(65, 17)) / 2 AS DECIMAL(21, 13)), CAST(CAST(qty AS DECIMAL(65, 10)) / 2.0 AS DECIMAL(17, 6)) FROM orders;
+SELECT qty DIV 2, CAST(TRUNCATE(CAST(amount AS DECIMAL(65, 10)) / 2, 6) AS DECIMAL(14, 6)), CAST(TRUNCATE(CAST(qty AS DECIMAL(65, 10)) / 2.0, 6) AS DECIMAL(17, 6)) FROM orders;
 
 -- 72 [rewritten QY37] Integer division, AVG, LEN
 SELECT SUM(qty) / COUNT(*) FROM dbo.orders
@@ -384,10 +384,10 @@ SELECT CAST(qty AS float) / 3 FROM dbo.orders
 -- =>
 SELECT CAST(qty AS DOUBLE) / 3 FROM orders;
 
--- 74 [rewritten QY41] Integer division, AVG, LEN
+-- 74 [rewritten QY41 QY66] Integer division, AVG, LEN
 SELECT AVG(qty), AVG(amount), AVG(CAST(qty AS decimal(10, 2))) FROM dbo.orders
 -- =>
-SELECT (SUM(qty) DIV COUNT(qty)), AVG(amount), AVG(CAST(qty AS DECIMAL(10, 2))) FROM orders;
+SELECT (SUM(qty) DIV COUNT(qty)), CAST(TRUNCATE(CAST(SUM(amount) AS DECIMAL(65, 10)) / COUNT(amount), 6) AS DECIMAL(38, 6)), CAST(TRUNCATE(CAST(SUM(CAST(qty AS DECIMAL(10, 2))) AS DECIMAL(65, 10)) / COUNT(CAST(qty AS DECIMAL(10, 2))), 6) AS DECIMAL(38, 6)) FROM orders;
 
 -- 75 [rewritten QY41] Integer division, AVG, LEN
 SELECT customer_id, AVG(qty) OVER (PARTITION BY customer_id) FROM dbo.orders
@@ -503,10 +503,10 @@ SELECT CAST(created_at AS datetime2(7)), CAST(created_at AS time(7)) FROM dbo.cu
 -- =>
 SELECT CAST(created_at AS DATETIME(6)), CAST(created_at AS TIME(6)) FROM customers;
 
--- 97 [translated] TRY_CAST, CONVERT styles, CAST types
+-- 97 [rewritten QY64] TRY_CAST, CONVERT styles, CAST types
 SELECT CAST(amount AS money), CAST(amount AS float), CAST(amount AS real), CAST(id AS tinyint) FROM dbo.orders
 -- =>
-SELECT CAST(amount AS DECIMAL(19, 4)), CAST(amount AS DOUBLE), CAST(amount AS FLOAT), CAST(id AS UNSIGNED) FROM orders;
+SELECT CAST(amount AS DECIMAL(19, 4)), CAST(amount AS DOUBLE), CAST((amount * 536870913E0) - ((amount * 536870913E0) - amount) AS FLOAT), CAST(id AS UNSIGNED) FROM orders;
 
 -- 98 [translated] TRY_CAST, CONVERT styles, CAST types
 SELECT CAST(score AS bit), CAST(id AS nvarchar(max)), CAST(ref AS nvarchar(36)) FROM dbo.customers
@@ -947,7 +947,7 @@ SELECT COUNT(*) FROM tmp_paid;
 -- 178 [rewritten QY15 QY17] Temp tables, table variables, SELECT INTO
 SELECT customer_id, SUM(amount) AS total INTO #totals FROM dbo.orders GROUP BY customer_id; SELECT t.total FROM #totals t JOIN dbo.customers c ON c.id = t.customer_id
 -- =>
-CREATE TEMPORARY TABLE tmp_totals (customer_id INT, total DECIMAL(10, 2));
+CREATE TEMPORARY TABLE tmp_totals (customer_id INT, total DECIMAL(38, 2));
 INSERT INTO tmp_totals (customer_id, total) SELECT customer_id, SUM(amount) AS total FROM orders GROUP BY customer_id;
 SELECT t.total FROM tmp_totals AS t JOIN customers AS c ON c.id = t.customer_id;
 
@@ -1481,16 +1481,16 @@ SELECT id FROM orders WHERE ordered_at > CURRENT_TIMESTAMP(3) - ?;
 -- parameters: @page, @size, @page, @size, @size
 SELECT id, amount FROM (SELECT id, amount, id AS __o1, ROW_NUMBER() OVER (ORDER BY id) AS __row FROM orders) AS __top WHERE __row > (? - 1) * ? AND __row <= (? - 1) * ? + ? ORDER BY __o1;
 
--- 271 [translated] GROUP BY ROLLUP becomes WITH ROLLUP
+-- 271 [rewritten QY72] GROUP BY ROLLUP becomes WITH ROLLUP
 SELECT status, customer_id, SUM(amount) AS total FROM dbo.orders GROUP BY ROLLUP (status, customer_id)
 -- =>
-SELECT status, customer_id, SUM(amount) AS total FROM orders GROUP BY status, customer_id WITH ROLLUP;
+SELECT status, customer_id, SUM(amount) AS total FROM orders GROUP BY status, customer_id WITH ROLLUP UNION ALL SELECT NULL, NULL, SUM(amount) AS total FROM orders HAVING COUNT(*) = 0;
 
--- 272 [translated] GROUP BY ... WITH ROLLUP and GROUPING() keep their form
+-- 272 [rewritten QY72] GROUP BY ... WITH ROLLUP and GROUPING() keep their form
 -- parse-only: MariaDB rejects ORDER BY with WITH ROLLUP (error 1221); TiDB accepts it
 SELECT status, GROUPING(status) AS g, COUNT(*) FROM dbo.orders GROUP BY status WITH ROLLUP ORDER BY status
 -- =>
-SELECT status, GROUPING(status) AS g, COUNT(*) FROM orders GROUP BY status WITH ROLLUP ORDER BY status;
+SELECT status, GROUPING(status) AS g, COUNT(*) FROM orders GROUP BY status WITH ROLLUP UNION ALL SELECT NULL, 1 AS g, COUNT(*) FROM orders HAVING COUNT(*) = 0 ORDER BY 1;
 
 -- 273 [unsupported QY52] GROUP BY CUBE has no TiDB form
 SELECT status, customer_id, SUM(amount) FROM dbo.orders GROUP BY CUBE (status, customer_id)
@@ -1799,19 +1799,94 @@ SELECT (SUM(qty) DIV COUNT(qty)) FROM orders;
 -- 330 [rewritten QY60] decimal / decimal keeps SQL Server's type: decimal(37, 19) for two decimal(18, 0)
 SELECT id, CAST(amount AS decimal) / CAST(NULLIF(qty, 0) AS decimal) AS ratio FROM dbo.orders ORDER BY ratio
 -- =>
-SELECT id, CAST(CAST(CAST(amount AS DECIMAL(18, 0)) AS DECIMAL(65, 23)) / CAST(NULLIF(qty, 0) AS DECIMAL(18, 0)) AS DECIMAL(37, 19)) AS ratio FROM orders ORDER BY ratio;
+SELECT id, CAST(TRUNCATE(CAST(CAST(amount AS DECIMAL(18, 0)) AS DECIMAL(65, 23)) / CAST(NULLIF(qty, 0) AS DECIMAL(18, 0)), 19) AS DECIMAL(37, 19)) AS ratio FROM orders ORDER BY ratio;
 
 -- 331 [review QY60 QY61] A divisor that may be 0: SQL Server fails the query, TiDB returns NULL
 SELECT id, amount / qty FROM dbo.orders
 -- =>
-SELECT id, CAST(CAST(amount AS DECIMAL(65, 17)) / qty AS DECIMAL(21, 13)) FROM orders;
+SELECT id, CAST(TRUNCATE(CAST(amount AS DECIMAL(65, 17)) / qty, 13) AS DECIMAL(21, 13)) FROM orders;
 
 -- 332 [rewritten QY37 QY60] A guarded divisor and a division in an UPDATE (which fails on 0 on both) are not flagged
 UPDATE dbo.orders SET qty = qty / NULLIF(qty, 0) WHERE amount / qty > 1
 -- =>
-UPDATE orders SET qty = qty DIV NULLIF(qty, 0) WHERE CAST(CAST(amount AS DECIMAL(65, 17)) / qty AS DECIMAL(21, 13)) > 1;
+UPDATE orders SET qty = qty DIV NULLIF(qty, 0) WHERE CAST(TRUNCATE(CAST(amount AS DECIMAL(65, 17)) / qty, 13) AS DECIMAL(21, 13)) > 1;
 
--- 333 [review QY64] Money times a real column is real: SQL Server computes it in single precision, TiDB in double (182.88 against 182.87)
+-- 333 [rewritten QY64] Money times a real column is real: SQL Server computes it in single precision, TiDB in double (182.88 against 182.87)
 SELECT id, CONVERT(money, price * qty * (1 - rate) / 100) * 100 AS net FROM dbo.promotions ORDER BY id
 -- =>
-SELECT id, CAST(price * qty * (1 - rate) / 100 AS DECIMAL(19, 4)) * 100 AS net FROM promotions ORDER BY id;
+SELECT id, CAST(CAST(((CAST(((CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT))) * 536870913E0) - (((CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT))) * 536870913E0) - (CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT)))) AS FLOAT) / 100) * 536870913E0) - (((CAST(((CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT))) * 536870913E0) - (((CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT))) * 536870913E0) - (CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT)))) AS FLOAT) / 100) * 536870913E0) - (CAST(((CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT))) * 536870913E0) - (((CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT))) * 536870913E0) - (CAST(((price * qty) * 536870913E0) - (((price * qty) * 536870913E0) - (price * qty)) AS FLOAT) * (CAST(((1 - rate) * 536870913E0) - (((1 - rate) * 536870913E0) - (1 - rate)) AS FLOAT)))) AS FLOAT) / 100)) AS FLOAT) AS DECIMAL(19, 4)) * 100 AS net FROM promotions ORDER BY id;
+
+-- 334 [rewritten QY60] Money divided by an integer is money, truncated to 4 places (9.99 / 7 is 1.4271, not 1.4271428)
+SELECT id, price / 7 AS seventh FROM dbo.products ORDER BY id
+-- =>
+SELECT id, CAST(TRUNCATE(CAST(price AS DECIMAL(65, 8)) / 7, 4) AS DECIMAL(19, 4)) AS seventh FROM products ORDER BY id;
+
+-- 335 [rewritten QY66] AVG of money is money, truncated (0.5, 0.3, 1.25, 9.99 average 3.01)
+SELECT AVG(price) AS average FROM dbo.products
+-- =>
+SELECT CAST(TRUNCATE(CAST(SUM(price) AS DECIMAL(65, 8)) / COUNT(price), 4) AS DECIMAL(19, 4)) AS average FROM products;
+
+-- 336 [rewritten QY66] AVG of decimal(10, 2) is decimal(38, 6), truncated
+SELECT customer_id, AVG(amount) AS average FROM dbo.orders GROUP BY customer_id
+-- =>
+SELECT customer_id, CAST(TRUNCATE(CAST(SUM(amount) AS DECIMAL(65, 10)) / COUNT(amount), 6) AS DECIMAL(38, 6)) AS average FROM orders GROUP BY customer_id;
+
+-- 337 [rewritten QY68] ROUND of an integer to tens rounds half away from zero (25 is 30; TiDB gives 20)
+SELECT id, qty * 5 AS five, ROUND(qty * 5, -1) AS tens FROM dbo.orders ORDER BY id
+-- =>
+SELECT id, qty * 5 AS five, CAST(ROUND(CAST(qty * 5 AS DECIMAL(38, 0)), -1) AS SIGNED) AS tens FROM orders ORDER BY id;
+
+-- 338 [rewritten QY68] ROUND of a float rounds half away from zero (2.5E0 is 3, -0.5E0 is -1; TiDB gives 2 and -0)
+SELECT ROUND(CAST(2.5 AS float), 0) AS a, ROUND(CAST(-0.5 AS float), 0) AS b, ROUND(CAST(0.125 AS float), 2) AS c
+-- =>
+SELECT CAST(ROUND(CAST(CAST(2.5 AS DOUBLE) AS DECIMAL(65, 20)), 0) AS DOUBLE) AS a, CAST(ROUND(CAST(CAST(-0.5 AS DOUBLE) AS DECIMAL(65, 20)), 0) AS DOUBLE) AS b, CAST(ROUND(CAST(CAST(0.125 AS DOUBLE) AS DECIMAL(65, 20)), 2) AS DOUBLE) AS c;
+
+-- 339 [rewritten QY70] DATEADD of a string is a datetime, not a string
+SELECT DATEADD(dd, 3, '1970-01-05') AS d
+-- =>
+SELECT DATE_ADD(CAST('1970-01-05' AS DATETIME(3)), INTERVAL 3 DAY) AS d;
+
+-- 340 [rewritten QY69] POWER has its first argument's type: POWER(2, 0.5) is 1, POWER(10, -1) is 0
+SELECT POWER(2, 0.5) AS a, POWER(10, -1) AS b, POWER(2.0, 0.5) AS c
+-- =>
+SELECT CAST(TRUNCATE(POWER(2, 0.5), 0) AS SIGNED) AS a, CAST(TRUNCATE(POWER(10, -1), 0) AS SIGNED) AS b, CAST(POWER(2.0, 0.5) AS DECIMAL(38, 1)) AS c;
+
+-- 341 [rewritten QY64] A number compared with a real column is converted to real first: rate = 0.1 finds the row
+SELECT id FROM dbo.promotions WHERE rate = 0.1
+-- =>
+SELECT id FROM promotions WHERE rate = CAST((0.1 * 536870913E0) - ((0.1 * 536870913E0) - 0.1) AS FLOAT);
+
+-- 342 [translated] A column named # (a regular identifier may start with #)
+SELECT #, id FROM (SELECT qty AS [#], id FROM dbo.orders) AS t ORDER BY id
+-- =>
+SELECT `#`, id FROM (SELECT qty AS `#`, id FROM orders) AS t ORDER BY id;
+
+-- 343 [rewritten QY60] A number with a trailing point is numeric: 86400. keeps its meaning and TiDB reads it
+SELECT id, qty / 86400. AS days FROM dbo.orders ORDER BY id
+-- =>
+SELECT id, CAST(TRUNCATE(CAST(qty AS DECIMAL(65, 10)) / 86400.0, 6) AS DECIMAL(16, 6)) AS days FROM orders ORDER BY id;
+
+-- 344 [unsupported QY71] A constant in ORDER BY is refused by SQL Server (Msg 408), not sorted by
+SELECT TOP 2 id, amount AS 'Amount' FROM dbo.orders ORDER BY 'Amount' DESC
+-- =>
+-- (no TiDB statement)
+
+-- 345 [unsupported QY71] A derived table without an alias is refused by SQL Server
+SELECT * FROM (SELECT id FROM dbo.orders)
+-- =>
+-- (no TiDB statement)
+
+-- 346 [rewritten QY72] GROUP BY ROLLUP over no rows returns the grand total row
+SELECT status, COUNT(*) AS n, SUM(amount) AS total FROM dbo.orders WHERE qty < 0 GROUP BY ROLLUP (status)
+-- =>
+SELECT status, COUNT(*) AS n, SUM(amount) AS total FROM orders WHERE qty < 0 GROUP BY status WITH ROLLUP UNION ALL SELECT NULL, COUNT(*) AS n, SUM(amount) AS total FROM orders WHERE qty < 0 HAVING COUNT(*) = 0;
+
+-- 347 [rewritten QY67] Money times money is money, 4 places
+SELECT id, price * price AS square FROM dbo.products ORDER BY id
+-- =>
+SELECT id, CAST(price * price AS DECIMAL(19, 4)) AS square FROM products ORDER BY id;
+
+-- 348 [rewritten QY60] A decimal constant divided by an integer constant: decimal(7, 6), truncated (0.666666)
+SELECT 2.0 / 3 AS q
+-- =>
+SELECT CAST(TRUNCATE(CAST(2.0 AS DECIMAL(65, 10)) / 3, 6) AS DECIMAL(7, 6)) AS q;

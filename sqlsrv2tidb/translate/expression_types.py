@@ -2,15 +2,19 @@
 
 The same T-SQL text means different things depending on its operands' types: `a + b` concatenates
 strings but adds numbers, `a / b` truncates when both are integers, `d + 1` adds a day to a
-datetime, and `AVG(int)` returns an integer. MySQL and TiDB decide none of these by type, so the
-translator must know the types to rewrite the operator. sqlglot leaves this out of scope
-(https://github.com/tobymao/sqlglot/issues/2881), so it lives here.
+datetime, `AVG(int)` returns an integer, and a decimal quotient has the scale SQL Server's formula
+gives it. MySQL and TiDB decide none of these by type, so the translator must know the types to
+rewrite the operator. sqlglot leaves this out of scope (https://github.com/tobymao/sqlglot/issues/2881),
+so it lives here: `Types.of(node)` applies SQL Server's rules (`type_rules`: precedence, precision and
+scale, aggregates) to a tree.
 
-`Types.of(node)` answers with a sqlglot `DataType` in SQL Server's terms, or None when it cannot
-tell (a column of an unknown table, an undeclared variable); callers turn None into a note and a
-`review` status rather than guessing. Column references are resolved through the FROM and JOIN
-sources of every enclosing query (tables from the schema, temp tables and table variables the
-batch created, derived tables and CTEs by their projections).
+`Types.of(node)` answers with a sqlglot `DataType` in SQL Server's terms, with the precision and scale
+of a decimal, or None when it cannot tell (a column of an unknown table, an undeclared variable);
+callers turn None into a note and a `review` status rather than guessing. Column references are
+resolved through the FROM and JOIN sources of every enclosing query (tables from the schema, temp
+tables and table variables the batch created, derived tables and CTEs by their projections). A
+rewrite that replaces an expression with TiDB SQL of another type (money computed as DECIMAL(19, 4))
+records SQL Server's type on the new node (`remember_type`), so the expressions above it keep theirs.
 """
 
 from __future__ import annotations
@@ -19,47 +23,28 @@ import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Literal
 
 from sqlglot import exp
 from sqlglot.errors import ParseError
 
 from ..model import Column, Database, Table
+from . import type_rules as rules
 from .dialect import SqlServer
+from .scopes import find_cte, parameter_name, sources, table_key
+from .type_rules import NUMERIC, TEMPORAL, Category, category, dominant
 
-Category = Literal["string", "integer", "decimal", "float", "bit", "datetime", "date", "time", "binary", "uuid", "other"]
+__all__ = ["NUMERIC", "TEMPORAL", "Category", "SchemaColumn", "Types", "category", "dominant", "is_string",
+           "remember_type", "surely_text", "type_of_declaration"]
 
-D = exp.DType
-_CATEGORIES: dict[exp.DType, Category] = {
-    **dict.fromkeys((D.CHAR, D.NCHAR, D.VARCHAR, D.NVARCHAR, D.TEXT), "string"),
-    **dict.fromkeys((D.TINYINT, D.UTINYINT, D.SMALLINT, D.INT, D.BIGINT), "integer"),
-    **dict.fromkeys((D.DECIMAL, D.MONEY, D.SMALLMONEY), "decimal"),
-    **dict.fromkeys((D.FLOAT, D.DOUBLE), "float"),
-    D.BIT: "bit",
-    **dict.fromkeys((D.DATETIME, D.DATETIME2, D.SMALLDATETIME, D.TIMESTAMPTZ), "datetime"),
-    D.DATE: "date",
-    D.TIME: "time",
-    **dict.fromkeys((D.BINARY, D.VARBINARY, D.IMAGE, D.ROWVERSION), "binary"),
-    D.UUID: "uuid",
-}
-
-# SQL Server's data type precedence, highest first: the type an expression of mixed types takes.
-# https://learn.microsoft.com/sql/t-sql/data-types/data-type-precedence-transact-sql
-_PRECEDENCE: tuple[Category, ...] = (
-    "datetime", "date", "time", "float", "decimal", "integer", "bit", "uuid", "string", "binary", "other",
-)
-
-NUMERIC: frozenset[Category] = frozenset({"integer", "decimal", "float", "bit"})
-TEMPORAL: frozenset[Category] = frozenset({"datetime", "date", "time"})
-
-STRING = exp.DataType.build("nvarchar(4000)", dialect=SqlServer)
-INTEGER = exp.DataType.build("int")
-BIGINT = exp.DataType.build("bigint")
-DECIMAL = exp.DataType.build("decimal(38, 0)")
-FLOAT = exp.DataType.build("double")
-DATETIME = exp.DataType.build("datetime")
-DATE = exp.DataType.build("date")
+STRING = rules.STRING
+INTEGER = rules.INTEGER
+BIGINT = rules.BIGINT
+DECIMAL = rules.decimal(38, 0)
+FLOAT = rules.DOUBLE
+DATETIME = rules.DATETIME
+DATE = rules.DATE
 UUID = exp.DataType.build("uniqueidentifier", dialect=SqlServer)
+_TSQL_TYPE = "tsql_type"
 
 _STRING_RESULT = (
     exp.Concat, exp.ConcatWs, exp.DPipe, exp.Upper, exp.Lower, exp.Trim, exp.Substring, exp.Left, exp.Right,
@@ -73,7 +58,7 @@ _INTEGER_RESULT = (
     exp.Hour, exp.Minute, exp.Second, exp.TimestampDiff,
 )
 _FLOAT_RESULT = (
-    exp.Sqrt, exp.Pow, exp.Ln, exp.Log, exp.Exp, exp.Rand, exp.Stddev, exp.StddevPop, exp.StddevSamp,
+    exp.Sqrt, exp.Ln, exp.Log, exp.Exp, exp.Rand, exp.Stddev, exp.StddevPop, exp.StddevSamp,
     exp.Variance, exp.VariancePop, exp.Atan2, exp.Cos, exp.Sin, exp.Tan, exp.Acos, exp.Asin, exp.Atan,
     exp.Pi, exp.PercentRank, exp.CumeDist, exp.Radians, exp.Degrees,
 )
@@ -81,10 +66,11 @@ _DATETIME_RESULT = (
     exp.CurrentTimestamp, exp.UtcTimestamp, exp.TimeStrToTime, exp.StrToTime, exp.StrToDate, exp.LastDay, exp.TimestampAdd,
 )
 _SAME_AS_ARGUMENT = (
-    exp.Sum, exp.Max, exp.Min, exp.Avg, exp.Abs, exp.Round, exp.Floor, exp.Ceil, exp.FirstValue, exp.LastValue,
-    exp.Lag, exp.Lead, exp.NthValue, exp.AnyValue, exp.Paren, exp.Neg, exp.Window, exp.Alias, exp.DateAdd,
-    exp.DateSub, exp.Ordered, exp.Distinct, exp.TsOrDsToDate,
+    exp.Max, exp.Min, exp.Abs, exp.Floor, exp.Ceil, exp.FirstValue, exp.LastValue,
+    exp.Lag, exp.Lead, exp.NthValue, exp.AnyValue, exp.Paren, exp.Neg, exp.Window, exp.Alias,
+    exp.Ordered, exp.Distinct, exp.TsOrDsToDate,
 )
+_OPERATORS: dict[type, rules.Operator] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
 _BRANCHES = (exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least)
 
 # T-SQL functions sqlglot keeps as anonymous calls, by result category.
@@ -115,23 +101,15 @@ _ANONYMOUS: dict[str, exp.DataType] = {
 }
 
 
-def category(datatype: exp.DataType | None) -> Category | None:
-    """The broad kind of a type; None when the type is unknown."""
-    if datatype is None:
-        return None
-    return _CATEGORIES.get(datatype.this, "other") if isinstance(datatype.this, exp.DType) else "other"
-
-
 def is_string(datatype: exp.DataType | None) -> bool:
     return category(datatype) == "string"
 
 
-def dominant(types: list[exp.DataType]) -> exp.DataType | None:
-    """The type of a mixed expression (CASE branches, COALESCE) by SQL Server's precedence rules."""
-    known = [t for t in types if t is not None]
-    if not known:
-        return None
-    return min(known, key=lambda t: _PRECEDENCE.index(category(t) or "other"))
+def remember_type(node: exp.Expr, datatype: exp.DataType | None) -> exp.Expr:
+    """Mark TiDB SQL a rewrite wrote in place of a T-SQL expression with that expression's SQL Server type."""
+    if datatype is not None:
+        node.meta[_TSQL_TYPE] = datatype
+    return node
 
 
 @functools.lru_cache(maxsize=4096)
@@ -183,6 +161,9 @@ class Types:
         return category(self.of(node))
 
     def _of(self, node: exp.Expr) -> exp.DataType | None:  # noqa: C901 - one dispatch table
+        remembered = node.meta.get(_TSQL_TYPE) if node.meta else None
+        if remembered is not None:
+            return remembered
         if isinstance(node, exp.National):
             return STRING
         if isinstance(node, exp.Literal):
@@ -209,6 +190,17 @@ class Types:
             return self._of(node.this)  # ISNULL has its first argument's type
         if isinstance(node, _BRANCHES):
             return dominant([self._of(a) for a in [node.this, *node.expressions] if a is not None])
+        if isinstance(node, exp.Sum):
+            return rules.sum_type(self._of(node.this))
+        if isinstance(node, exp.Avg):
+            return rules.average_type(self._of(node.this))
+        if isinstance(node, exp.Round):
+            return rules.round_type(self._of(node.this))
+        if isinstance(node, exp.Pow):
+            return rules.power_type(self._of(node.this))
+        if isinstance(node, (exp.DateAdd, exp.DateSub)):
+            moved = self._of(node.this)  # DATEADD reads a string as a datetime and returns one
+            return DATETIME if moved is None or rules.category(moved) == "string" else moved
         if isinstance(node, _SAME_AS_ARGUMENT):
             return self._of(node.this) if node.this is not None else None
         if isinstance(node, _STRING_RESULT):
@@ -231,8 +223,6 @@ class Types:
             return self._of(node.this)
         if isinstance(node, exp.Anonymous):
             return _ANONYMOUS.get(node.name.upper())
-        if isinstance(node, exp.Var):
-            return None
         return None
 
     def _add(self, node: exp.Add) -> exp.DataType | None:
@@ -251,7 +241,7 @@ class Types:
             return left if lc in TEMPORAL else right
         if lc is None or rc is None:
             return None
-        return dominant([left, right])
+        return self._numeric(node, left, right) or dominant([left, right])
 
     def _arithmetic(self, node: exp.Binary) -> exp.DataType | None:
         left, right = self._of(node.this), self._of(node.expression)
@@ -259,7 +249,16 @@ class Types:
             return None
         if isinstance(node, exp.Sub) and category(left) in TEMPORAL and category(right) in TEMPORAL:
             return DATETIME
-        return dominant([left, right])
+        return self._numeric(node, left, right) or dominant([left, right])
+
+    def _numeric(self, node: exp.Binary, left: exp.DataType, right: exp.DataType) -> exp.DataType | None:
+        """SQL Server's result of arithmetic on two numbers, an integer constant counted by its own digits."""
+        return rules.arithmetic(_OPERATORS[type(node)], left, right, constant_shape(node.this), constant_shape(node.expression))
+
+    def shape(self, node: exp.Expr) -> rules.Shape | None:
+        """(precision, scale) of an exact numeric expression as SQL Server computes with it (a constant by
+        its digits, an integer or money as the decimal it converts to); None for float or unknown."""
+        return constant_shape(node) or rules.shape(self.of(node))
 
     # Column resolution -------------------------------------------------------------------------
 
@@ -299,7 +298,7 @@ class Types:
 
     def _in_sources(self, scope: exp.Expr, qualifier: str, name: str) -> object:
         matches = []
-        for alias, source in _sources(scope):
+        for alias, source in sources(scope):
             if qualifier and alias != qualifier.lower():
                 continue
             found = self._source_column(source, name)
@@ -336,7 +335,7 @@ class Types:
         if not isinstance(table.this, (exp.Identifier, exp.Parameter)):
             return _MISSING
         table_name = table.name
-        cte = _find_cte(table, table_name)
+        cte = find_cte(table, table_name)
         if cte is not None:
             return self._source_column(cte, name)
         key = table_key(table)
@@ -367,119 +366,18 @@ class SchemaColumn:
 _MISSING = object()
 
 
-def table_key(table: exp.Table) -> str:
-    """`#t`, `##t` and `@t` keep their prefix so they never collide with a permanent `t`."""
-    if isinstance(table.this, exp.Parameter):
-        return "@" + parameter_name(table.this).lower()
-    ident = table.this
-    prefix = ""
-    if isinstance(ident, exp.Identifier):
-        if ident.args.get("global_"):
-            prefix = "##"
-        elif ident.args.get("temporary"):
-            prefix = "#"
-    return prefix + table.name.lower()
-
-
-def parameter_name(node: exp.Parameter) -> str:
-    inner = node.this
-    if isinstance(inner, exp.Parameter):
-        return "@" + parameter_name(inner)
-    return inner.name if inner is not None else ""
-
-
-def from_tables(statement: exp.Expr) -> list[exp.Table]:
-    """The tables of an UPDATE's FROM clause, or of a DELETE's (its first source and the joins on it)."""
-    first = statement.this if isinstance(statement, exp.Delete) else None
-    from_ = statement.args.get("from_")
-    if from_ is not None:
-        first = from_.this
-    if first is None:
-        return []
-    items = [first, *[j.this for j in first.args.get("joins") or []], *[j.this for j in statement.args.get("joins") or []]]
-    return [t for t in items if isinstance(t, exp.Table)]
-
-
-def dml_target(statement: exp.Update | exp.Delete, target: exp.Table) -> exp.Table | None:
-    """The FROM source a T-SQL UPDATE or DELETE target binds to, or None when it names none.
-
-    `UPDATE o ... FROM dbo.orders o` names an alias. `UPDATE dbo.orders ... FROM dbo.orders o JOIN ...`
-    names a table that appears once in FROM, aliased or not, and binds to that reference; when the
-    table appears several times, the one reference without an alias is the target. Only a target
-    absent from FROM is joined to the FROM sources as an extra table.
-    https://learn.microsoft.com/sql/t-sql/queries/update-transact-sql#from-table_source
-    """
-    candidates = from_tables(statement)
-    name = target.name.lower()
-    if not target.db:
-        by_alias = [t for t in candidates if t.alias and t.alias.lower() == name]
-        if len(by_alias) == 1:
-            return by_alias[0]
-    same = [
-        t for t in candidates
-        if isinstance(t.this, exp.Identifier) and t.name.lower() == name
-        and (not target.db or not t.db or t.db.lower() == target.db.lower())
-    ]
-    if len(same) > 1:
-        same = [t for t in same if not t.alias]
-    return same[0] if len(same) == 1 else None
-
-
-def _sources(scope: exp.Expr) -> Iterator[tuple[str, exp.Expr]]:
-    """(alias, source) for every FROM/JOIN/USING source of a query or DML statement, alias lower case.
-
-    An UPDATE target that names one of its FROM sources is that source, not a table of its own."""
-    items: list[exp.Expr] = []
-    if isinstance(scope, (exp.Update, exp.Delete, exp.Merge)) and isinstance(scope.this, exp.Table):
-        if not (isinstance(scope, exp.Update) and scope.args.get("from_") is not None and dml_target(scope, scope.this)):
-            items.append(scope.this)
-    if isinstance(scope, exp.Merge) and scope.args.get("using") is not None:
-        items.append(scope.args["using"])
-    from_ = scope.args.get("from_")
-    if from_ is not None:
-        items.append(from_.this)
-        items.extend(j.this for j in from_.this.args.get("joins") or [])
-    items.extend(j.this for j in scope.args.get("joins") or [])
-    for source in items:
-        if isinstance(source, exp.Lateral):
-            inner = source.this
-            alias = source.alias or (inner.alias if isinstance(inner, exp.Subquery) else "")
-            yield alias.lower(), inner
-            continue
-        alias = source.alias_or_name
-        yield alias.lower(), source
-        for join in source.args.get("joins") or []:
-            yield join.this.alias_or_name.lower(), join.this
-
-
-def _find_cte(node: exp.Expr, name: str) -> exp.CTE | None:
-    lowered = name.lower()
-    current: exp.Expr | None = node
-    while current is not None:
-        with_ = current.args.get("with_") if isinstance(current, exp.Expr) else None
-        if with_ is not None:
-            for cte in with_.expressions:
-                if cte.alias.lower() == lowered:
-                    return cte
-        current = current.parent
-    return None
-
-
-@functools.lru_cache(maxsize=1024)
-def _decimal(precision: int, scale: int) -> exp.DataType:
-    """A literal's decimal type, read once per (precision, scale); shared and never changed, as `STRING` is."""
-    return exp.DataType.build(f"decimal({precision}, {scale})")
-
-
 def _literal_type(node: exp.Literal) -> exp.DataType:
-    if node.is_string:
-        return STRING
-    text = node.name
-    if "e" in text.lower():
-        return FLOAT
-    if "." in text:
-        return _decimal(max(len(text) - 1, 1), len(text.split(".")[1]))
-    return BIGINT if abs(int(text)) > 2**31 - 1 else INTEGER
+    return STRING if node.is_string else rules.literal_type(node.name)
+
+
+def constant_shape(node: exp.Expr) -> rules.Shape | None:
+    """The decimal a numeric constant converts to in decimal arithmetic: its own digits (`250` is
+    numeric(3, 0), not int's numeric(10, 0)); None when `node` is no numeric constant."""
+    while isinstance(node, (exp.Paren, exp.Neg)):
+        node = node.this
+    if isinstance(node, exp.Literal) and not node.is_string:
+        return rules.literal_shape(node.name)
+    return None
 
 
 def surely_text(node: exp.Expr) -> bool:
