@@ -44,7 +44,8 @@ def _refusal(node: exp.Expr) -> str | None:
             if in_window:
                 return f"Msg 5309: a window function's ORDER BY holds the constant {text}"
             return f"Msg 408: the ORDER BY list holds the constant {text}"
-    if isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join)) and not node.alias:
+    if isinstance(node, exp.Subquery) and isinstance(node.parent, (exp.From, exp.Join)) and not node.alias \
+            and isinstance(node.this, (exp.Select, exp.SetOperation)):  # not a parenthesized join, `(a JOIN b ON ...)`
         return "Msg 102: a derived table needs an alias"
     return None
 

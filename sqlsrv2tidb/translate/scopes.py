@@ -86,16 +86,30 @@ def sources(scope: exp.Expr) -> Iterator[tuple[str, exp.Expr]]:
         items.append(from_.this)
         items.extend(j.this for j in from_.this.args.get("joins") or [])
     items.extend(j.this for j in scope.args.get("joins") or [])
-    for source in items:
-        if isinstance(source, exp.Lateral):
-            inner = source.this
-            alias = source.alias or (inner.alias if isinstance(inner, exp.Subquery) else "")
-            yield alias.lower(), inner
-            continue
-        alias = source.alias_or_name
-        yield alias.lower(), source
-        for join in source.args.get("joins") or []:
-            yield join.this.alias_or_name.lower(), join.this
+    for item in items:
+        for source in _unnested(item):
+            if isinstance(source, exp.Lateral):
+                inner = source.this
+                alias = source.alias or (inner.alias if isinstance(inner, exp.Subquery) else "")
+                yield alias.lower(), inner
+                continue
+            yield source.alias_or_name.lower(), source
+
+
+def parenthesized_join(source: exp.Expr) -> bool:
+    """`(a JOIN b ON ...)` in a FROM clause: a Subquery without an alias around a table and its joins."""
+    return isinstance(source, exp.Subquery) and not source.alias and isinstance(source.this, (exp.Table, exp.Subquery))
+
+
+def _unnested(source: exp.Expr) -> Iterator[exp.Expr]:
+    """A source and the sources joined to it, with parenthesized joins (`(a JOIN (b JOIN c ON ...) ON ...)`,
+    Northwind's views nest them) opened at every depth."""
+    if parenthesized_join(source):
+        yield from _unnested(source.this)
+    else:
+        yield source
+    for join in source.args.get("joins") or []:
+        yield from _unnested(join.this)
 
 
 def find_cte(node: exp.Expr, name: str) -> exp.CTE | None:

@@ -338,7 +338,7 @@ def single_precision_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     return rounded
 
 
-_MAX_REAL_DEPTH = 4
+_MAX_REAL_DEPTH = 3
 """Nested real operations rewritten at most: the rounding names its operand three times."""
 _DEPTH = "real_depth"
 

@@ -271,6 +271,7 @@ _TARGET_GAPS = (
     (1221, "ROLLUP", "WITH ROLLUP with ORDER BY"),
     (1064, "near 'UPDATE", "a CTE before UPDATE or DELETE"),
     (1064, "near '>>", "the ->> JSON operator"),
+    (1305, "GROUPING does not exist", "the GROUPING() function"),
     (1055, "isn't in GROUP BY", "ONLY_FULL_GROUP_BY matching columns only, not GROUP BY expressions"),
     (1146, "", "a table name in another case than the schema's (MariaDB compares them case-sensitively)"),
     (1235, "", "LIMIT inside IN/ALL/ANY/SOME"),

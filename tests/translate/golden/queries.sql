@@ -1890,3 +1890,8 @@ SELECT id, CAST(price * price AS DECIMAL(19, 4)) AS square FROM products ORDER B
 SELECT 2.0 / 3 AS q
 -- =>
 SELECT CAST(TRUNCATE(CAST(2.0 AS DECIMAL(65, 10)) / 3, 6) AS DECIMAL(7, 6)) AS q;
+
+-- 349 [rewritten QY64] A real converted to money is rounded from its single-precision value (1.63625 is 1.6362500190734863 as real: 1.6363)
+SELECT CONVERT(money, CAST(1.63625 AS real)) AS m, CONVERT(money, CAST(9.21375 AS real)) AS n
+-- =>
+SELECT CAST(CAST((1.63625 * 536870913E0) - ((1.63625 * 536870913E0) - 1.63625) AS FLOAT) AS DECIMAL(19, 4)) AS m, CAST(CAST((9.21375 * 536870913E0) - ((9.21375 * 536870913E0) - 9.21375) AS FLOAT) AS DECIMAL(19, 4)) AS n;
