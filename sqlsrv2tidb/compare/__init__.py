@@ -4,5 +4,7 @@
 what the comparison may rely on (order, a total order, why it cannot be compared), `sides` runs a
 statement on either server with a timeout, `values` makes one row of each side comparable under
 the target column's type, `answers` compares two streams of rows in bounded memory, `runner`
-strings these together per class into verdicts, and `document` writes compare.json and its findings.
+strings these together per class into verdicts, `sessions` keeps both sides' sessions usable through
+a long run (`reopen` waits for a server that went away), and `document` writes compare.json and its
+findings.
 """

@@ -1,6 +1,6 @@
 """The comparison itself, without servers: rows normalized under the target's result types, ordered answers
 by tie groups, multisets by digest buckets (a large answer read again only for its differing buckets), and
-the findings a verdict raises."""
+the findings a verdict raises, and the waits for a server that went away."""
 
 from __future__ import annotations
 
@@ -13,10 +13,11 @@ from sqlsrv2tidb.compare import answers
 from sqlsrv2tidb.compare.answers import compare_multiset, compare_ordered
 from sqlsrv2tidb.compare.classes import Compared, ValueSet, choose, read_verdict
 from sqlsrv2tidb.compare.document import document, findings
+from sqlsrv2tidb.compare.reopen import Reconnect, SideDown, reopen
 from sqlsrv2tidb.compare.runner import ClassResult
 from sqlsrv2tidb.compare.sides import declared_batch
 from sqlsrv2tidb.compare.values import ResultColumn, RowShape
-from sqlsrv2tidb.errors import UsageError
+from sqlsrv2tidb.errors import ConnectionFailed, UsageError
 from sqlsrv2tidb.model import Capture, Parameter, QueryClass, Workload
 from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
 
@@ -117,6 +118,47 @@ def test_a_target_error_is_a_medium_finding():
                    found=found, seconds=1.0)
     assert doc["format"] == "sqlsrv2tidb.compare/1" and doc["summary"]["error"] == 1
     assert doc["queries"][0]["side"] == "target"
+
+
+def test_an_unreachable_target_is_no_finding():
+    down = _result("error", "target")
+    down.unreachable = True
+    assert findings([down]) == []
+    assert document(source="s", target="t", server="tidb", settings={}, results=[down], left=[], found=[],
+                    seconds=1.0)["queries"][0]["unreachable"] is True
+
+
+def test_the_waits_for_a_lost_server_double_up_to_the_longest_and_stop_at_the_bound():
+    assert list(Reconnect().waits()) == [1, 2, 4, 8, 15, 15, 15, 15, 15, 15, 15]
+    assert sum(Reconnect().waits()) == 120
+    assert list(Reconnect(within=5).waits()) == [1, 2, 2]
+    assert list(Reconnect(within=0).waits()) == []
+
+
+def test_reopening_tries_at_once_then_after_each_wait_with_one_line_each_and_gives_up_at_the_bound():
+    tried, slept, notes = [], [], []
+
+    def comes_back() -> None:
+        tried.append(1)
+        if len(tried) < 3:
+            raise ConnectionFailed("the database system is starting up")
+
+    done = reopen(comes_back, side="sql_server", what="SQL Server at h", why="lost", policy=Reconnect(),
+                  note=notes.append, sleep=slept.append)
+    assert (done.attempts, done.waited, slept) == (3, 3.0, [1, 2])
+    assert notes[1] == ("SQL Server at h: attempt 2 to reconnect failed (the database system is starting up); "
+                        "waiting 2 s (3 of 120 s)")
+
+    def never() -> None:
+        raise ConnectionFailed("the database system is in recovery mode")
+
+    slept.clear()
+    with pytest.raises(SideDown) as down:
+        reopen(never, side="target", what="the target", why="lost", policy=Reconnect(within=3), note=notes.append,
+               sleep=slept.append)
+    assert slept == [1, 2] and down.value.attempts == 3
+    assert str(down.value) == ("the target was unreachable: 3 attempt(s) over 3 s failed, the last with: the database "
+                               "system is in recovery mode")
 
 
 def test_a_query_id_the_capture_lacks_is_one_line_naming_it():
