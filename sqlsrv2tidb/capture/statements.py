@@ -11,6 +11,10 @@ batch, as SQL Server requires. (https://learn.microsoft.com/sql/t-sql/language-e
 statements after them that use `@id` get it as a declared parameter with its value, so a batch
 typed by hand reads like a parameterised call. Batches from `.sql` files and Extended Events
 (`sql_batch_completed`, and the statement inside `sp_executesql`) all go through here.
+
+A statement that uses what an earlier statement of its batch made, and that no parameter stands
+for (a temp table `#t` it does not create itself, a table variable, a variable set by a query),
+keeps its batch through its own end (`Piece.batch`), so that it can be run after them.
 """
 
 from __future__ import annotations
@@ -198,13 +202,16 @@ def shape_key(toks: list[Token]) -> str:
 
 
 def split_batch(
-    text: str, parameters: tuple[Parameter, ...] = (), values: tuple[Scalar, ...] | None = ()
+    text: str, parameters: tuple[Parameter, ...] = (), values: tuple[Scalar, ...] | None = (),
+    enclosing: str | None = None,
 ) -> list[Piece]:
     """The statements of one batch, with the parameters (inherited or DECLAREd) each one uses.
 
     `parameters`/`values` come from a wrapper (`sp_executesql`); each statement keeps those it
     references. `DECLARE @x int = 5` and `SET @x = 6` with literals are bindings, not statements.
-    Raises SplitError for text that cannot be tokenized.
+    A statement that uses what its batch made before it keeps the batch through its own end; when
+    `text` is one statement of a larger batch (`enclosing`, an Extended Events statement's
+    `sql_text`), that batch is the one kept. Raises SplitError for text that cannot be tokenized.
     """
     parts = _ANALYSED.get(text)
     if parts is None:
@@ -216,18 +223,29 @@ def split_batch(
         params: list[Parameter] = []
         vals: list[Scalar] = []
         known = values is not None
+        leans = part.temps
         for name, param, value, has_value in part.refs:
             if param is not None:
                 known = known and has_value
             elif name in inherited:
                 param, value = inherited[name]
             else:
+                leans = True  # a table variable, a cursor, a variable no DECLARE with a type gave
                 continue
             params.append(param)
             vals.append(value)
         literals = () if params else part.literals
-        pieces.append(Piece(part.text, part.key, part.line, tuple(params), tuple(vals) if known else None, literals))
+        pieces.append(Piece(part.text, part.key, part.line, tuple(params), tuple(vals) if known else None, literals,
+                            _batch_through(text, part.end, enclosing) if leans else None))
     return pieces
+
+
+def _batch_through(text: str, end: int, enclosing: str | None) -> str | None:
+    """The batch from its start through offset `end` of `text` (in `enclosing` when `text` is part of it)."""
+    if enclosing is None:
+        return text[:end]
+    at = enclosing.find(text)
+    return enclosing[:at + end] if at >= 0 else None
 
 
 @dataclass(frozen=True)
@@ -240,6 +258,10 @@ class _Part:
     refs: tuple[tuple[str, Parameter | None, Scalar, bool], ...]
     literals: tuple[Scalar, ...] = ()
     """The values of its literals in value positions (`tsql.parameterize`), in text order."""
+    end: int = 0
+    """Where the statement ends in its batch's text."""
+    temps: bool = False
+    """It uses a temp table (`#t`) it does not create itself."""
 
 
 # Drivers send the same statement text again and again with new values; analysing it once is
@@ -281,8 +303,46 @@ def _analyse(text: str) -> list[_Part]:
             literals = tuple(slot_value(part, s) for s in slots)
         except NotALiteral:  # `- 'x'`: the shape's number slot holds no number in this execution
             literals = ()
-        parts.append(_Part(text[start:end], key, text.count("\n", 0, start) + 1, tuple(refs.values()), literals))
+        parts.append(_Part(text[start:end], key, text.count("\n", 0, start) + 1, tuple(refs.values()), literals, end,
+                           bool(temp_tables_used(part))))
+        for name in _assigned(part):  # set by a query now: what the DECLARE gave no longer holds
+            if name in bound:
+                bound[name] = (bound[name][0], None, False)
     return parts
+
+
+def _assigned(toks: list[Token]) -> set[str]:
+    """Variables a statement sets from what it reads: `SELECT @x = col, @y = ...`, `FETCH ... INTO @x`,
+    `EXEC @rc = p`."""
+    head = _word(toks, 0)
+    found, depth = set(), 0
+    for i, tok in enumerate(toks):
+        depth += (tok.text == "(") - (tok.text == ")")
+        if tok.kind != "var" or depth:
+            continue
+        before = toks[i - 1].text.upper() if i else ""
+        after = toks[i + 1].text if i + 1 < len(toks) else ""
+        if (head == "SELECT" and after == "=" and before in ("SELECT", "DISTINCT", ",")) or (
+                head in ("EXEC", "EXECUTE") and after == "=" and i == 1) or (head == "FETCH" and before in ("INTO", ",")):
+            found.add(tok.text.casefold())
+    return found
+
+
+def temp_tables_used(toks: list[Token]) -> set[str]:
+    """The temp tables (`#t`, `[#t]`) a statement uses but does not create (`SELECT ... INTO #t`, `CREATE
+    TABLE #t`), case-folded."""
+    used, made = set(), set()
+    head = _word(toks, 0)
+    for i, tok in enumerate(toks):
+        name = tok.text[1:-1] if tok.kind == "ident" and tok.text.startswith("[") else tok.text
+        if not name.startswith("#") or tok.kind not in ("word", "ident"):
+            continue
+        before, earlier = _word(toks, i - 1), _word(toks, i - 2)
+        if (before == "INTO" and head in ("SELECT", "WITH")) or (before == "TABLE" and earlier == "CREATE"):
+            made.add(name.casefold())
+        else:
+            used.add(name.casefold())
+    return used - made
 
 
 _SLOTS: TextCache[tuple[int, ...]] = TextCache(5_000_000)
