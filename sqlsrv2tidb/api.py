@@ -642,7 +642,7 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
     capture = read(sources, progress)
     check_not_source(target, capture.server)
     translation = translate(capture, options, progress)
-    chosen, left = choose(capture, translation, settings.queries)
+    chosen, left = choose(capture, translation, settings.queries, options)
     if not chosen:
         raise _Usage(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
                      "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
@@ -659,8 +659,8 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
             return target_values(target_side.conn, column)
 
         with progress.task(f"Choosing parameter values for {len(chosen)} class(es)"):
-            classes = [prepare(tq, source, capture, settings.parameter_sets, settings.seed, pools)
-                       for tq, source in chosen]
+            classes = [prepare(c.query, c.source, capture, settings.parameter_sets, settings.seed, pools, c.batch)
+                       for c in chosen]
         run = run_classes(classes, capture.database, sql_server, target_side, progress,
                           Reconnect(within=settings.reconnect_within))
         results = run.results

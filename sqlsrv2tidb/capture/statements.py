@@ -19,10 +19,11 @@ keeps its batch through its own end (`Piece.batch`), so that it can be run after
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..model.workload import Parameter, Scalar
-from ..tsql.literals import NotALiteral, Token, literal_value, tokens, typed_value
+from ..tsql.literals import NotALiteral, Token, literal_value, tokens, tsql_literal, typed_value
 from ..tsql.parameterize import slot_value, value_slots
 from .executions import Piece, TextCache
 
@@ -236,16 +237,26 @@ def split_batch(
             vals.append(value)
         literals = () if params else part.literals
         pieces.append(Piece(part.text, part.key, part.line, tuple(params), tuple(vals) if known else None, literals,
-                            _batch_through(text, part.end, enclosing) if leans else None))
+                            _batch_through(text, part, enclosing, parameters, values) if leans else None))
     return pieces
 
 
-def _batch_through(text: str, end: int, enclosing: str | None) -> str | None:
-    """The batch from its start through offset `end` of `text` (in `enclosing` when `text` is part of it)."""
-    if enclosing is None:
-        return text[:end]
-    at = enclosing.find(text)
-    return enclosing[:at + end] if at >= 0 else None
+def _batch_through(text: str, part: _Part, enclosing: str | None, parameters: tuple[Parameter, ...],
+                   values: tuple[Scalar, ...] | None) -> str | None:
+    """The batch from its start through the end of `part` (in `enclosing` when `text` is part of it); None
+    when no statement comes before it. A wrapper's parameters (`sp_executesql`) are declared in front with
+    this execution's values, as the wrapper binds them, so the batch reads as one execution ran it."""
+    if enclosing is not None:
+        at = enclosing.find(text)
+        return enclosing[:at + part.end] if at >= 0 and enclosing[:at + part.start].strip() else None
+    if not text[:part.start].strip():
+        return None
+    if not parameters:
+        return text[:part.end]
+    declared = ", ".join(f"{p.name} {p.type or 'sql_variant'}" + (
+        f" = {tsql_literal(values[i], p.type)}" if values is not None and i < len(values) else "")
+        for i, p in enumerate(parameters))
+    return f"DECLARE {declared};\n{text[:part.end]}"
 
 
 @dataclass(frozen=True)
@@ -258,8 +269,9 @@ class _Part:
     refs: tuple[tuple[str, Parameter | None, Scalar, bool], ...]
     literals: tuple[Scalar, ...] = ()
     """The values of its literals in value positions (`tsql.parameterize`), in text order."""
+    start: int = 0
     end: int = 0
-    """Where the statement ends in its batch's text."""
+    """Where the statement starts and ends in its batch's text."""
     temps: bool = False
     """It uses a temp table (`#t`) it does not create itself."""
 
@@ -303,8 +315,8 @@ def _analyse(text: str) -> list[_Part]:
             literals = tuple(slot_value(part, s) for s in slots)
         except NotALiteral:  # `- 'x'`: the shape's number slot holds no number in this execution
             literals = ()
-        parts.append(_Part(text[start:end], key, text.count("\n", 0, start) + 1, tuple(refs.values()), literals, end,
-                           bool(temp_tables_used(part))))
+        parts.append(_Part(text[start:end], key, text.count("\n", 0, start) + 1, tuple(refs.values()), literals, start,
+                           end, bool(temp_tables_used(part))))
         for name in _assigned(part):  # set by a query now: what the DECLARE gave no longer holds
             if name in bound:
                 bound[name] = (bound[name][0], None, False)
@@ -328,21 +340,54 @@ def _assigned(toks: list[Token]) -> set[str]:
     return found
 
 
-def temp_tables_used(toks: list[Token]) -> set[str]:
-    """The temp tables (`#t`, `[#t]`) a statement uses but does not create (`SELECT ... INTO #t`, `CREATE
-    TABLE #t`), case-folded."""
+_TABLE_BEFORE = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "ON", "MERGE", "USING", "APPLY"}
+"""Words after which a name is a table's (a `#name` elsewhere is a column alias: `COUNT(*) AS [# answers]`)."""
+_TEMP_NAME = re.compile(r"#[\w#$@]+")
+
+
+def temp_table_name(tok: Token) -> str | None:
+    """The temp table a token names (`#t`, `[#t]`), case-folded, or None."""
+    name = tok.text[1:-1] if tok.kind == "ident" and tok.text.startswith("[") else tok.text if tok.kind == "word" else ""
+    return name.casefold() if _TEMP_NAME.fullmatch(name) else None
+
+
+def temp_tables(toks: list[Token]) -> tuple[set[str], set[str]]:
+    """(the temp tables a statement uses, those it creates: `SELECT ... INTO #t`, `CREATE TABLE #t`)."""
     used, made = set(), set()
     head = _word(toks, 0)
     for i, tok in enumerate(toks):
-        name = tok.text[1:-1] if tok.kind == "ident" and tok.text.startswith("[") else tok.text
-        if not name.startswith("#") or tok.kind not in ("word", "ident"):
+        name = temp_table_name(tok)
+        before = _word(toks, i - 1) or (toks[i - 1].text if i else "")
+        if name is None or not (before in _TABLE_BEFORE or (before == "," and tok.kind == "word")):
             continue
-        before, earlier = _word(toks, i - 1), _word(toks, i - 2)
-        if (before == "INTO" and head in ("SELECT", "WITH")) or (before == "TABLE" and earlier == "CREATE"):
-            made.add(name.casefold())
+        if (before == "INTO" and head in ("SELECT", "WITH")) or (before == "TABLE" and _word(toks, i - 2) == "CREATE"):
+            made.add(name)
         else:
-            used.add(name.casefold())
+            used.add(name)
+    return used, made
+
+
+def temp_tables_used(toks: list[Token]) -> set[str]:
+    """The temp tables a statement uses but does not create itself."""
+    used, made = temp_tables(toks)
     return used - made
+
+
+def _assigned(toks: list[Token]) -> set[str]:
+    """Variables a statement sets from what it reads: `SELECT @x = col, @y = ...`, `FETCH ... INTO @x`,
+    `EXEC @rc = p`."""
+    head = _word(toks, 0)
+    found, depth = set(), 0
+    for i, tok in enumerate(toks):
+        depth += (tok.text == "(") - (tok.text == ")")
+        if tok.kind != "var" or depth:
+            continue
+        before = toks[i - 1].text.upper() if i else ""
+        after = toks[i + 1].text if i + 1 < len(toks) else ""
+        if (head == "SELECT" and after == "=" and before in ("SELECT", "DISTINCT", ",")) or (
+                head in ("EXEC", "EXECUTE") and after == "=" and i == 1) or (head == "FETCH" and before in ("INTO", ",")):
+            found.add(tok.text.casefold())
+    return found
 
 
 _SLOTS: TextCache[tuple[int, ...]] = TextCache(5_000_000)

@@ -74,6 +74,8 @@ class ClassResult:
             "sql_server_sql": self.compared.tsql, "target_sql": q.target_sql,
             "notes": [{"code": n.code, "message": n.message} for n in q.notes],
         }
+        if self.compared.batch:
+            doc["batch"] = self.compared.batch
         if self.verdict == ERROR:
             doc["side"], doc["timed_out"] = self.side, self.timed_out
             if self.unreachable:
@@ -210,7 +212,7 @@ def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any
         result.reason = f"SQL Server failed: {exc.message}"
         return
     try:
-        _drop(target.open(compared.target_sql, values.target))
+        _drop(_target(target, compared, values))
         also = "; the target runs the translation"
     except SideError as other:
         result.errors.append(other)
@@ -224,7 +226,7 @@ def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, s
     left = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
     right: Answer | None = None
     try:
-        right = target.open(compared.target_sql, values.target)
+        right = _target(target, compared, values)
         if len(left.names) != len(right.names):
             return left.names, right.names, None
         shape = RowShape(right.columns, database.collation)
@@ -234,7 +236,7 @@ def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, s
 
         def again() -> tuple[Any, Any]:
             again_answers.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
-            again_answers.append(target.open(compared.target_sql, values.target))
+            again_answers.append(_target(target, compared, values))
             return again_answers[0].batches, again_answers[1].batches
 
         try:
@@ -246,6 +248,11 @@ def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, s
         left.close()
         if right is not None:
             right.close()
+
+
+def _target(target: TargetSide, compared: Compared, values: Any) -> Answer:
+    """The target's answer to the class, after its batch's statements when it runs with them."""
+    return target.open(compared.target_sql, values.target, compared.target_setup, compared.temporary)
 
 
 def _drop(answer: Answer) -> None:

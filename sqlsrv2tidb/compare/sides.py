@@ -241,9 +241,13 @@ class TargetSide:
             return SideError(TARGET, f"no answer within {self.timeout:g} s (the statement timeout): {message}", True)
         return SideError(TARGET, message + (f" (MySQL error {code})" if code else ""), lost=kind == "lost")
 
-    def open(self, sql: str, values: Sequence[Any]) -> Answer:
+    def open(self, sql: str, values: Sequence[Any], setup: Sequence[tuple[str, int]] = (),
+             temporary: Sequence[str] = ()) -> Answer:
+        """The answer of `sql`; a batch's statements before it (`setup`, each with its number of values, which
+        come first in `values`) run first, on this connection, its temporary tables dropped before and after."""
         if not self.connected:
             raise SideError(TARGET, f"no connection to {self.display}", lost=True)
+        values = self._run_setup(setup, temporary, values)
         cursor = self.conn.unbuffered()
         try:
             cursor.execute(sql, tuple(values) if values else None)
@@ -260,7 +264,36 @@ class TargetSide:
         columns = tuple(ResultColumn(str(d[0]), int(d[1]), d[5], self.collations.get(cs) if cs is not None else None,
                                      cs == BINARY_CHARSET)
                         for d, cs in zip(cursor.description, charsets, strict=False))
-        return Answer(tuple(c.name for c in columns), self._batches(cursor), columns, lambda: _close(cursor))
+        def release() -> None:
+            _close(cursor)
+            self._drop(temporary)
+
+        return Answer(tuple(c.name for c in columns), self._batches(cursor), columns, release)
+
+    def _run_setup(self, setup: Sequence[tuple[str, int]], temporary: Sequence[str],
+                   values: Sequence[Any]) -> Sequence[Any]:
+        """Run a batch's statements before its query; returns the values left for the query."""
+        self._drop(temporary, quiet=False)
+        at = 0
+        for statement, count in setup:
+            try:
+                self.conn.cursor.execute(statement, tuple(values[at:at + count]) if count else None)
+                self.conn.cursor.fetchall()
+            except self.errors as exc:
+                error = self._error(exc)
+                raise SideError(TARGET, f"{error.message} (in its batch, before the query: {_clip(statement)})",
+                                error.timed_out, error.lost) from None
+            at += count
+        return values[at:]
+
+    def _drop(self, temporary: Sequence[str], quiet: bool = True) -> None:
+        """Drop the temporary tables a batch makes (a session keeps them, and one would hide a table of its name)."""
+        for name in temporary:
+            try:
+                self.conn.cursor.execute(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
+            except self.errors as exc:
+                if not quiet:
+                    raise self._error(exc) from None
 
     def _batches(self, cursor: Any) -> Iterator[Sequence[Sequence[Any]]]:
         try:
@@ -277,6 +310,11 @@ class TargetSide:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
 
 
 def _close(cursor: Any) -> None:

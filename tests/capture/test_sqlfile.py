@@ -101,6 +101,8 @@ def test_a_statement_that_uses_what_its_batch_made_keeps_the_batch_through_its_o
     assert kept["SELECT COUNT(*) FROM #recent"] == batch[:batch.index("SELECT COUNT(*) FROM #recent") + 28]
     assert kept["SELECT a FROM @t"].endswith("SELECT a FROM @t") and kept["INSERT INTO @t SELECT id FROM #recent"]
     assert kept["SELECT name FROM t WHERE id = 4"] is None
+    # A column named with a number sign is no temp table.
+    assert [p.batch for p in split_batch("SELECT 1\nSELECT COUNT(*) AS [# answers], COUNT(*) [#q] FROM t")] == [None, None]
     # A variable set by a query is a parameter with no known value, not NULL, and needs no batch.
     last = split_batch(batch)[-1]
     assert (last.parameters, last.values, last.batch) == ((Parameter("@k", "int"),), None, None)

@@ -11,15 +11,17 @@ import pytest
 
 from sqlsrv2tidb.compare import answers
 from sqlsrv2tidb.compare.answers import compare_multiset, compare_ordered
-from sqlsrv2tidb.compare.classes import Compared, ValueSet, choose, read_verdict
+from sqlsrv2tidb.compare.batches import temporary_tables, unsafe_setup
+from sqlsrv2tidb.compare.classes import Compared, Left, ValueSet, choose, read_verdict, with_batch
 from sqlsrv2tidb.compare.document import document, findings
 from sqlsrv2tidb.compare.reopen import Reconnect, SideDown, reopen
 from sqlsrv2tidb.compare.runner import ClassResult
 from sqlsrv2tidb.compare.sides import declared_batch
 from sqlsrv2tidb.compare.values import ResultColumn, RowShape
 from sqlsrv2tidb.errors import ConnectionFailed, UsageError
-from sqlsrv2tidb.model import Capture, Parameter, QueryClass, Workload
+from sqlsrv2tidb.model import Capture, Database, Parameter, QueryClass, Workload
 from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
+from sqlsrv2tidb.options import Options
 
 INT, DEC2, DT3, CHAR, VARCHAR, DOUBLE = (ResultColumn("i", 3), ResultColumn("d", 246, 2), ResultColumn("t", 12, 3),
                                           ResultColumn("c", 254, None, "utf8mb4_general_ci"),
@@ -96,8 +98,33 @@ def test_only_reads_are_compared():
     assert read_verdict(TranslatedQuery("q1", "f", "SELECT 1", "SELECT 1", "translated", kind="select"), read) is None
     assert "changes data" in read_verdict(TranslatedQuery("q2", "f", "DELETE FROM t", "DELETE FROM t", "translated",
                                                           kind="delete"), write)
-    assert "several statements" in read_verdict(TranslatedQuery("q1", "f", "x", "SET @a = 1;\nSELECT @a", "translated",
-                                                                kind="select"), read)
+
+
+
+@pytest.mark.parametrize(("text", "batch", "reason"), [
+    ("SELECT id FROM #recent", None, "reads #recent created in its batch: the capture holds no statement of its batch before it"),
+    ("SELECT id FROM t WHERE a = @a", None, "needs @a declared in its batch: the capture holds no statement of its batch before it"),
+    ("SELECT id FROM #recent", "UPDATE dbo.t SET a = 1\nSELECT id INTO #recent FROM t\nSELECT id FROM #recent",
+     "its batch runs UPDATE before it (UPDATE dbo.t SET a = 1), which compare never runs"),
+    ("SELECT id FROM #recent", "EXEC dbo.p\nSELECT id FROM #recent", "its batch runs EXEC before it (EXEC dbo.p)"),
+    ("SELECT id FROM #recent", "SELECT 1\nSELECT id FROM #recent", "reads #recent created in its batch, and its batch does "
+                                                                    "not make it before it"),
+    ("SELECT id INTO #recent FROM t", None, "it returns no rows: it only sets variables or makes temp tables"),
+])
+def test_a_class_that_leans_on_its_batch_is_left_out_saying_what_it_needs(text, batch, reason):
+    source = QueryClass("q1", "f", text, kind="select", batch=batch)
+    tq = TranslatedQuery("q1", "f", text, "SELECT 1;\nSELECT 2" if "INTO" in text else "SELECT 1", "translated",
+                         kind="select")
+    found = with_batch(tq, source, Database(), Options())
+    assert isinstance(found, Left) and found.reason.startswith(reason), found
+
+
+def test_a_batch_whose_translation_would_write_a_real_table_is_not_run():
+    assert unsafe_setup(["SET @d = NULL", "CREATE TEMPORARY TABLE tmp_x (id INT)", "INSERT INTO tmp_x SELECT 1"]) is None
+    assert unsafe_setup(["INSERT INTO orders SELECT 1"]).startswith("its batch's translation runs INSERT INTO orders")
+    assert unsafe_setup(["CREATE TABLE tmp_x (id INT)"]) is not None
+    assert temporary_tables(["DROP TEMPORARY TABLE IF EXISTS var_t", "CREATE TEMPORARY TABLE var_t (a INT)",
+                             "CREATE TEMPORARY TABLE tmp_x (b INT)"]) == ("var_t", "tmp_x")
 
 
 def _result(verdict: str, side: str | None = None) -> ClassResult:
@@ -165,6 +192,6 @@ def test_a_query_id_the_capture_lacks_is_one_line_naming_it():
     read = QueryClass("q1", "f", "SELECT 1", kind="select")
     capture = Capture(workload=Workload(queries=(read,)))
     translation = Translation((TranslatedQuery("q1", "f", "SELECT 1", "SELECT 1", "translated", kind="select"),))
-    assert [tq.id for tq, _ in choose(capture, translation, ["Q1"])[0]] == ["q1"]
+    assert [c.query.id for c in choose(capture, translation, ["Q1"])[0]] == ["q1"]
     with pytest.raises(UsageError, match="--query qmissing: the capture has no query class of that id"):
         choose(capture, translation, ["qmissing"])
