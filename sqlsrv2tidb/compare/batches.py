@@ -48,7 +48,10 @@ class BatchRun:
     left: int
     """Statements of the batch left out because they only return rows."""
 
-    def describe(self) -> str:
+    def describe(self, target_statements: int = 1) -> str:
+        """How the class ran, in words; `target_statements`: how many statements its translation runs."""
+        if not self.setup and not self.left:
+            return f"its translation runs {target_statements - 1} statement(s) before its query on the target"
         text = f"run after {self.setup} statement(s) of its batch"
         return text + (f" ({self.left} that only return rows left out)" if self.left else "")
 

@@ -98,8 +98,10 @@ def read_verdict(tq: TranslatedQuery, source: QueryClass | None) -> str | None:
     return None
 
 
-def with_batch(tq: TranslatedQuery, source: QueryClass, database: Database, options: Options) -> Chosen | Left:
-    """The class as it is run: alone, or with its batch (translated here), or left out saying what it needs."""
+def with_batch(tq: TranslatedQuery, source: QueryClass, database: Database, options: Options,
+               names: Callable[[], NameMap] | None = None) -> Chosen | Left:
+    """The class as it is run: alone, or with its batch (translated here, with the run's options and the DDL's
+    names: `names` gives the map, made once for a run), or left out saying what it needs."""
     missing = needs(source.text, source.parameters)
     if not missing and len(split_target_sql(tq.target_sql or "")) == 1:
         return Chosen(tq, source)
@@ -112,16 +114,16 @@ def with_batch(tq: TranslatedQuery, source: QueryClass, database: Database, opti
     keep = [i for i, p in enumerate(source.parameters) if p.name.casefold() in used]
     batch = replace(source, text=run.tsql, parameters=tuple(source.parameters[i] for i in keep),
                     samples=tuple(tuple(row[i] for i in keep) for row in source.samples if len(row) == len(source.parameters)))
-    translated = translate_sql(run.tsql, database=database, names=NameMap.for_database(database), options=options,
-                               parameters=batch.parameters, samples=batch.samples)
+    translated = translate_sql(run.tsql, database=database, names=names() if names else NameMap.for_database(database),
+                               options=options, parameters=batch.parameters, samples=batch.samples)
     if translated.status == "unsupported" or not translated.target_sql:
         said = next((n.message for n in translated.notes if n.status == "unsupported"), "no TiDB statements")
-        return Left(tq.id, f"{run.describe()}, but its batch does not translate: {said}")
-    why = unsafe_setup(split_target_sql(translated.target_sql)[:-1])
+        return Left(tq.id, f"its batch, as it would run with it, does not translate: {said}")
+    statements = split_target_sql(translated.target_sql)
+    why = unsafe_setup(statements[:-1])
     if why is not None:
         return Left(tq.id, why)
-    return Chosen(replace(translated, id=tq.id, kind=tq.kind), batch,
-                  run.describe())
+    return Chosen(replace(translated, id=tq.id, kind=tq.kind), batch, run.describe(len(statements)))
 
 
 def choose(capture: Capture, translation: Translation, wanted: Sequence[str] = (),
@@ -129,6 +131,13 @@ def choose(capture: Capture, translation: Translation, wanted: Sequence[str] = (
     """The classes to compare (with their captured class) and those left out with why; `wanted` names ids."""
     chosen: list[Chosen] = []
     left: list[Left] = []
+    made: list[NameMap] = []
+
+    def names() -> NameMap:
+        if not made:
+            made.append(NameMap.for_database(capture.database))
+        return made[0]
+
     wanted_ids = {w.casefold() for w in wanted}
     unknown = sorted(wanted_ids - {tq.id.casefold() for tq in translation.queries})
     if unknown:
@@ -143,7 +152,7 @@ def choose(capture: Capture, translation: Translation, wanted: Sequence[str] = (
             left.append(Left(tq.id, why))
             continue
         assert source is not None
-        found = with_batch(tq, source, capture.database, options or Options())
+        found = with_batch(tq, source, capture.database, options or Options(), names)
         (chosen if isinstance(found, Chosen) else left).append(found)  # type: ignore[arg-type]
     return chosen, left
 
