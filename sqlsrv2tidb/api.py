@@ -608,6 +608,8 @@ class CompareSettings:
     timeout: float = 30.0
     seed: int = 1
     queries: tuple[str, ...] = ()
+    reconnect_within: float = 120.0
+    """Seconds of waiting, in all, for a side whose session was lost before a class is an error (compare.reopen)."""
 
 
 def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
@@ -619,9 +621,11 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
     import time
 
     from .compare import document as compare_doc
-    from .compare.classes import choose, prepare
+    from .compare.classes import Left, choose, prepare
+    from .compare.reopen import Reconnect
     from .compare.runner import run_classes
     from .compare.sides import SqlServerSide, TargetSide
+    from .errors import ConnectionFailed
     from .errors import UsageError as _Usage
     from .replay.params import MarkerColumn
     from .replay.safety import check_not_source
@@ -631,13 +635,14 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
     progress = progress or NullProgress()
     if not sources:
         raise _Usage("compare needs SOURCES: the capture whose query classes are compared")
-    if settings.parameter_sets < 1 or settings.timeout <= 0:
-        raise _Usage("--parameter-sets must be 1 or more and --timeout more than 0")
+    if settings.parameter_sets < 1 or settings.timeout <= 0 or settings.reconnect_within < 0:
+        raise _Usage("--parameter-sets must be 1 or more, --statement-timeout more than 0 and --reconnect-within "
+                     "0 or more")
     out = prepare_output(out, sources)
     capture = read(sources, progress)
     check_not_source(target, capture.server)
     translation = translate(capture, options, progress)
-    chosen, left = choose(capture, translation, settings.queries)
+    chosen, left = choose(capture, translation, settings.queries, options)
     if not chosen:
         raise _Usage(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
                      "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
@@ -654,13 +659,17 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
             return target_values(target_side.conn, column)
 
         with progress.task(f"Choosing parameter values for {len(chosen)} class(es)"):
-            classes = [prepare(tq, source, capture, settings.parameter_sets, settings.seed, pools)
-                       for tq, source in chosen]
-        results = run_classes(classes, capture.database, sql_server, target_side, progress)
+            classes = [prepare(c.query, c.source, capture, settings.parameter_sets, settings.seed, pools, c.batch)
+                       for c in chosen]
+        run = run_classes(classes, capture.database, sql_server, target_side, progress,
+                          Reconnect(within=settings.reconnect_within))
+        results = run.results
         kind = target_side.kind
     finally:
         sql_server.close()
         target_side.close()
+    if run.stopped:
+        left = [*left, *(Left(c.query.id, f"not run: the run stopped ({run.stopped})") for c in run.not_run)]
     # A differing answer may come from a view the query reads rather than from its own text (QY65).
     compared = {f"query {r.compared.query.id}" for r in results}
     through_views = [f for f in check(capture, options, plan=plan(capture, options), translation=translation,
@@ -669,7 +678,11 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
     doc = compare_doc.document(
         source=f"{session.conn.host}/{capture.database.name or ''}", target=target.display, server=kind,
         settings={"parameter_sets": settings.parameter_sets, "timeout_s": settings.timeout, "seed": settings.seed,
-                  "queries": list(settings.queries) or None},
-        results=results, left=left, found=found, seconds=time.perf_counter() - started)
+                  "queries": list(settings.queries) or None, "reconnect_within_s": settings.reconnect_within},
+        results=results, left=left, found=found, seconds=time.perf_counter() - started, reconnects=run.reconnects,
+        stopped=run.stopped)
     path = write_json(out / compare_doc.FILE, doc)
+    if run.stopped:
+        raise ConnectionFailed(f"compare stopped: {run.stopped}; {path} holds the {len(results)} class(es) judged "
+                               f"before, and lists the {len(run.not_run)} not run")
     return Outcome(out, [path], found, doc)

@@ -542,6 +542,7 @@ def compare_cmd(
     parameter_sets: Annotated[int, typer.Option("--parameter-sets", help="Parameter sets per class: the captured ones first, else generated as replay does.")] = 3,
     statement_timeout: Annotated[float, typer.Option("--statement-timeout", help="Seconds each side may take per statement before the class is reported as timed out.")] = 30.0,
     query: Annotated[list[str] | None, typer.Option("--query", help="Only this query class id (repeatable).")] = None,
+    reconnect_within: Annotated[float, typer.Option("--reconnect-within", help="Seconds to wait, in all, for a server whose session was lost before the class is an error (waits of 1, 2, 4 ... s).")] = 120.0,
     seed: DataSeed = 1, password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
     timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, tidb_version: TidbVersion = "8.5",
     config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
@@ -553,7 +554,7 @@ def compare_cmd(
     from .target import parse_target
 
     settings = api.CompareSettings(parameter_sets=parameter_sets, timeout=statement_timeout, seed=seed,
-                                   queries=tuple(query or ()))
+                                   queries=tuple(query or ()), reconnect_within=reconnect_within)
     login = api.SourceLogin(connection, password_env, password_prompt, timeout)
     outcome = api.run_compare(sources, out, _options(tidb_version, 3, None, config), login=login,
                               target=parse_target(target, prompt=target_password_prompt), settings=settings,

@@ -1,6 +1,7 @@
 """Progress reporting for long stages, kept out of the stages themselves.
 
-Stages call `progress.task(description, total)` and `task.advance()`; the library default does
+Stages call `progress.task(description, total)` and `task.advance()`, and `progress.note(line)` for
+an event worth one line of its own (a wait for a server that went away); the library default does
 nothing, the CLI passes one that draws a bar on stderr (never on stdout, which may be piped).
 """
 
@@ -20,6 +21,8 @@ class Task(Protocol):
 class Progress(Protocol):
     def task(self, description: str, total: int | None = None) -> AbstractContextManager[Task]: ...
 
+    def note(self, line: str) -> None: ...
+
 
 class _NullTask:
     def advance(self, n: int = 1) -> None:
@@ -35,6 +38,9 @@ class NullProgress:
     @contextmanager
     def task(self, description: str, total: int | None = None) -> Iterator[Task]:
         yield _NullTask()
+
+    def note(self, line: str) -> None:
+        pass
 
 
 class StderrProgress:
@@ -71,3 +77,7 @@ class StderrProgress:
 
             yield _Task()
         self._console.print(f"{description}: done", highlight=False)
+
+    def note(self, line: str) -> None:
+        """One line of its own, above the bar while one is drawn."""
+        self._console.print(line, highlight=False, markup=False)

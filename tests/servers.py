@@ -342,6 +342,32 @@ class SqlServer:
             subprocess.run([str(self.HOME / "stop"), str(self.datadir)], capture_output=True, timeout=120)
             self.started_here = False
 
+    def kill(self) -> None:
+        """Stop a Babelfish started here at once, as a crash would: no checkpoint, every session cut; the next
+        start recovers from the log first (answering "the database system is starting up" meanwhile)."""
+        if not (self.started_here and (self.datadir / "PG_VERSION").exists()):
+            raise Unavailable("only a Babelfish the tests started can be stopped by them")
+        subprocess.run([*self._as_owner(), "env", f"LD_LIBRARY_PATH={self._home() / 'lib'}",
+                        str(self._home() / "bin" / "pg_ctl"), "-D", str(self.datadir), "-m", "immediate", "-w",
+                        "stop"], check=True, capture_output=True, timeout=120)
+
+    def start_again(self) -> None:
+        """Start a Babelfish the tests stopped, on its data folder and ports as before."""
+        done = subprocess.run([str(self.HOME / "start"), str(self.datadir), str(self.tds_port), str(self.pg_port)],
+                              capture_output=True, text=True, timeout=300)
+        if done.returncode != 0:
+            raise RuntimeError(f"Babelfish did not start again: {(done.stderr or done.stdout)[-2000:]}")
+
+    @staticmethod
+    def _home() -> Path:
+        cache = Path(os.environ.get("SQLSRV2TIDB_SERVER_CACHE") or (
+            "/var/cache/sqlsrv2tidb-servers" if os.geteuid() == 0 else Path.home() / ".cache/sqlsrv2tidb-servers"))
+        return cache / "babelfish-4.3"
+
+    @staticmethod
+    def _as_owner() -> list[str]:
+        return ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
+
     def connection_string(self, database: str = "master") -> str:
         parts = [p for p in (self.connection or "").split(";") if p and not p.upper().startswith("DATABASE=")]
         return ";".join([*parts, f"DATABASE={database}"])
@@ -372,10 +398,7 @@ class SqlServer:
         """Run SQL on Babelfish's PostgreSQL side (only where the server was started here)."""
         if not (self.started_here and self.pg_port):
             raise Unavailable("the PostgreSQL side of Babelfish is only reachable when the tests started it")
-        cache = Path(os.environ.get("SQLSRV2TIDB_SERVER_CACHE") or (
-            "/var/cache/sqlsrv2tidb-servers" if os.geteuid() == 0 else Path.home() / ".cache/sqlsrv2tidb-servers"))
-        home = cache / "babelfish-4.3"
-        as_owner = ["runuser", "-u", "nobody", "--"] if os.geteuid() == 0 else []
-        subprocess.run([*as_owner, "env", f"LD_LIBRARY_PATH={home / 'lib'}", str(home / "bin" / "psql"),
+        home = self._home()
+        subprocess.run([*self._as_owner(), "env", f"LD_LIBRARY_PATH={home / 'lib'}", str(home / "bin" / "psql"),
                         "-h", "127.0.0.1", "-p", str(self.pg_port), "-U", "postgres", "-d", "babelfish_db",
                         "-v", "ON_ERROR_STOP=1", "-q", "-c", sql], check=True, capture_output=True, timeout=60)

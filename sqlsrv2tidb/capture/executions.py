@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Generic, TypeVar, cast
 
@@ -92,6 +92,9 @@ class Piece:
     parameters: tuple[Parameter, ...] = ()
     values: tuple[Scalar, ...] | None = ()
     literals: tuple[Scalar, ...] = ()
+    batch: str | None = None
+    """Its batch through the end of this statement, when it uses what the batch made before it
+    (`QueryClass.batch`)."""
 
 
 @dataclass(frozen=True)
@@ -214,8 +217,10 @@ class Collector:
             cls = self._classes[qid] = _Class(QueryClass(
                 id=qid, fingerprint=fp, text=text, kind=kind, parameters=parameters,
                 database=ctx.database, user=ctx.user, application=ctx.application, procedure=procedure,
-                origin=self.origin, source=SourceRef(self.file, line),
+                origin=self.origin, source=SourceRef(self.file, line), batch=piece.batch,
             ), Reservoir(qid), literal=literal)
+        elif piece.batch is not None and cls.query.batch is None:
+            cls.query = replace(cls.query, batch=piece.batch)  # the first execution that showed its batch
         cls.executions += count
         if event is not None:
             cls.calls["rpc" if event == "rpc_completed" and piece.parameters else "batch"] += count
@@ -279,6 +284,7 @@ class Collector:
                 id=q.id, fingerprint=q.fingerprint, text=q.text, kind=q.kind, parameters=q.parameters,
                 samples=tuple(c.samples.items), samples_from=c.samples.seen, database=q.database, user=q.user,
                 application=q.application, procedure=q.procedure, origin=q.origin, source=q.source, call=call,
+                batch=q.batch,
             ))
         return tuple(out)
 

@@ -39,6 +39,17 @@ _PASSWORD_KEYS = ("pwd", "password")
 # SQLSTATEs: https://learn.microsoft.com/sql/odbc/reference/appendixes/appendix-a-odbc-error-codes
 _UNREACHABLE = {"08001", "08S01", "HYT00", "HYT01"}
 _CONNECTION_LOST = {"08S01", "08003", "08007", "HYT00", "HYT01"}
+_CUT = re.compile(r"Unexpected EOF from the server|Read from the server failed|Write to the server failed|"
+                  r"DBPROCESS is dead|Communication link failure", re.I)
+"""What the ODBC driver says, whatever SQLSTATE it gives, when the server ends the connection under a statement."""
+_UNAVAILABLE = re.compile(
+    r"\((?:922|4060|40197|40501|40613|49918|49919|49920)\)|in recovery mode|is starting up|is shutting down|"
+    r"is being recovered|not currently available|terminating connection", re.I)
+"""A server that answers but cannot serve now: SQL Server's 922 (the database is being recovered), 4060
+(it cannot be opened), 40613/40197/40501/4991x (Azure SQL: not available, reconfiguring, busy)
+(https://learn.microsoft.com/sql/relational-databases/errors-events/database-engine-events-and-errors,
+https://learn.microsoft.com/azure/azure-sql/database/troubleshoot-common-errors-issues), and the words a
+PostgreSQL-based endpoint uses while it starts, recovers after a crash or stops (SQLSTATE 57P01, 57P03)."""
 
 
 class RowsetError(Exception):
@@ -177,7 +188,9 @@ class Session:
     """An open pyodbc connection that turns each query's rows into JSON-ready dicts.
 
     `data copy` and `data verify` read rows through `handle.cursor()` themselves and hand any
-    driver error to `failure`, so every SQL Server error is classified here, password scrubbed.
+    driver error to `failure`, so every SQL Server error is classified here, password scrubbed: a
+    lost connection, or a server that cannot serve for now (starting, recovering, stopping), is a
+    `ConnectionFailed`, which callers answer with a new session; anything else is this query's error.
     """
 
     def __init__(self, handle: Any, conn: Connection, timeout: int = 15) -> None:
@@ -209,8 +222,10 @@ class Session:
 
     def failure(self, exc: Exception) -> Exception:
         state, text = _state_and_text(exc, self.conn.password)
-        if state in _CONNECTION_LOST:
+        if state in _CONNECTION_LOST or _CUT.search(text):
             return ConnectionFailed(f"lost the connection to SQL Server at {self.conn.host}: {text}")
+        if _UNAVAILABLE.search(text):
+            return ConnectionFailed(f"SQL Server at {self.conn.host} is not available: {text}")
         # The server's own words: no native error number and ODBC call, no driver and vendor tags.
         text = re.sub(r"\s*\(\d+\) \(SQL\w+\)$", "", text)
         text = re.sub(r"^(\[\w+\]\s*)?(\[[^\]]+\])+\s*", "", text) if "][" in text[:120] else text

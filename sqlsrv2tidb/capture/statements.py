@@ -11,14 +11,19 @@ batch, as SQL Server requires. (https://learn.microsoft.com/sql/t-sql/language-e
 statements after them that use `@id` get it as a declared parameter with its value, so a batch
 typed by hand reads like a parameterised call. Batches from `.sql` files and Extended Events
 (`sql_batch_completed`, and the statement inside `sp_executesql`) all go through here.
+
+A statement that uses what an earlier statement of its batch made, and that no parameter stands
+for (a temp table `#t` it does not create itself, a table variable, a variable set by a query),
+keeps its batch through its own end (`Piece.batch`), so that it can be run after them.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from ..model.workload import Parameter, Scalar
-from ..tsql.literals import NotALiteral, Token, literal_value, tokens, typed_value
+from ..tsql.literals import NotALiteral, Token, literal_value, tokens, tsql_literal, typed_value
 from ..tsql.parameterize import slot_value, value_slots
 from .executions import Piece, TextCache
 
@@ -198,13 +203,16 @@ def shape_key(toks: list[Token]) -> str:
 
 
 def split_batch(
-    text: str, parameters: tuple[Parameter, ...] = (), values: tuple[Scalar, ...] | None = ()
+    text: str, parameters: tuple[Parameter, ...] = (), values: tuple[Scalar, ...] | None = (),
+    enclosing: str | None = None,
 ) -> list[Piece]:
     """The statements of one batch, with the parameters (inherited or DECLAREd) each one uses.
 
     `parameters`/`values` come from a wrapper (`sp_executesql`); each statement keeps those it
     references. `DECLARE @x int = 5` and `SET @x = 6` with literals are bindings, not statements.
-    Raises SplitError for text that cannot be tokenized.
+    A statement that uses what its batch made before it keeps the batch through its own end; when
+    `text` is one statement of a larger batch (`enclosing`, an Extended Events statement's
+    `sql_text`), that batch is the one kept. Raises SplitError for text that cannot be tokenized.
     """
     parts = _ANALYSED.get(text)
     if parts is None:
@@ -216,18 +224,39 @@ def split_batch(
         params: list[Parameter] = []
         vals: list[Scalar] = []
         known = values is not None
+        leans = part.temps
         for name, param, value, has_value in part.refs:
             if param is not None:
                 known = known and has_value
             elif name in inherited:
                 param, value = inherited[name]
             else:
+                leans = True  # a table variable, a cursor, a variable no DECLARE with a type gave
                 continue
             params.append(param)
             vals.append(value)
         literals = () if params else part.literals
-        pieces.append(Piece(part.text, part.key, part.line, tuple(params), tuple(vals) if known else None, literals))
+        pieces.append(Piece(part.text, part.key, part.line, tuple(params), tuple(vals) if known else None, literals,
+                            _batch_through(text, part, enclosing, parameters, values) if leans else None))
     return pieces
+
+
+def _batch_through(text: str, part: _Part, enclosing: str | None, parameters: tuple[Parameter, ...],
+                   values: tuple[Scalar, ...] | None) -> str | None:
+    """The batch from its start through the end of `part` (in `enclosing` when `text` is part of it); None
+    when no statement comes before it. A wrapper's parameters (`sp_executesql`) are declared in front with
+    this execution's values, as the wrapper binds them, so the batch reads as one execution ran it."""
+    if enclosing is not None:
+        at = enclosing.find(text)
+        return enclosing[:at + part.end] if at >= 0 and enclosing[:at + part.start].strip() else None
+    if not text[:part.start].strip():
+        return None
+    if not parameters:
+        return text[:part.end]
+    declared = ", ".join(f"{p.name} {p.type or 'sql_variant'}" + (
+        f" = {tsql_literal(values[i], p.type)}" if values is not None and i < len(values) else "")
+        for i, p in enumerate(parameters))
+    return f"DECLARE {declared};\n{text[:part.end]}"
 
 
 @dataclass(frozen=True)
@@ -240,6 +269,11 @@ class _Part:
     refs: tuple[tuple[str, Parameter | None, Scalar, bool], ...]
     literals: tuple[Scalar, ...] = ()
     """The values of its literals in value positions (`tsql.parameterize`), in text order."""
+    start: int = 0
+    end: int = 0
+    """Where the statement starts and ends in its batch's text."""
+    temps: bool = False
+    """It uses a temp table (`#t`) it does not create itself."""
 
 
 # Drivers send the same statement text again and again with new values; analysing it once is
@@ -281,8 +315,79 @@ def _analyse(text: str) -> list[_Part]:
             literals = tuple(slot_value(part, s) for s in slots)
         except NotALiteral:  # `- 'x'`: the shape's number slot holds no number in this execution
             literals = ()
-        parts.append(_Part(text[start:end], key, text.count("\n", 0, start) + 1, tuple(refs.values()), literals))
+        parts.append(_Part(text[start:end], key, text.count("\n", 0, start) + 1, tuple(refs.values()), literals, start,
+                           end, bool(temp_tables_used(part))))
+        for name in _assigned(part):  # set by a query now: what the DECLARE gave no longer holds
+            if name in bound:
+                bound[name] = (bound[name][0], None, False)
     return parts
+
+
+def _assigned(toks: list[Token]) -> set[str]:
+    """Variables a statement sets from what it reads: `SELECT @x = col, @y = ...`, `FETCH ... INTO @x`,
+    `EXEC @rc = p`."""
+    head = _word(toks, 0)
+    found, depth = set(), 0
+    for i, tok in enumerate(toks):
+        depth += (tok.text == "(") - (tok.text == ")")
+        if tok.kind != "var" or depth:
+            continue
+        before = toks[i - 1].text.upper() if i else ""
+        after = toks[i + 1].text if i + 1 < len(toks) else ""
+        if (head == "SELECT" and after == "=" and before in ("SELECT", "DISTINCT", ",")) or (
+                head in ("EXEC", "EXECUTE") and after == "=" and i == 1) or (head == "FETCH" and before in ("INTO", ",")):
+            found.add(tok.text.casefold())
+    return found
+
+
+_TABLE_BEFORE = {"FROM", "JOIN", "INTO", "UPDATE", "TABLE", "EXISTS", "ON", "MERGE", "USING", "APPLY"}
+"""Words after which a name is a table's (a `#name` elsewhere is a column alias: `COUNT(*) AS [# answers]`)."""
+_TEMP_NAME = re.compile(r"#[\w#$@]+")
+
+
+def temp_table_name(tok: Token) -> str | None:
+    """The temp table a token names (`#t`, `[#t]`), case-folded, or None."""
+    name = tok.text[1:-1] if tok.kind == "ident" and tok.text.startswith("[") else tok.text if tok.kind == "word" else ""
+    return name.casefold() if _TEMP_NAME.fullmatch(name) else None
+
+
+def temp_tables(toks: list[Token]) -> tuple[set[str], set[str]]:
+    """(the temp tables a statement uses, those it creates: `SELECT ... INTO #t`, `CREATE TABLE #t`)."""
+    used, made = set(), set()
+    head = _word(toks, 0)
+    for i, tok in enumerate(toks):
+        name = temp_table_name(tok)
+        before = _word(toks, i - 1) or (toks[i - 1].text if i else "")
+        if name is None or not (before in _TABLE_BEFORE or (before == "," and tok.kind == "word")):
+            continue
+        if (before == "INTO" and head in ("SELECT", "WITH")) or (before == "TABLE" and _word(toks, i - 2) == "CREATE"):
+            made.add(name)
+        else:
+            used.add(name)
+    return used, made
+
+
+def temp_tables_used(toks: list[Token]) -> set[str]:
+    """The temp tables a statement uses but does not create itself."""
+    used, made = temp_tables(toks)
+    return used - made
+
+
+def _assigned(toks: list[Token]) -> set[str]:
+    """Variables a statement sets from what it reads: `SELECT @x = col, @y = ...`, `FETCH ... INTO @x`,
+    `EXEC @rc = p`."""
+    head = _word(toks, 0)
+    found, depth = set(), 0
+    for i, tok in enumerate(toks):
+        depth += (tok.text == "(") - (tok.text == ")")
+        if tok.kind != "var" or depth:
+            continue
+        before = toks[i - 1].text.upper() if i else ""
+        after = toks[i + 1].text if i + 1 < len(toks) else ""
+        if (head == "SELECT" and after == "=" and before in ("SELECT", "DISTINCT", ",")) or (
+                head in ("EXEC", "EXECUTE") and after == "=" and i == 1) or (head == "FETCH" and before in ("INTO", ",")):
+            found.add(tok.text.casefold())
+    return found
 
 
 _SLOTS: TextCache[tuple[int, ...]] = TextCache(5_000_000)

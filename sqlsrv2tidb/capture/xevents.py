@@ -12,7 +12,9 @@ https://learn.microsoft.com/sql/relational-databases/extended-events/targets-for
 The XML is parsed incrementally and each event is dropped once read, so memory holds the model,
 not the document tree. RPCs are unwrapped (`capture/wrappers.py`). A `sql_batch_completed` batch is
 split into its statements, each its own class, because that is how Query Store and the translator
-see them; the batch's cost is shared evenly among its statements. Events that are not queries
+see them; the batch's cost is shared evenly among its statements. A statement that uses what its
+batch made before it (a temp table, a table variable) keeps the batch's text (`QueryClass.batch`),
+from the batch event or, for a `sql_statement_completed` event, from its `sql_text` action. Events that are not queries
 (`error_reported`, `*_starting`, lock events) are counted in the workload notes, not classed.
 
 The binary `.xel` file is not read: its format is undocumented, and SQL Server exports it as XML.
@@ -238,7 +240,10 @@ class _Reader:
                     return []
                 return split_batch(call.statement, call.parameters, call.values)
             out: list[Piece] = []
-            for piece in split_batch(text):
+            # A statement event's sql_text is the batch it ran in: kept for a statement that leans on it.
+            enclosing = sql_text if event == "sql_statement_completed" and sql_text and not _calls_wrapper(sql_text) \
+                else None
+            for piece in split_batch(text, enclosing=enclosing):
                 head = piece.text[:40].lstrip().upper()
                 if head.startswith("EXEC") and _calls_wrapper(piece.text):
                     call = self.unwrapper.unwrap(piece.text, session)

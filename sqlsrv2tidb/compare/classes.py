@@ -2,8 +2,10 @@
 
 Only reads: a class is compared when its statement kind is `select` and replay's write-safety
 judgement (`replay.safety.may_send`, without --allow-writes, whatever the user gave) would send it.
-No flag changes this: `compare` has no option to write. A class without a TiDB statement, or whose
-translation is several statements (a batch with variables), is left out with its reason.
+No flag changes this: `compare` has no option to write. A class without a TiDB statement is left
+out with its reason. A class that leans on its batch (it reads a temp table or a variable an earlier
+statement made, or its own text is such a batch) is run with the batch when the capture holds it,
+or left out saying what it needs (`batches`); the batch is translated here, with the run's options.
 
 Parameter values come from replay's parameter plan (`replay.params`): the captured values where
 the capture has them (each captured set in turn, up to N), else generated from the workload spec or
@@ -15,18 +17,23 @@ the target for every `?` the translation bound to that name.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
 from ..errors import UsageError
-from ..model import Capture, Parameter, QueryClass
+from ..model import Capture, Database, Parameter, QueryClass
 from ..model.translation import TranslatedQuery, Translation
+from ..options import Options
 from ..replay.config import ReplayConfig
 from ..replay.params import MarkerColumn, ParameterMaker, ParameterPlan, marker_columns, plan_parameters
 from ..replay.safety import may_send
 from ..replay.sqltext import to_format_style
 from ..translate.emit import split_target_sql
+from ..translate.naming import NameMap
+from ..translate.queries import translate_sql
+from ..tsql.literals import tokens
+from .batches import batch_run, declared_variables, needs, temporary_tables, unsafe_setup
 
 READS_ONLY = ReplayConfig(allow_writes=False)
 
@@ -47,16 +54,33 @@ class Compared:
     tsql: str
     parameters: tuple[Parameter, ...]
     target_sql: str
-    """The translation with `%s` markers when it has parameters, else as written."""
+    """The translation's query, with `%s` markers when it has parameters, else as written."""
     value_sets: tuple[ValueSet, ...]
     values_from: str
     """Where the values came from, in words (replay's parameter plan)."""
+    target_setup: tuple[tuple[str, int], ...] = ()
+    """The statements a batch's translation runs before its query, each with its number of `%s` markers
+    (their values come first in `ValueSet.target`)."""
+    temporary: tuple[str, ...] = ()
+    """Temporary tables the setup makes on the target: dropped before it runs and after the answer."""
+    batch: str | None = None
+    """How the class was run with its batch, in words; None when it ran alone."""
 
 
 @dataclass(frozen=True)
 class Left:
     id: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Chosen:
+    """A class to compare: its translation and captured class (of its batch, when it runs with one)."""
+
+    query: TranslatedQuery
+    source: QueryClass
+    batch: str | None = None
+    """How it runs with its batch (`BatchRun.describe`), or None."""
 
 
 def read_verdict(tq: TranslatedQuery, source: QueryClass | None) -> str | None:
@@ -69,16 +93,51 @@ def read_verdict(tq: TranslatedQuery, source: QueryClass | None) -> str | None:
         return f"not a read (a statement of kind {kind}): only SELECTs are compared"
     if tq.status == "unsupported" or not tq.target_sql:
         return "unsupported: no TiDB statement was produced"
-    if len(split_target_sql(tq.target_sql)) > 1:
-        return "the translation is several statements (a batch): only single statements are compared"
     if source is None:
         return "the capture holds no T-SQL text for it"
     return None
 
 
-def choose(capture: Capture, translation: Translation, wanted: Sequence[str] = ()) -> tuple[list[tuple[TranslatedQuery, QueryClass]], list[Left]]:
+def with_batch(tq: TranslatedQuery, source: QueryClass, database: Database, options: Options,
+               names: Callable[[], NameMap] | None = None) -> Chosen | Left:
+    """The class as it is run: alone, or with its batch (translated here, with the run's options and the DDL's
+    names: `names` gives the map, made once for a run), or left out saying what it needs."""
+    missing = needs(source.text, source.parameters)
+    if not missing and len(split_target_sql(tq.target_sql or "")) == 1:
+        return Chosen(tq, source)
+    if missing and source.batch is None:
+        return Left(tq.id, f"{'; '.join(missing)}: the capture holds no statement of its batch before it")
+    run = batch_run(source.batch if missing and source.batch else source.text, source.parameters)
+    if isinstance(run, str):
+        return Left(tq.id, run)
+    used = {t.text.casefold() for t in tokens(run.tsql) if t.kind == "var"} - declared_variables(run.tsql)
+    keep = [i for i, p in enumerate(source.parameters) if p.name.casefold() in used]
+    batch = replace(source, text=run.tsql, parameters=tuple(source.parameters[i] for i in keep),
+                    samples=tuple(tuple(row[i] for i in keep) for row in source.samples if len(row) == len(source.parameters)))
+    translated = translate_sql(run.tsql, database=database, names=names() if names else NameMap.for_database(database),
+                               options=options, parameters=batch.parameters, samples=batch.samples)
+    if translated.status == "unsupported" or not translated.target_sql:
+        said = next((n.message for n in translated.notes if n.status == "unsupported"), "no TiDB statements")
+        return Left(tq.id, f"its batch, as it would run with it, does not translate: {said}")
+    statements = split_target_sql(translated.target_sql)
+    why = unsafe_setup(statements[:-1])
+    if why is not None:
+        return Left(tq.id, why)
+    return Chosen(replace(translated, id=tq.id, kind=tq.kind), batch, run.describe(len(statements)))
+
+
+def choose(capture: Capture, translation: Translation, wanted: Sequence[str] = (),
+           options: Options | None = None) -> tuple[list[Chosen], list[Left]]:
     """The classes to compare (with their captured class) and those left out with why; `wanted` names ids."""
-    chosen, left = [], []
+    chosen: list[Chosen] = []
+    left: list[Left] = []
+    made: list[NameMap] = []
+
+    def names() -> NameMap:
+        if not made:
+            made.append(NameMap.for_database(capture.database))
+        return made[0]
+
     wanted_ids = {w.casefold() for w in wanted}
     unknown = sorted(wanted_ids - {tq.id.casefold() for tq in translation.queries})
     if unknown:
@@ -91,9 +150,10 @@ def choose(capture: Capture, translation: Translation, wanted: Sequence[str] = (
         why = read_verdict(tq, source)
         if why is not None:
             left.append(Left(tq.id, why))
-        else:
-            assert source is not None
-            chosen.append((tq, source))
+            continue
+        assert source is not None
+        found = with_batch(tq, source, capture.database, options or Options(), names)
+        (chosen if isinstance(found, Chosen) else left).append(found)  # type: ignore[arg-type]
     return chosen, left
 
 
@@ -102,8 +162,21 @@ Pools = Callable[[MarkerColumn], tuple[Any, ...]]
 
 
 def prepare(tq: TranslatedQuery, source: QueryClass, capture: Capture, sets: int, seed: int,
-            pools: Pools | None = None) -> Compared:
-    """The class with `sets` parameter sets (one set when it takes no parameters)."""
+            pools: Pools | None = None, batch: str | None = None) -> Compared:
+    """The class with `sets` parameter sets (one set when it takes no parameters); a batch's translation is
+    cut into the statements before its query and the query (`batch` says how it runs with its batch)."""
+    compared = _prepare(tq, source, capture, sets, seed, pools)
+    statements = split_target_sql(tq.target_sql or "")
+    if len(statements) < 2:
+        return replace(compared, batch=batch)
+    setup = tuple((text if count else raw, count) for raw in statements[:-1] for text, count in [to_format_style(raw)])
+    query, count = to_format_style(statements[-1])
+    return replace(compared, target_sql=query if count else statements[-1], target_setup=setup,
+                   temporary=temporary_tables(statements[:-1]), batch=batch)
+
+
+def _prepare(tq: TranslatedQuery, source: QueryClass, capture: Capture, sets: int, seed: int,
+             pools: Pools | None = None) -> Compared:
     target_sql, count = to_format_style(tq.target_sql or "")
     if not count and not source.parameters:
         return Compared(tq, source.text, (), tq.target_sql or "", (ValueSet((), ()),), "no parameters")

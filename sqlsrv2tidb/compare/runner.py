@@ -9,12 +9,16 @@ not give the same answer: that set is the one shown.
 
 Whether an answer is ordered, and whether it can be compared at all, is decided by one function,
 `shape_of`, from the T-SQL alone.
+
+A lost session is opened again and the class run once more; a session a class breaks is that
+class's error; a side that stays away is an error for the classes that find it so, and stops the
+run when it stays away for several classes in a row (`sessions`, docs/compare.md).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +27,8 @@ from ..model.workload import jsonable
 from ..progress import NullProgress, Progress
 from .answers import Comparison, compare_multiset, compare_ordered
 from .classes import Compared
+from .reopen import Reconnect, Reopened, SideDown
+from .sessions import Sessions, Stopped
 from .shape import shape_of
 from .sides import BOTH, SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
 from .values import RowShape
@@ -47,6 +53,14 @@ class ClassResult:
     columns: dict[str, list[str]] = field(default_factory=dict)
     comparison: Comparison | None = None
     seconds: float = 0.0
+    unreachable: bool = False
+    """The error is a side that could not be reached within the reconnect bound, not the class's own."""
+    retried: str | None = None
+    """Why the class was run a second time (the first run lost a session), or None."""
+    reopened: list[Reopened] = field(default_factory=list)
+    """Sessions opened again for this class: before it ran once more, or after it broke one."""
+    errors: list[SideError] = field(default_factory=list)
+    """Every side error of this run of the class, in order (the sessions' keeper reads them)."""
 
     def to_json(self) -> dict[str, Any]:
         q = self.compared.query
@@ -60,8 +74,16 @@ class ClassResult:
             "sql_server_sql": self.compared.tsql, "target_sql": q.target_sql,
             "notes": [{"code": n.code, "message": n.message} for n in q.notes],
         }
+        if self.compared.batch:
+            doc["batch"] = self.compared.batch
         if self.verdict == ERROR:
             doc["side"], doc["timed_out"] = self.side, self.timed_out
+            if self.unreachable:
+                doc["unreachable"] = True
+        if self.retried:
+            doc["retried"] = self.retried
+        if self.reopened:
+            doc["reconnected"] = [r.to_json() for r in self.reopened]
         if self.comparison is not None and not self.comparison.equal:
             doc["differing_rows"] = self.comparison.differing_rows
             doc["first_differences"] = [p.to_json() for p in self.comparison.first]
@@ -69,17 +91,75 @@ class ClassResult:
         return doc
 
 
+@dataclass
+class Run:
+    """What a run judged, and why it stopped before the end (None when it did not)."""
+
+    results: list[ClassResult]
+    not_run: list[Compared] = field(default_factory=list)
+    stopped: str | None = None
+    reconnects: int = 0
+
+
 def run_classes(classes: Sequence[Compared], database: Database, sql_server: SqlServerSide, target: TargetSide,
-                progress: Progress | None = None) -> list[ClassResult]:
-    """Compare every class in turn (one statement on each server at a time), with progress."""
+                progress: Progress | None = None, reconnect: Reconnect | None = None,
+                sleep: Callable[[float], None] | None = None) -> Run:
+    """Compare every class in turn (one statement on each server at a time), with progress; a side lost on
+    the way is opened again (`sessions`), and a side that stays away stops the run after the classes judged."""
     progress = progress or NullProgress()
-    results = []
+    sessions = Sessions(sql_server, target, reconnect, progress.note, sleep)
+    run = Run([])
     with progress.task(f"Comparing {len(classes)} query class(es) on SQL Server and {target.target.display}",
                        total=len(classes)) as task:
-        for compared in classes:
-            results.append(compare_class(compared, database, sql_server, target))
+        for n, compared in enumerate(classes):
+            result = judge(compared, database, sessions)
+            run.results.append(result)
             task.advance()
-    return results
+            try:
+                sessions.judged(result.unreachable)
+            except Stopped as stop:
+                run.stopped = f"{stop}: {result.reason}"
+                run.not_run = list(classes[n + 1:])
+                break
+    run.reconnects = len(sessions.reopened)
+    return run
+
+
+def judge(compared: Compared, database: Database, sessions: Sessions) -> ClassResult:
+    """One class's verdict with its sessions kept usable: run once more on a new session after it lost one,
+    its own error when it breaks the new one too (see `sessions`)."""
+    down = sessions.ready()
+    if down is not None:
+        return _unreachable(ClassResult(compared), down)
+    result = compare_class(compared, database, sessions.sql_server, sessions.target)
+    broken = sessions.broken(result.errors) if result.errors else {}
+    if broken:
+        reopened = []
+        for name, why in broken.items():
+            try:
+                reopened.append(sessions.reopen(sessions.side(name), why))
+            except SideDown as down:
+                result.reopened = reopened
+                return _unreachable(result, down)
+        first = result.reason
+        result = compare_class(compared, database, sessions.sql_server, sessions.target)
+        result.retried, result.reopened = f"the first run lost its session: {first}", reopened
+    if result.errors:
+        count = len(sessions.reopened)
+        again, said = sessions.settle(result.errors)
+        result.reopened += sessions.reopened[count:]
+        if again and result.verdict == ERROR:
+            result.reason += ("; it lost its session again when run once more on a new one: the class breaks it"
+                              if broken else "; it left its session unusable")
+        if said and result.verdict == ERROR:
+            result.reason += "; " + "; ".join(said)
+    return result
+
+
+def _unreachable(result: ClassResult, down: SideDown) -> ClassResult:
+    result.verdict, result.side, result.timed_out, result.unreachable = ERROR, down.side, False, True
+    result.reason = str(down)
+    return result
 
 
 def compare_class(compared: Compared, database: Database, sql_server: SqlServerSide, target: TargetSide) -> ClassResult:
@@ -95,7 +175,8 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
         try:
             outcome = _one_set(compared, values, positions, sql_server, target, database)
         except SideError as exc:
-            _failed(result, exc, compared, values, sql_server, target)
+            result.errors.append(exc)
+            _failed(result, exc, compared, values, target)
             break
         names_left, names_right, comparison = outcome
         result.columns = {SQL_SERVER: list(names_left), TARGET: list(names_right)}
@@ -120,21 +201,21 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
     return result
 
 
-def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any, sql_server: SqlServerSide,
-            target: TargetSide) -> None:
-    """An error verdict; when SQL Server failed, whether the target runs the translation says which side to fix."""
+def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any, target: TargetSide) -> None:
+    """An error verdict; when SQL Server failed, whether the target runs the translation says which side to fix
+    (not asked when SQL Server's session was lost: the class is run again on a new one)."""
     result.verdict, result.side, result.timed_out = ERROR, exc.side, exc.timed_out
-    if exc.lost or exc.timed_out:
-        (sql_server if exc.side == SQL_SERVER else target).recover()
     if exc.side == TARGET:
         result.reason = f"the target failed: {exc.message}"
         return
+    if exc.lost:
+        result.reason = f"SQL Server failed: {exc.message}"
+        return
     try:
-        _drop(target.open(compared.target_sql, values.target))
+        _drop(_target(target, compared, values))
         also = "; the target runs the translation"
     except SideError as other:
-        if other.lost or other.timed_out:
-            target.recover()
+        result.errors.append(other)
         result.side, result.timed_out = BOTH, exc.timed_out or other.timed_out
         also = f"; the target fails too: {other.message}"
     result.reason = f"SQL Server failed: {exc.message}{also}"
@@ -145,7 +226,7 @@ def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, s
     left = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
     right: Answer | None = None
     try:
-        right = target.open(compared.target_sql, values.target)
+        right = _target(target, compared, values)
         if len(left.names) != len(right.names):
             return left.names, right.names, None
         shape = RowShape(right.columns, database.collation)
@@ -155,7 +236,7 @@ def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, s
 
         def again() -> tuple[Any, Any]:
             again_answers.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
-            again_answers.append(target.open(compared.target_sql, values.target))
+            again_answers.append(_target(target, compared, values))
             return again_answers[0].batches, again_answers[1].batches
 
         try:
@@ -167,6 +248,11 @@ def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, s
         left.close()
         if right is not None:
             right.close()
+
+
+def _target(target: TargetSide, compared: Compared, values: Any) -> Answer:
+    """The target's answer to the class, after its batch's statements when it runs with them."""
+    return target.open(compared.target_sql, values.target, compared.target_setup, compared.temporary)
 
 
 def _drop(answer: Answer) -> None:

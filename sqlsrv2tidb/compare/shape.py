@@ -8,6 +8,11 @@ the T-SQL once (the translator's reader) and says which of these holds, so the c
 in order only what is ordered, and reports as not comparable, with the reason, what no comparison
 can judge.
 
+A batch is read for its one query: the statements before it that only set variables or make temp
+tables (`batches.setup_kind`) are set aside, though a value of the moment in them (`DECLARE @d date =
+GETDATE()`, `SELECT NEWID() AS k INTO #t`) makes the answer not comparable all the same; any other
+statement (a write, control flow, a second result set) is never compared.
+
 Decisions a comparison relies on:
 
 - `order_positions` are the output columns (0-based) of the outermost ORDER BY's keys, in key
@@ -37,6 +42,8 @@ from sqlglot import exp
 from ..model import Database, Table
 from ..translate.statements import parse_statements
 from ..tsql.fingerprint import strip_parameter_prefix
+from ..tsql.literals import tokens
+from .batches import setup_kind
 
 
 @dataclass(frozen=True)
@@ -75,33 +82,30 @@ def shape_of(tsql: str, database: Database | None) -> Shape:
     total order and `*` count its columns. Never raises: what cannot be read is not comparable, saying why."""
     _, body = strip_parameter_prefix(tsql)
     statements = parse_statements(body)
-    unreadable = next((s for s in statements if s.tree is None), None)
+    setup = [s for s in statements if setup_kind(tokens(s.sql)) == "setup"]
+    rest = [s for s in statements if s not in setup]
+    unreadable = next((s for s in rest if s.tree is None), None)
     if unreadable is not None:
         if unreadable.error is None:
             return Shape(None, False, "it runs control flow (IF, WHILE, BEGIN ... END, TRY ... CATCH): never compared")
         return Shape(None, False, f"the T-SQL reader cannot read it: {unreadable.error}")
-    queries = [s.tree for s in statements if isinstance(s.tree, exp.Query) and not _assigns(s.tree)]
-    others = [s for s in statements if not isinstance(s.tree, (exp.Query, exp.Declare, exp.Set))]
+    queries = [s.tree for s in rest if isinstance(s.tree, exp.Query)]
+    others = [s for s in rest if not isinstance(s.tree, exp.Query)]
     if others:
         word = others[0].sql.split(None, 1)[0].upper() if others[0].sql.strip() else "?"
         return Shape(None, False, f"not only a read query: it runs {word} ... (a statement that writes or controls "
                                   "flow is never compared)")
     if len(queries) != 1:
-        return Shape(None, False, "no query in it" if not queries else f"{len(queries)} result sets, not one")
+        none = "no query in it" + (" (it only sets variables or makes temp tables)" if setup else "")
+        return Shape(None, False, none if not queries else f"{len(queries)} result sets, not one")
     shape = _shape(queries[0], database)
     if shape.not_comparable is None:
-        for statement in statements:  # a variable set from the clock or at random: `DECLARE @d date = GETDATE()`
+        for statement in setup:  # a variable or a temp table set from the clock or at random: `DECLARE @d date = GETDATE()`
             reason = next((_moment(node) for node in statement.tree.walk() if _moment(node)), None) \
-                if not isinstance(statement.tree, exp.Query) else None
+                if statement.tree is not None else None
             if reason is not None:
                 return replace(shape, not_comparable=f"{reason} gives another value on each server and each run")
     return shape
-
-
-def _assigns(query: exp.Query) -> bool:
-    """`SELECT @x = col ...` sets variables and returns no rows."""
-    return isinstance(query, exp.Select) and bool(query.expressions) and all(
-        isinstance(e, exp.EQ) and isinstance(e.this, exp.Parameter) for e in query.expressions)
 
 
 def _shape(query: exp.Query, database: Database | None) -> Shape:

@@ -11,7 +11,12 @@ types (`DECLARE @P1 int = ?`), so SQL Server reads the values as the application
 
 Rows are read in batches as they are fetched (pyodbc's fetchmany; an unbuffered cursor on the
 target), so an answer of any size streams through. Every driver error, when the statement starts
-or mid-stream, becomes a `SideError` naming its side.
+or mid-stream, becomes a `SideError` naming its side, and saying whether the session was lost (the
+connection cut, or a server that cannot serve for now) or the statement timed out.
+
+Each side can say whether its session still answers (`probe`, one `SELECT 1`), drop it, and open
+it again (`connect_again`, one attempt: `reopen` waits between attempts); a side without a session
+answers every statement with a lost-session error until it has one again.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..capture.live import Session
+from ..capture.live import Session, open_session
 from ..errors import ConnectionFailed
 from ..model import Parameter
 from ..replay import drivers
@@ -70,11 +75,18 @@ def declared_batch(text: str, parameters: Sequence[Parameter]) -> str:
 
 
 class SqlServerSide:
-    """A pyodbc session to the SQL Server the capture came from, reopened when it is lost."""
+    """A pyodbc session to the SQL Server the capture came from, opened again when it is lost."""
+
+    name = SQL_SERVER
 
     def __init__(self, session: Session, timeout: float) -> None:
         self.session, self.timeout = session, timeout
+        self.connected = True
         self._prepare()
+
+    @property
+    def display(self) -> str:
+        return f"SQL Server at {self.session.conn.host}"
 
     def _prepare(self) -> None:
         handle = self.session.handle
@@ -85,17 +97,42 @@ class SqlServerSide:
         state = str(exc.args[0]) if len(getattr(exc, "args", ())) > 1 else ""
         failure = self.session.failure(exc)
         timed_out = state in ("HYT00", "HYT01") or "timeout expired" in str(exc).lower()
-        lost = isinstance(failure, ConnectionFailed) or timed_out
+        lost = isinstance(failure, ConnectionFailed) and not timed_out
         message = f"no answer within {self.timeout:g} s (the statement timeout)" if timed_out else str(failure)
         return SideError(SQL_SERVER, message, timed_out, lost)
 
-    def recover(self) -> None:
-        """A new session after a timeout or a lost connection (the old one may still be busy)."""
-        self.session = self.session.reopen()
+    def probe(self) -> bool:
+        """Whether the session still answers a statement (after an error, before the next class)."""
+        if not self.connected:
+            return False
+        try:
+            cursor = self.session.handle.cursor()
+            cursor.execute("SELECT 1").fetchall()
+            cursor.close()
+            self.session.handle.rollback()
+            return True
+        except Exception:  # noqa: BLE001 - any failure here means the session is no longer usable
+            return False
+
+    def drop(self) -> None:
+        """Give up the session (lost, or busy with a statement past its timeout)."""
+        self.connected = False
+        self.session.close()
+
+    def connect_again(self) -> None:
+        """One attempt at a new session with the same connection string; ConnectionFailed when it fails."""
+        self.drop()
+        self.session = open_session(self.session.conn, timeout=self.session.timeout)
         self._prepare()
+        self.connected = True
 
     def open(self, text: str, parameters: Sequence[Parameter], values: Sequence[Any]) -> Answer:
-        cursor = self.session.handle.cursor()
+        if not self.connected:
+            raise SideError(SQL_SERVER, f"no session to {self.display}", lost=True)
+        try:
+            cursor = self.session.handle.cursor()
+        except Exception as exc:  # noqa: BLE001 - a session that cannot give a cursor is gone
+            raise SideError(SQL_SERVER, f"the session is unusable: {self.session.failure(exc)}", lost=True) from None
         try:
             cursor.execute(declared_batch(text, parameters), list(values))
             while cursor.description is None:
@@ -145,10 +182,17 @@ class SqlServerSide:
 class TargetSide:
     """One connection to the target (TiDB, MySQL or MariaDB), with its statement timeout set."""
 
+    name = TARGET
+
     def __init__(self, target: Target, timeout: float) -> None:
         self.target, self.timeout = target, timeout
         self.errors = drivers.driver_errors("pymysql")
         self.conn = self._connect()
+        self.connected = True
+
+    @property
+    def display(self) -> str:
+        return f"the target at {self.target.display}"
 
     def _connect(self) -> drivers.Connection:
         try:
@@ -156,19 +200,40 @@ class TargetSide:
         except self.errors as exc:
             _, message, _ = drivers.classify(exc)
             raise ConnectionFailed(f"{self.target.display}: {message}") from None
-        version = str(conn.fetch("SELECT VERSION()")[0][0])
-        self.kind = "tidb" if "tidb" in version.lower() else "mariadb" if "mariadb" in version.lower() else "mysql"
-        if self.kind == "tidb" or self.kind == "mysql":
-            conn.fetch(f"SET SESSION max_execution_time = {max(1, round(self.timeout * 1000))}")
-        else:
-            conn.fetch(f"SET SESSION max_statement_time = {self.timeout:g}")
-        self.collations = {int(i): str(n) for i, n in conn.fetch("SELECT ID, COLLATION_NAME FROM information_schema.COLLATIONS")
-                           if i is not None}
+        try:
+            version = str(conn.fetch("SELECT VERSION()")[0][0])
+            self.kind = "tidb" if "tidb" in version.lower() else "mariadb" if "mariadb" in version.lower() else "mysql"
+            if self.kind == "tidb" or self.kind == "mysql":
+                conn.fetch(f"SET SESSION max_execution_time = {max(1, round(self.timeout * 1000))}")
+            else:
+                conn.fetch(f"SET SESSION max_statement_time = {self.timeout:g}")
+            self.collations = {int(i): str(n) for i, n in conn.fetch(
+                "SELECT ID, COLLATION_NAME FROM information_schema.COLLATIONS") if i is not None}
+        except self.errors as exc:  # a server still starting may take the login and fail the first statements
+            conn.close()
+            _, message, _ = drivers.classify(exc)
+            raise ConnectionFailed(f"{self.target.display}: {message}") from None
         return conn
 
-    def recover(self) -> None:
+    def probe(self) -> bool:
+        """Whether the connection still answers a statement (after an error, before the next class)."""
+        if not self.connected:
+            return False
+        try:
+            self.conn.fetch("SELECT 1")
+            return True
+        except self.errors:
+            return False
+
+    def drop(self) -> None:
+        self.connected = False
         self.conn.close()
+
+    def connect_again(self) -> None:
+        """One attempt at a new connection, its timeout set again; ConnectionFailed when it fails."""
+        self.drop()
         self.conn = self._connect()
+        self.connected = True
 
     def _error(self, exc: BaseException) -> SideError:
         code, message, kind = drivers.classify(exc)
@@ -176,7 +241,13 @@ class TargetSide:
             return SideError(TARGET, f"no answer within {self.timeout:g} s (the statement timeout): {message}", True)
         return SideError(TARGET, message + (f" (MySQL error {code})" if code else ""), lost=kind == "lost")
 
-    def open(self, sql: str, values: Sequence[Any]) -> Answer:
+    def open(self, sql: str, values: Sequence[Any], setup: Sequence[tuple[str, int]] = (),
+             temporary: Sequence[str] = ()) -> Answer:
+        """The answer of `sql`; a batch's statements before it (`setup`, each with its number of values, which
+        come first in `values`) run first, on this connection, its temporary tables dropped before and after."""
+        if not self.connected:
+            raise SideError(TARGET, f"no connection to {self.display}", lost=True)
+        values = self._run_setup(setup, temporary, values)
         cursor = self.conn.unbuffered()
         try:
             cursor.execute(sql, tuple(values) if values else None)
@@ -193,7 +264,36 @@ class TargetSide:
         columns = tuple(ResultColumn(str(d[0]), int(d[1]), d[5], self.collations.get(cs) if cs is not None else None,
                                      cs == BINARY_CHARSET)
                         for d, cs in zip(cursor.description, charsets, strict=False))
-        return Answer(tuple(c.name for c in columns), self._batches(cursor), columns, lambda: _close(cursor))
+        def release() -> None:
+            _close(cursor)
+            self._drop(temporary)
+
+        return Answer(tuple(c.name for c in columns), self._batches(cursor), columns, release)
+
+    def _run_setup(self, setup: Sequence[tuple[str, int]], temporary: Sequence[str],
+                   values: Sequence[Any]) -> Sequence[Any]:
+        """Run a batch's statements before its query; returns the values left for the query."""
+        self._drop(temporary, quiet=False)
+        at = 0
+        for statement, count in setup:
+            try:
+                self.conn.cursor.execute(statement, tuple(values[at:at + count]) if count else None)
+                self.conn.cursor.fetchall()
+            except self.errors as exc:
+                error = self._error(exc)
+                raise SideError(TARGET, f"{error.message} (in its batch, before the query: {_clip(statement)})",
+                                error.timed_out, error.lost) from None
+            at += count
+        return values[at:]
+
+    def _drop(self, temporary: Sequence[str], quiet: bool = True) -> None:
+        """Drop the temporary tables a batch makes (a session keeps them, and one would hide a table of its name)."""
+        for name in temporary:
+            try:
+                self.conn.cursor.execute(f"DROP TEMPORARY TABLE IF EXISTS `{name}`")
+            except self.errors as exc:
+                if not quiet:
+                    raise self._error(exc) from None
 
     def _batches(self, cursor: Any) -> Iterator[Sequence[Sequence[Any]]]:
         try:
@@ -210,6 +310,11 @@ class TargetSide:
 
     def close(self) -> None:
         self.conn.close()
+
+
+def _clip(text: str, limit: int = 80) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
 
 
 def _close(cursor: Any) -> None:

@@ -113,6 +113,11 @@ class QueryClass:
     """The user's words about it (a workload spec's `description:`)."""
     call: Call | None = None
     """How most of its executions were sent (see `Call`); None when the source does not say."""
+    batch: str | None = None
+    """The batch the statement ran in, from its start through this statement, as one execution sent it;
+    kept only when the statement uses what an earlier statement of the batch made (a temp table, a
+    table variable, a variable that is none of its parameters), so that it can be run after them
+    (`compare`). None when it needs nothing of its batch, or the source holds the statement alone."""
 
 
 @dataclass(frozen=True)

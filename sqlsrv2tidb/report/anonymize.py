@@ -741,7 +741,9 @@ class Anonymizer:
     def compare(self, doc: dict[str, Any]) -> dict[str, Any]:
         """compare.json without the user's rows: the differing rows' values and the parameter values are
         withheld (their shape kept: which side had a row, how many columns), the rest pseudonymised."""
-        out = self.document({k: v for k, v in doc.items() if k != "queries"})
+        out = self.document({k: v for k, v in doc.items() if k not in ("queries", "stopped")})
+        if doc.get("stopped"):
+            out["stopped"] = self.text(str(doc["stopped"]), True)  # a server's last words, quoting what it liked
         queries = []
         for q in doc.get("queries") or ():
             if not isinstance(q, dict):
@@ -750,8 +752,15 @@ class Anonymizer:
                      **{side: None if d.get(side) is None else [None if v is None else WITHHELD for v in d[side]]
                         for side in ("sql_server", "target")}}
                     for d in q.get("first_differences") or () if isinstance(d, dict)]
-            kept = {k: v for k, v in q.items() if k not in ("first_differences", "values", "reason", "columns")}
+            kept = {k: v for k, v in q.items() if k not in ("first_differences", "values", "reason", "columns", "retried",
+                                                            "reconnected")}
             mine = self.document(kept)
+            if q.get("retried"):
+                mine["retried"] = self.text(str(q["retried"]), True)
+            if isinstance(q.get("reconnected"), list):
+                mine["reconnected"] = [{**self.document({k: v for k, v in r.items() if k != "why"}),
+                                        "why": self.text(str(r.get("why") or ""), True)}
+                                       for r in q["reconnected"] if isinstance(r, dict)]
             mine["first_differences"] = rows
             mine["values"] = {self._field("parameters", str(name)) or WITHHELD: WITHHELD for name in q.get("values") or {}}
             mine["columns"] = {side: [self.text(str(c)) for c in names] for side, names in (q.get("columns") or {}).items()

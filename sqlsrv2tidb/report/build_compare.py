@@ -1,8 +1,10 @@
 """The answers section: what `compare` left in OUT/compare.json, beside the replay's latencies.
 
-Per class: its verdict (same, differs, error, not comparable), why, and its row counts on each side,
-linked to the query's entry; then the first rows that differ, side by side; then the classes that
-were not compared and why. A differing class is also a high finding (RP09), which the summary counts.
+Per class: its text (the user's name for it, else the start of its T-SQL), linked to the query's
+entry, its verdict (same, differs, error, not comparable), why, and its row counts on each side; the
+statements each side ran are shown on demand. Then the first rows that differ, side by side; then the
+classes that were not compared and why. A differing class is also a high finding (RP09), which the
+summary counts.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import json
 from typing import Any
 
 from . import formatting as fmt
-from .links import Anchors
+from .links import Anchors, cut_sql, query_label
 from .shape import obj, objs, seq
 from .viewmodel import AnswerRow, AnswersSection, Cell, Fact, GenericTable
 
@@ -54,8 +56,12 @@ def build_compare(doc: dict[str, Any] | None, anchors: Anchors) -> AnswersSectio
         verdict = str(q.get("verdict") or "")
         if verdict == "error" and q.get("side"):
             verdict += f" ({str(q['side']).replace('_', ' ')})"
-        rows.append(AnswerRow(qid, anchors.queries.get(qid), anchors.labels.get(qid) or qid, verdict,
-                               str(q.get("reason") or ""), shown))
+        tsql, cut_a = cut_sql(str(q.get("sql_server_sql") or ""))
+        target, cut_b = cut_sql(str(q.get("target_sql") or ""))
+        how = tuple(str(q[key]) for key in ("batch", "retried") if q.get(key))
+        label = anchors.labels.get(qid) or query_label({"id": qid, "source_sql": q.get("sql_server_sql")})
+        rows.append(AnswerRow(qid, anchors.queries.get(qid), label, verdict, str(q.get("reason") or ""), shown,
+                              tsql, target, cut_a or cut_b, how))
         for d in objs(q.get("first_differences")):
             position = d.get("position")
             differences.append((Cell(qid), Cell("—" if position is None else fmt.number(position + 1)),

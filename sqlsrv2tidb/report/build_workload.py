@@ -8,7 +8,7 @@ from typing import Any
 from ..model.workload import parse_time
 from . import charts
 from . import formatting as fmt
-from .links import Anchors, docs_links, query_label
+from .links import Anchors, cut_sql, docs_links, query_label
 from .rulesinfo import RuleInfo, unknown_rule
 from .shape import seq
 from .viewmodel import Cell, Count, Fact, Note, QueryView, WindowRow, WorkloadSection
@@ -22,19 +22,11 @@ A Query Store capture of a busy server holds tens of thousands of classes, ad-ho
 page listing 100,000 of them weighs some 200 MB, more than a browser opens comfortably, and no one
 reads it through. So the page shows, per status, the classes that matter most (by executions), with
 their notes and findings; assessment.json lists every class, and the page says how many it leaves out."""
-MAX_SQL_CHARS = 4000
-"""Longer statements are cut in the page (assessment.json keeps them whole), so 10,000 classes stay light."""
 STATUS_ORDER = ("unsupported", "review", "rewritten", "translated")
 
 
 def _num(value: Any) -> float | None:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None
-
-
-def _cut(text: str) -> tuple[str, bool]:
-    if len(text) <= MAX_SQL_CHARS:
-        return text, False
-    return text[:MAX_SQL_CHARS] + "\n…", True
 
 
 def _executions(q: dict[str, Any]) -> float:
@@ -72,8 +64,8 @@ def _query(q: dict[str, Any], total: float, anchors: Anchors, rules: dict[str, R
     rate = _num(q.get("qps"))
     avg_ms = fmt.us_to_ms(_num(q.get("avg_duration_us")))
     total_us = _num(q.get("total_duration_us"))
-    source, cut_a = _cut(str(q.get("source_sql") or ""))
-    target, cut_b = _cut(str(q.get("target_sql") or ""))
+    source, cut_a = cut_sql(str(q.get("source_sql") or ""))
+    target, cut_b = cut_sql(str(q.get("target_sql") or ""))
     notes = []
     for n in seq(q.get("notes")):
         if isinstance(n, dict):

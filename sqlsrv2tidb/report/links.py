@@ -96,6 +96,18 @@ def query_label(q: dict[str, Any]) -> str:
     return sql if len(sql) <= LABEL_CHARS else sql[:LABEL_CHARS].rstrip() + "…"
 
 
+MAX_SQL_CHARS = 4000
+"""Longer statements are cut in the page (assessment.json and compare.json keep them whole), so 10,000 classes
+stay light."""
+
+
+def cut_sql(text: str) -> tuple[str, bool]:
+    """A statement as the page shows it, and whether it was cut."""
+    if len(text) <= MAX_SQL_CHARS:
+        return text, False
+    return text[:MAX_SQL_CHARS] + "\n…", True
+
+
 def safe_href(url: str) -> str | None:
     """Only web and file links: a rule file from a user's --rules folder must not smuggle `javascript:`."""
     return url if url.lower().startswith(SAFE_SCHEMES) else None

@@ -336,14 +336,21 @@ class DataSection:
 
 @dataclass(frozen=True)
 class AnswerRow:
-    """One compared query class: its verdict and why, linked to the query's entry on the page."""
+    """One compared query class: its text, its verdict and why, linked to the query's entry on the page; the
+    statements each side ran, shown on demand."""
 
     query_id: str
     anchor: str | None
     label: str
+    """The user's name for the class, else the start of its T-SQL on one line."""
     verdict: str
     reason: str
     rows: str
+    sql_server_sql: str = ""
+    target_sql: str = ""
+    truncated: bool = False
+    how: tuple[str, ...] = ()
+    """How it ran, when not plainly: with its batch, once more after a lost session."""
 
 
 @dataclass(frozen=True)

@@ -85,6 +85,25 @@ def literal_value(toks: list[Token]) -> Scalar:
     raise NotALiteral(tok.text)
 
 
+def tsql_literal(value: Scalar, type_text: str | None = None) -> str:
+    """A value written back as a T-SQL literal (the inverse of `literal_value`): `NULL`, `5`, `1.5`,
+    `N'it''s'`, and `0x0A` for a binary type.
+
+        >>> [tsql_literal(v) for v in (None, True, -5, 1.5, "it's")], tsql_literal("0x0A", "varbinary(8)")
+        (['NULL', '1', '-5', '1.5', "N'it''s'"], '0x0A')
+    """
+    if value is None:
+        return "NULL"
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    text = str(value)
+    if "binary" in (type_text or "").lower() and re.fullmatch(r"0[xX][0-9A-Fa-f]*", text):
+        return text
+    return "N'" + text.replace("'", "''") + "'"
+
+
 _DATE_TYPES = ("date", "datetime", "datetime2", "smalldatetime")
 
 

@@ -14,6 +14,10 @@ whose T-SQL character classes (`'[a-c]%'`) translate to another operator than a 
 A procedure call (`EXEC p @a = 5`) keeps its arguments: TiDB runs no procedure to send them to, and
 what it called with is what the report shows.
 
+T-SQL lets a literal touch the word beside it (`d > '20130101'and x = 1`); a parameter name may not
+(`@1and` is one variable), so a space is written where one would join it: the text written reads as
+the original's tokens with each value literal replaced by its parameter.
+
     >>> text, parameters, values = parameterize("SELECT * FROM t WHERE a = N'x' AND b IN (1, -2) ORDER BY 1")
     >>> text, [p.type for p in parameters], values
     ('SELECT * FROM t WHERE a = @1 AND b IN (@2, @3) ORDER BY 1', ['nvarchar(4000)', 'int', 'int'], ('x', 1, -2))
@@ -149,7 +153,20 @@ def parameterize(text: str) -> tuple[str, tuple[Parameter, ...], tuple[Scalar, .
     for start in sorted(replaced):
         end, name = replaced[start]
         out.append(text[pos:start])
-        out.append(name)
+        out.append(_apart(text, start, end, name))
         pos = end
     out.append(text[pos:])
     return "".join(out), params, values
+
+
+_JOINS = re.compile(r"[\w#$@]")
+"""Characters that would run on into a parameter's name (`@1and` is one variable, `@x@1` too)."""
+
+
+def _apart(text: str, start: int, end: int, name: str) -> str:
+    """`name` in place of the literal at text[start:end], with a space on a side where it would otherwise
+    join the word next to it: a literal may touch a word (`'20130101'and`, `and'x'`, `1.5e3and` are legal
+    T-SQL), a parameter may not, so the text written reads as the same tokens with the literal replaced."""
+    before = " " if start > 0 and _JOINS.match(text[start - 1]) else ""
+    after = " " if end < len(text) and _JOINS.match(text[end]) else ""
+    return before + name + after

@@ -127,3 +127,12 @@ def test_login_failure_and_lost_connections_are_classified():
     assert isinstance(session.failure(denied), RowsetError)
     lost = pyodbc.OperationalError("08S01", "[08S01] Communication link failure")
     assert isinstance(session.failure(lost), ConnectionFailed)
+    cut = pyodbc.Error("01000", "[01000] [FreeTDS][SQL Server]Unexpected EOF from the server (20017) (SQLExecDirectW)")
+    assert str(session.failure(cut)).startswith("lost the connection to SQL Server at db1,1433")
+    # A server that answers but cannot serve for now: a new session later is the answer, as for a lost one.
+    for away in (pyodbc.Error("42000", "[42000] [FreeTDS][SQL Server]Database 'Sales' is being recovered. Waiting "
+                                       "until recovery is finished. (922) (SQLExecDirectW)"),
+                 pyodbc.Error("HY000", "[HY000] [FreeTDS][SQL Server]the database system is in recovery mode (0)"),
+                 pyodbc.Error("42000", "[42000] Cannot open database \"Sales\" requested by the login. (4060)")):
+        failure = session.failure(away)
+        assert isinstance(failure, ConnectionFailed) and "db1,1433 is not available" in str(failure), failure

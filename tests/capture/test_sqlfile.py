@@ -91,6 +91,25 @@ def test_table_variables_stay_statements():
         "DECLARE @t TABLE (a int)", "INSERT INTO @t VALUES (1)"]
 
 
+def test_a_statement_that_uses_what_its_batch_made_keeps_the_batch_through_its_own_end():
+    batch = ("SELECT id INTO #recent FROM t WHERE d > '20130101'\n"
+             "DECLARE @t TABLE (a int)\nINSERT INTO @t SELECT id FROM #recent\n"
+             "SELECT COUNT(*) FROM #recent\nSELECT a FROM @t\nSELECT name FROM t WHERE id = 4\n"
+             "DECLARE @k int\nSELECT @k = MAX(id) FROM t\nSELECT name FROM t WHERE id = @k")
+    kept = {p.text: p.batch for p in split_batch(batch)}
+    assert kept["SELECT id INTO #recent FROM t WHERE d > '20130101'"] is None  # it makes #recent itself
+    assert kept["SELECT COUNT(*) FROM #recent"] == batch[:batch.index("SELECT COUNT(*) FROM #recent") + 28]
+    assert kept["SELECT a FROM @t"].endswith("SELECT a FROM @t") and kept["INSERT INTO @t SELECT id FROM #recent"]
+    assert kept["SELECT name FROM t WHERE id = 4"] is None
+    # A column named with a number sign is no temp table.
+    assert [p.batch for p in split_batch("SELECT 1\nSELECT COUNT(*) AS [# answers], COUNT(*) [#q] FROM t")] == [None, None]
+    # A variable set by a query is a parameter with no known value, not NULL, and needs no batch.
+    last = split_batch(batch)[-1]
+    assert (last.parameters, last.values, last.batch) == ((Parameter("@k", "int"),), None, None)
+    (q,) = [c for c in _read(batch)[0].queries if c.text == "SELECT COUNT(*) FROM #recent"]
+    assert q.batch == kept["SELECT COUNT(*) FROM #recent"]
+
+
 def test_unterminated_string_cannot_be_split():
     with pytest.raises(SplitError, match="unterminated string"):
         split_batch("SELECT 'abc FROM t")

@@ -259,6 +259,16 @@ def test_sql_text_action_stands_in_when_the_statement_field_was_not_collected():
     assert q.parameters == (Parameter("@P1", "int"),) and q.samples == ()
 
 
+def test_a_statement_event_that_uses_what_its_batch_made_keeps_the_batch_from_its_sql_text():
+    batch = "SELECT id INTO #recent FROM dbo.posts WHERE score > 10;\nSELECT COUNT(*) FROM #recent;\nSELECT 1"
+    text = "".join(f'<event name="sql_statement_completed" timestamp="2024-12-02T09:00:0{i}Z"><data name="statement">'
+                   f'<value>{statement}</value></data><action name="sql_text"><value>{batch}</value></action></event>'
+                   for i, statement in enumerate(("SELECT COUNT(*) FROM #recent", "SELECT 1")))
+    workload, _ = _text(f"<events>{text}</events>")
+    batches = {q.text: q.batch for q in workload.queries}
+    assert batches == {"SELECT COUNT(*) FROM #recent": batch[:batch.index(";\nSELECT 1")], "SELECT 1": None}
+
+
 def test_statement_and_batch_events_together_are_noted_as_possible_double_count():
     text = (
         '<events><event name="sql_batch_completed" timestamp="2024-12-02T09:00:00Z"><data name="batch_text"><value>SELECT 1</value></data></event>'

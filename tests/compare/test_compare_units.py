@@ -1,6 +1,6 @@
 """The comparison itself, without servers: rows normalized under the target's result types, ordered answers
 by tie groups, multisets by digest buckets (a large answer read again only for its differing buckets), and
-the findings a verdict raises."""
+the findings a verdict raises, and the waits for a server that went away."""
 
 from __future__ import annotations
 
@@ -11,14 +11,17 @@ import pytest
 
 from sqlsrv2tidb.compare import answers
 from sqlsrv2tidb.compare.answers import compare_multiset, compare_ordered
-from sqlsrv2tidb.compare.classes import Compared, ValueSet, choose, read_verdict
+from sqlsrv2tidb.compare.batches import temporary_tables, unsafe_setup
+from sqlsrv2tidb.compare.classes import Compared, Left, ValueSet, choose, read_verdict, with_batch
 from sqlsrv2tidb.compare.document import document, findings
+from sqlsrv2tidb.compare.reopen import Reconnect, SideDown, reopen
 from sqlsrv2tidb.compare.runner import ClassResult
 from sqlsrv2tidb.compare.sides import declared_batch
 from sqlsrv2tidb.compare.values import ResultColumn, RowShape
-from sqlsrv2tidb.errors import UsageError
-from sqlsrv2tidb.model import Capture, Parameter, QueryClass, Workload
+from sqlsrv2tidb.errors import ConnectionFailed, UsageError
+from sqlsrv2tidb.model import Capture, Database, Parameter, QueryClass, Workload
 from sqlsrv2tidb.model.translation import TranslatedQuery, Translation
+from sqlsrv2tidb.options import Options
 
 INT, DEC2, DT3, CHAR, VARCHAR, DOUBLE = (ResultColumn("i", 3), ResultColumn("d", 246, 2), ResultColumn("t", 12, 3),
                                           ResultColumn("c", 254, None, "utf8mb4_general_ci"),
@@ -95,8 +98,33 @@ def test_only_reads_are_compared():
     assert read_verdict(TranslatedQuery("q1", "f", "SELECT 1", "SELECT 1", "translated", kind="select"), read) is None
     assert "changes data" in read_verdict(TranslatedQuery("q2", "f", "DELETE FROM t", "DELETE FROM t", "translated",
                                                           kind="delete"), write)
-    assert "several statements" in read_verdict(TranslatedQuery("q1", "f", "x", "SET @a = 1;\nSELECT @a", "translated",
-                                                                kind="select"), read)
+
+
+
+@pytest.mark.parametrize(("text", "batch", "reason"), [
+    ("SELECT id FROM #recent", None, "reads #recent created in its batch: the capture holds no statement of its batch before it"),
+    ("SELECT id FROM t WHERE a = @a", None, "needs @a declared in its batch: the capture holds no statement of its batch before it"),
+    ("SELECT id FROM #recent", "UPDATE dbo.t SET a = 1\nSELECT id INTO #recent FROM t\nSELECT id FROM #recent",
+     "its batch runs UPDATE before it (UPDATE dbo.t SET a = 1), which compare never runs"),
+    ("SELECT id FROM #recent", "EXEC dbo.p\nSELECT id FROM #recent", "its batch runs EXEC before it (EXEC dbo.p)"),
+    ("SELECT id FROM #recent", "SELECT 1\nSELECT id FROM #recent", "reads #recent created in its batch, and its batch does "
+                                                                    "not make it before it"),
+    ("SELECT id INTO #recent FROM t", None, "it returns no rows: it only sets variables or makes temp tables"),
+])
+def test_a_class_that_leans_on_its_batch_is_left_out_saying_what_it_needs(text, batch, reason):
+    source = QueryClass("q1", "f", text, kind="select", batch=batch)
+    tq = TranslatedQuery("q1", "f", text, "SELECT 1;\nSELECT 2" if "INTO" in text else "SELECT 1", "translated",
+                         kind="select")
+    found = with_batch(tq, source, Database(), Options())
+    assert isinstance(found, Left) and found.reason.startswith(reason), found
+
+
+def test_a_batch_whose_translation_would_write_a_real_table_is_not_run():
+    assert unsafe_setup(["SET @d = NULL", "CREATE TEMPORARY TABLE tmp_x (id INT)", "INSERT INTO tmp_x SELECT 1"]) is None
+    assert unsafe_setup(["INSERT INTO orders SELECT 1"]).startswith("its batch's translation runs INSERT INTO orders")
+    assert unsafe_setup(["CREATE TABLE tmp_x (id INT)"]) is not None
+    assert temporary_tables(["DROP TEMPORARY TABLE IF EXISTS var_t", "CREATE TEMPORARY TABLE var_t (a INT)",
+                             "CREATE TEMPORARY TABLE tmp_x (b INT)"]) == ("var_t", "tmp_x")
 
 
 def _result(verdict: str, side: str | None = None) -> ClassResult:
@@ -119,10 +147,51 @@ def test_a_target_error_is_a_medium_finding():
     assert doc["queries"][0]["side"] == "target"
 
 
+def test_an_unreachable_target_is_no_finding():
+    down = _result("error", "target")
+    down.unreachable = True
+    assert findings([down]) == []
+    assert document(source="s", target="t", server="tidb", settings={}, results=[down], left=[], found=[],
+                    seconds=1.0)["queries"][0]["unreachable"] is True
+
+
+def test_the_waits_for_a_lost_server_double_up_to_the_longest_and_stop_at_the_bound():
+    assert list(Reconnect().waits()) == [1, 2, 4, 8, 15, 15, 15, 15, 15, 15, 15]
+    assert sum(Reconnect().waits()) == 120
+    assert list(Reconnect(within=5).waits()) == [1, 2, 2]
+    assert list(Reconnect(within=0).waits()) == []
+
+
+def test_reopening_tries_at_once_then_after_each_wait_with_one_line_each_and_gives_up_at_the_bound():
+    tried, slept, notes = [], [], []
+
+    def comes_back() -> None:
+        tried.append(1)
+        if len(tried) < 3:
+            raise ConnectionFailed("the database system is starting up")
+
+    done = reopen(comes_back, side="sql_server", what="SQL Server at h", why="lost", policy=Reconnect(),
+                  note=notes.append, sleep=slept.append)
+    assert (done.attempts, done.waited, slept) == (3, 3.0, [1, 2])
+    assert notes[1] == ("SQL Server at h: attempt 2 to reconnect failed (the database system is starting up); "
+                        "waiting 2 s (3 of 120 s)")
+
+    def never() -> None:
+        raise ConnectionFailed("the database system is in recovery mode")
+
+    slept.clear()
+    with pytest.raises(SideDown) as down:
+        reopen(never, side="target", what="the target", why="lost", policy=Reconnect(within=3), note=notes.append,
+               sleep=slept.append)
+    assert slept == [1, 2] and down.value.attempts == 3
+    assert str(down.value) == ("the target was unreachable: 3 attempt(s) over 3 s failed, the last with: the database "
+                               "system is in recovery mode")
+
+
 def test_a_query_id_the_capture_lacks_is_one_line_naming_it():
     read = QueryClass("q1", "f", "SELECT 1", kind="select")
     capture = Capture(workload=Workload(queries=(read,)))
     translation = Translation((TranslatedQuery("q1", "f", "SELECT 1", "SELECT 1", "translated", kind="select"),))
-    assert [tq.id for tq, _ in choose(capture, translation, ["Q1"])[0]] == ["q1"]
+    assert [c.query.id for c in choose(capture, translation, ["Q1"])[0]] == ["q1"]
     with pytest.raises(UsageError, match="--query qmissing: the capture has no query class of that id"):
         choose(capture, translation, ["qmissing"])

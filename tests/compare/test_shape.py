@@ -98,7 +98,10 @@ def test_a_unique_constraint_counts_and_without_the_schema_nothing_is_total(gold
     ("SELECT id FROM (SELECT id, ROW_NUMBER() OVER (PARTITION BY customer_id ORDER BY qty) AS rn FROM dbo.orders) d "
      "WHERE rn = 1", "ROW_NUMBER()"),
     ("SELECT id, LAG(qty) OVER (ORDER BY status) FROM dbo.orders", "LAG()"),
-    ("SELECT id INTO #copy FROM dbo.orders", "writes"),
+    ("SELECT id INTO dbo.copy FROM dbo.orders", "writes"),
+    ("SELECT id INTO #copy FROM dbo.orders", "no query in it (it only sets variables or makes temp tables)"),
+    ("SELECT id, NEWID() AS k INTO #copy FROM dbo.orders; SELECT id FROM #copy", "NEWID()"),
+    ("INSERT INTO dbo.orders SELECT * FROM #copy; SELECT id FROM #copy", "INSERT"),
     ("UPDATE dbo.orders SET qty = 1", "UPDATE"),
     ("SELECT 1; SELECT 2", "2 result sets"),
     ("SELECT FROM WHERE", "cannot read"),

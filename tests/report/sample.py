@@ -27,6 +27,7 @@ from sqlsrv2tidb.model import (
     IndexColumn,
     IntervalStat,
     Key,
+    Parameter,
     QueryClass,
     Severity,
     SourceRef,
@@ -330,9 +331,52 @@ def keywords_experiment() -> dict[str, Any]:
     }
 
 
+def keywords_compare(capture: Capture, translation: Translation) -> dict[str, Any]:
+    """compare.json as `compare` writes it (compare.document) for the keywords scenario: the writes left out by the
+    same choice, the TOP query the same on both sides after a lost target session, the DATEDIFF one different."""
+    from sqlsrv2tidb.compare.answers import compare_multiset, compare_ordered
+    from sqlsrv2tidb.compare.classes import Compared, ValueSet, choose
+    from sqlsrv2tidb.compare.document import document, findings
+    from sqlsrv2tidb.compare.reopen import Reopened
+    from sqlsrv2tidb.compare.runner import DIFFERS, ClassResult
+    from sqlsrv2tidb.compare.values import ResultColumn, RowShape
+
+    # Query Store declares each class's parameters in front of its text (`(@P1 int, @P2 bigint)`); here, as ints.
+    declared = tuple(replace(q, parameters=tuple(Parameter(f"@P{n}", "int") for n in range(1, q.text.count("@P") + 1)))
+                     for q in capture.workload.queries)
+    chosen, left = choose(replace(capture, workload=replace(capture.workload, queries=declared)), translation)
+    results = []
+    for c in sorted(chosen, key=lambda c: c.query.source_sql):
+        compared = Compared(c.query, c.source.text, c.source.parameters, c.query.target_sql or "",
+                            (ValueSet((3, 1001), (3, 1001)),), "captured values")
+        result = ClassResult(compared, values=(3, 1001), sets_run=1, seconds=0.012)
+        columns = (ResultColumn("r_id", 8), ResultColumn("d_order", 3))
+        left_rows = [(7001 + i, i) for i in range(10)]
+        if "TOP 10" in c.source.text:
+            result.method, result.total_order = "ordered", False
+            result.comparison = compare_ordered([left_rows], [left_rows], RowShape(columns, None), [1])
+            result.retried = ("the first run lost its session: the target failed: Lost connection to MySQL server "
+                              "during query (MySQL error 2013)")
+            result.reopened = [Reopened("target", 3, 3.0, "Lost connection to MySQL server during query (MySQL error 2013)")]
+        else:
+            result.method = "multiset"
+            result.comparison = compare_multiset([[(7001, 5), (7002, 30)]], [[(7001, 4), (7002, 30)]],
+                                                 RowShape((ResultColumn("r_id", 8), ResultColumn("age", 8)), None))
+            result.verdict, result.reason = DIFFERS, "1 row(s) differ; the translation noted: QY07 DATEDIFF counts boundaries"
+        result.rows = {"sql_server": result.comparison.sql_server_rows, "target": result.comparison.target_rows}
+        result.comparison = result.comparison if not result.comparison.equal else None
+        results.append(result)
+    doc = document(source="db1/keywords", target="mysql://root@tidb:4000/keywords", server="tidb",
+                   settings={"parameter_sets": 3, "timeout_s": 30.0, "seed": 1, "queries": None, "reconnect_within_s": 120.0},
+                   results=results, left=left, found=findings(results), seconds=1.5, reconnects=1)
+    return doc
+
+
 def write_out(out: Path, capture: Capture, translation: Translation | None, plan: MigrationPlan | None, findings: list[Finding],
-              options: Options, replay: dict[str, Any] | None = None, experiment: dict[str, Any] | None = None) -> Path:
-    """Write OUT as `assess` does: ddl/, assessment.json (with deployment advice), replay.json, experiment.json."""
+              options: Options, replay: dict[str, Any] | None = None, experiment: dict[str, Any] | None = None,
+              compare: dict[str, Any] | None = None) -> Path:
+    """Write OUT as `assess` does: ddl/, assessment.json (with deployment advice), replay.json, experiment.json,
+    and compare.json as `compare` does."""
     out.mkdir(parents=True, exist_ok=True)
     advice = advise(capture, plan, options)
     doc = build_assessment(Parts(capture, options, plan=plan, translation=translation, findings=tuple(findings), deployment=advice))
@@ -345,13 +389,16 @@ def write_out(out: Path, capture: Capture, translation: Translation | None, plan
         write_json(out / "replay.json", replay)
     if experiment is not None:
         write_json(out / "experiment.json", experiment)
+    if compare is not None:
+        write_json(out / "compare.json", compare)
     return out
 
 
-def keywords_out(out: Path, *, replay: bool = True, experiment: bool = True) -> Path:
+def keywords_out(out: Path, *, replay: bool = True, experiment: bool = True, compare: bool = False) -> Path:
     capture, translation, plan, findings, options = keywords_parts()
     return write_out(out, capture, translation, plan, findings, options,
-                     keywords_replay(capture) if replay else None, keywords_experiment() if experiment else None)
+                     keywords_replay(capture) if replay else None, keywords_experiment() if experiment else None,
+                     keywords_compare(capture, translation) if compare else None)
 
 
 # -- hostile input ---------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
 
 SECRET_STRING = "Zebra-Ledger Secret"
 SECRET_NUMBER = "987654321"
+SERVER_QUOTED = "Rhubarb-7731"
+"""A value only a server's message quotes (no SQL of the user's holds it): prose would keep it, a server's text not."""
 SECRET_SQL = (f"SELECT TOP 5 k.d_order, u.display_name FROM dbo.keywords AS k JOIN dbo.users AS u ON u.user_id = k.r_id "
               f"WHERE u.email = N'{SECRET_STRING}' AND k.e_id = {SECRET_NUMBER} AND k.e_type IN (3, 42)")
 SECRET_TARGET = ("SELECT `k`.`d_order`, `u`.`display_name` FROM `keywords` AS `k` JOIN `users` AS `u` ON `u`.`user_id` = `k`.`r_id` "
@@ -42,14 +44,20 @@ def _secret_out(root: Path) -> Path:
         qid, fp, SECRET_SQL, SECRET_TARGET, "rewritten", (Note("QY01", "TOP 5 became LIMIT 5 for dbo.keywords"),), "select")))
     replay = sample.keywords_replay(capture)
     replay["error_codes"][0]["samples"].append({"query": qid, "message": f"Data too long for '{SECRET_STRING}'"})
-    return sample.write_out(root, capture, translation, plan, findings, options, replay, sample.keywords_experiment())
+    compare = sample.keywords_compare(capture, translation)
+    retried = next(q for q in compare["queries"] if q.get("retried"))  # a server's words quote what they like
+    retried["retried"] += f" near '{SERVER_QUOTED}'"
+    retried["reconnected"][0]["why"] += f" near '{SERVER_QUOTED}'"
+    compare["stopped"] = f"the target was unreachable: Unknown database '{SERVER_QUOTED}'"
+    return sample.write_out(root, capture, translation, plan, findings, options, replay, sample.keywords_experiment(),
+                            compare)
 
 
 def _originals(out: Path) -> set[str]:
     doc = sample.read_json(out / "assessment.json")
     names = {doc["source"]["database"], "loadtest", "tidb.example.internal", "examples/keywords/schema.sql",
              "capture/query_store.json", "IX_reviews_entity", "FK_photos_reviews", "idx_keywords_by_display_order",
-             "77-123456", "new user", SECRET_STRING, SECRET_NUMBER, "nightly", "normal", "keyword rebuild", "office hours"}
+             "77-123456", "new user", SECRET_STRING, SECRET_NUMBER, SERVER_QUOTED, "nightly", "normal", "keyword rebuild", "office hours"}
     for t in doc["tables"]:
         names |= {t["schema"], t["name"], *(c["name"] for c in t["columns"])}
     names |= {q["id"] for q in doc["queries"]}
@@ -73,8 +81,8 @@ def test_no_original_name_or_literal_in_any_output_file(anonymized):
     out, originals = anonymized
     assert {"keywords", "e_type", SECRET_NUMBER} <= originals
     files = sorted(p for p in out.rglob("*") if p.is_file())
-    assert {p.name for p in files} >= {"assessment.json", "replay.json", "experiment.json", "report.html", "topology.yaml",
-                                       "01-tables.sql", "02-indexes.sql", "03-foreign-keys.sql"}
+    assert {p.name for p in files} >= {"assessment.json", "replay.json", "experiment.json", "compare.json", "report.html",
+                                       "topology.yaml", "01-tables.sql", "02-indexes.sql", "03-foreign-keys.sql"}
     for path in files:
         text = path.read_text(encoding="utf-8")
         if path.suffix == ".html":
@@ -168,7 +176,7 @@ def test_report_anonymize_writes_a_shareable_copy_and_leaves_out_alone(tmp_path)
     assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file() and "anonymized" not in p.parts} == before
     shared = out / "anonymized"
     files = {p.relative_to(shared).as_posix() for p in shared.rglob("*") if p.is_file()}
-    assert files == {"report.html", "assessment.json", "replay.json", "experiment.json", "topology.yaml",
+    assert files == {"report.html", "assessment.json", "replay.json", "experiment.json", "compare.json", "topology.yaml",
                      "ddl/01-tables.sql", "ddl/02-indexes.sql", "ddl/03-foreign-keys.sql"}
     for name in sorted(files):
         text = (shared / name).read_text(encoding="utf-8")

@@ -50,12 +50,13 @@ def _render(out: Path, rules, anonymize: bool = False) -> str:
     return render_html(build_report(inputs, rules, anonymized=anonymize, generated="GENERATED"))
 
 
-def test_keywords_report_matches_gold(keywords_dir, rules):
-    _compare("keywords.html", _render(keywords_dir, rules))
+def test_keywords_report_matches_gold(tmp_path, rules):
+    _compare("keywords.html", _render(sample.keywords_out(tmp_path / "out", compare=True), rules))
 
 
-def test_anonymized_keywords_report_matches_gold(keywords_dir, rules):
-    _compare("keywords-anonymized.html", _render(keywords_dir, rules, anonymize=True))
+def test_anonymized_keywords_report_matches_gold(tmp_path, rules):
+    _compare("keywords-anonymized.html", _render(sample.keywords_out(tmp_path / "out", compare=True), rules,
+                                                 anonymize=True))
 
 
 def test_minimal_report_matches_gold(tmp_path, rules):

@@ -158,6 +158,25 @@ def test_long_statements_are_cut_in_the_page_but_kept_in_the_json(tmp_path, rule
     assert q.truncated and len(q.source_sql) < 4100 and q.source_sql.endswith("\n…")
 
 
+def test_the_answers_show_each_querys_text_linked_to_its_class(tmp_path, rules):
+    out = sample.keywords_out(tmp_path / "o", replay=False, experiment=False, compare=True)
+    view = build_report(load_inputs(out), rules, anonymized=False, generated="now")
+    workload = {q.id: q for q in view.workload.queries}
+    for row in view.compare.rows:
+        assert row.anchor == workload[row.query_id].anchor, row  # linked to the class's entry on the page
+        assert row.sql_server_sql == workload[row.query_id].source_sql and row.target_sql, row
+        assert row.label.startswith(row.sql_server_sql[:40]), row
+    page = render_html(view)
+    same = next(r for r in view.compare.rows if r.verdict == "same")
+    assert f'<a href="#{same.anchor}"><code class="qid">{same.query_id}</code></a>' in page
+    assert f"<code>{same.sql_server_sql}</code>" in page and "the first run lost its session" in page
+    # Without the class in assessment.json (compare run into a folder of its own), the text comes from compare.json.
+    bare = sample.write_out(tmp_path / "bare", Capture(database=Database(name="empty")), None, None, [], Options(),
+                            compare=sample.read_json(out / "compare.json"))
+    rows = build_report(load_inputs(bare), rules, anonymized=False, generated="now").compare.rows
+    assert [r.label for r in rows] == [r.label for r in view.compare.rows] and not any(r.anchor for r in rows), rows
+
+
 def test_findings_link_to_their_table_and_query(keywords_dir, rules):
     view = build_report(load_inputs(keywords_dir), rules, anonymized=False, generated="now")
     rows = {r.object: r for g in view.schema.finding_groups for r in g.rows}
