@@ -83,7 +83,7 @@ def test_every_foreign_id_is_a_row_of_its_table(scale):
         held = set(rows.column(parent, parent_column))
         dangling = [v for v in rows.column(table, column) if v is not None and v not in held]
         assert not dangling, (table, column, dangling[:5])
-    for table, columns in table_columns().items():
+    for table in table_columns():
         keys = [tuple(row[:2]) if table == "PostTags" else row[0] for row in rows.tables[table]]
         assert len(keys) == len(set(keys)), table
 
