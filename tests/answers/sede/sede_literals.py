@@ -48,12 +48,13 @@ def _text(literal: str) -> str:
 
 
 def _compared(sql: str, columns: str) -> list[tuple[str, str]]:
-    """(operator, literal) for `column = 'x'`, `column LIKE 'x'` and each literal of `column IN (...)`, where
-    `columns` is a regex of the column names."""
+    """(operator, literal) for `column = 'x'`, `column LIKE 'x'` and each literal of `column IN (...)`, the column
+    maybe in LOWER() or UPPER(); `columns` is a regex of the column names."""
     out = []
-    for m in re.finditer(rf"(?i)(?:\b\w+\.)?\[?(?:{columns})\]?\s*(=|<>|!=|(?:not\s+)?like)\s*{_TEXT}", sql):
+    column = rf"(?:(?:lower|upper|ltrim|rtrim)\s*\(\s*)?(?:\b\w+\.)?\[?(?:{columns})\]?(?:\s*\))?"
+    for m in re.finditer(rf"(?i){column}\s*(=|<>|!=|(?:not\s+)?like)\s*\(?\s*{_TEXT}", sql):
         out.append((m.group(1).lower(), _text(m.group(2))))
-    for m in re.finditer(rf"(?i)(?:\b\w+\.)?\[?(?:{columns})\]?\s+(?:not\s+)?in\s*\(([^()]*)\)", sql):
+    for m in re.finditer(rf"(?i){column}\s+(?:not\s+)?in\s*\(([^()]*)\)", sql):
         out += [("in", _text(t)) for t in re.findall(_TEXT, m.group(1))]
     return out
 

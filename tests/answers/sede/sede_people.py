@@ -127,6 +127,8 @@ def user_rows(people: People, seed: int, places: tuple[str, ...], ends: dict[int
     """The Users rows; `ends` is each user's last activity (their last post, comment or vote)."""
     draw = Draw(seed, "UserRows")
     rows = []
+    users = [u for u in people.users if u.id != COMMUNITY]
+    placed = {users[draw.below(len(users))].id: place for place in places}  # every place someone's, at least once
     for user in people.users:
         last = max(ends.get(user.id, user.created), user.created)
         last_access = min(draw.after(last, 86_400 * 30), END)
@@ -135,7 +137,7 @@ def user_rows(people: People, seed: int, places: tuple[str, ...], ends: dict[int
         website = None if r < 0.8 else "" if r < 0.85 else f"https://{handle}.example.com" if r < 0.95 else \
             f"http://www.{handle}.dev/blog"
         r = draw.random()
-        location = None if r < 0.72 else "" if r < 0.75 else draw.pick(places)
+        location = placed.get(user.id) or (None if r < 0.72 else "" if r < 0.75 else draw.pick(places))
         r = draw.random()
         about = None if r < 0.78 else "" if r < 0.81 else \
             f"<p>{'Moderator. ' if user.moderator else ''}Working with databases since {user.created.year}.</p>"
