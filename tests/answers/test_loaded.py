@@ -9,6 +9,7 @@ generated, and WideWorldImporters holds its reference lists and plausible transa
 from __future__ import annotations
 
 from answers_db import sede_rows
+from rows import generate, main
 from sede_references import REFERENCES, dangling_sql
 from sede_schema import table_columns
 from wideworldimporters import WWI
@@ -98,3 +99,27 @@ def test_nvarchar_datalength_counts_two_bytes_a_character_on_sql_server(compare_
 
 def one_row_count(source, table: str) -> int:
     return source.rows(f"SELECT COUNT_BIG(*) FROM {table}")[0][0]
+
+
+def test_the_command_line_loads_a_new_database_and_refuses_an_existing_one(mssql, capsys):
+    name = "t_answers_sede_command_line"
+    mssql.create_database(name)
+    conn = mssql.connect()
+    try:
+        conn.cursor().execute(f"DROP DATABASE [{name}]")
+    finally:
+        conn.close()
+    args = ["--connection", mssql.connection_string(), "--database", name, "--scale", "0.05", "--seed", "2"]
+    assert main(args) == 0
+    expected = generate(0.05, seed=2)
+    said = capsys.readouterr()
+    assert f"digest {expected.digest()[:16]}" in said.out and f"{sum(expected.counts.values()):,} rows" in said.out
+    conn = mssql.connect(name)
+    try:
+        for table, count in expected.counts.items():
+            assert conn.cursor().execute(f"SELECT COUNT(*) FROM dbo.{table}").fetchone()[0] == count, table
+    finally:
+        conn.close()
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err == f"Error: database {name} already exists; name a new one\n"

@@ -153,6 +153,10 @@ def _with_database(connection: str, database: str) -> str:
     return ";".join([*parts, f"DATABASE={database}"])
 
 
+class LoadRefused(Exception):
+    """The load cannot go on: the database exists already, or the server refused a statement."""
+
+
 def load(connection: str, database: str, rows: SedeRows, *, create: bool = True, batch: int = BATCH) -> dict[str, float]:
     """Create `database` (unless `create` is false: the caller made it, empty), run schema.sql and insert `rows`.
     Returns the seconds each step took ("schema", then each table)."""
@@ -162,7 +166,7 @@ def load(connection: str, database: str, rows: SedeRows, *, create: bool = True,
         conn = pyodbc.connect(_with_database(connection, "master"), autocommit=True)
         try:
             if conn.cursor().execute("SELECT DB_ID(?)", database).fetchone()[0] is not None:
-                raise SystemExit(f"Error: database {database} already exists; name a new one")
+                raise LoadRefused(f"database {database} already exists; name a new one")
             conn.cursor().execute(f"CREATE DATABASE [{database}]")
         finally:
             conn.close()
@@ -178,6 +182,8 @@ def load(connection: str, database: str, rows: SedeRows, *, create: bool = True,
             started = time.perf_counter()
             insert_rows(cursor, f"dbo.{table}", columns, rows.tables[table], batch=batch)
             seconds[table] = time.perf_counter() - started
+    except (pyodbc.Error, RuntimeError) as exc:
+        raise LoadRefused(f"{exc} (database {database} is left as it is)") from exc
     finally:
         conn.close()
     return seconds
@@ -196,7 +202,14 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     rows = generate(args.scale, args.seed)
     made = time.perf_counter() - started
-    seconds = load(args.connection, args.database, rows, batch=args.batch)
+    try:
+        seconds = load(args.connection, args.database, rows, batch=args.batch)
+    except LoadRefused as exc:
+        print(f"Error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # noqa: BLE001 - the connection refused: one line, not a traceback
+        print(f"Error: cannot load into {args.database}: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
     for table, count in rows.counts.items():
         print(f"{table:28} {count:7,} rows  {seconds[table]:6.2f} s")
     print(f"{'total':28} {sum(rows.counts.values()):7,} rows  {sum(seconds.values()):6.2f} s to load "

@@ -61,8 +61,6 @@ def vote_rows(seed: int, site: Site, people: People) -> list[dict]:
         if day <= END:
             rows.append({"PostId": post.id, "VoteTypeId": kind, "UserId": user, "CreationDate": day,
                          "BountyAmount": bounty})
-            if user is not None and user in people.by_id:
-                people.by_id[user].up_votes += kind == 2
 
     for post in site.posts.values():
         extra = 1 if draw.chance(0.1) else 0
