@@ -9,10 +9,11 @@ generated, and WideWorldImporters holds its reference lists and plausible transa
 from __future__ import annotations
 
 from answers_db import sede_rows
+from corpus_rows import create_generated
 from rows import generate, main
 from sede_references import REFERENCES, dangling_sql
 from sede_schema import table_columns
-from wideworldimporters import WWI
+from wideworldimporters import WIDEWORLDIMPORTERS, WWI
 
 from sqlsrv2tidb import api
 
@@ -123,3 +124,19 @@ def test_the_command_line_loads_a_new_database_and_refuses_an_existing_one(mssql
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err == f"Error: database {name} already exists; name a new one\n"
+
+
+def test_wwi_loads_the_same_rows_every_time(compare_wwi, mssql):
+    again = create_generated(mssql, WIDEWORLDIMPORTERS, "t_answers_wwi_again")
+    tables = compare_wwi.rows("SELECT s.name, t.name FROM sys.tables t JOIN sys.schemas s ON s.schema_id = t.schema_id")
+    assert len(tables) == 54 and sum(again.rows.values()) > 20_000
+    first, second = mssql.connect(compare_wwi.name), mssql.connect(again.database)
+    try:
+        for schema, table in tables:
+            width = len(first.cursor().execute(f"SELECT TOP 1 * FROM {schema}.{table}").description)
+            sql = f"SELECT * FROM {schema}.{table} ORDER BY {', '.join(str(n + 1) for n in range(width))}"
+            rows = [tuple(r) for r in first.cursor().execute(sql).fetchall()]
+            assert rows == [tuple(r) for r in second.cursor().execute(sql).fetchall()], f"{schema}.{table}"
+    finally:
+        first.close()
+        second.close()

@@ -21,8 +21,9 @@ What the endpoint cannot hold, and what is done instead:
 - scripts not run: the customers (pds230) and system parameters (pds270), which pick cities, names and
   phone numbers at random (those tables are generated); the state borders (pds142), whose `ValidFrom` is
   random (the borders stay NULL); the sample's history procedure and the two scripts after it.
-  The suppliers' script (pds220) runs, and the city it picked at random for each supplier is then set
-  from the supplier's id (`SETTLE`), so every load holds the same rows.
+  The suppliers' script (pds220) runs, and what it picked at random for each supplier (a city, with the
+  bank branch and phone area code that follow from it) is then set from the supplier's id (`SETTLE`),
+  so every load holds the same rows.
 """
 
 from __future__ import annotations
@@ -60,10 +61,20 @@ FUNCTIONS = (WWI / "DataLoadSimulation" / "Functions" / "GetStateProvinceID.sql"
              WWI / "DataLoadSimulation" / "Stored Procedures" / "GetRandomCity.sql")
 """What the reference scripts call."""
 
-SETTLE = ("UPDATE s SET DeliveryCityID = c.CityID, PostalCityID = c.CityID "
-          "FROM Purchasing.Suppliers AS s JOIN (SELECT CityID, ROW_NUMBER() OVER (ORDER BY CityID) AS n "
-          "FROM Application.Cities) AS c ON c.n = s.SupplierID * 97",)
-"""The suppliers' cities, picked at random by their script, set from each supplier's id instead."""
+SETTLE = ("UPDATE s SET DeliveryCityID = c.CityID, PostalCityID = c.CityID, DeliveryLocation = c.Location, "
+          "BankAccountBranch = N'Woodgrove Bank ' + c.CityName, "
+          "PhoneNumber = N'(' + c.AreaCode + N') ' + RIGHT(s.PhoneNumber, 8), "
+          "FaxNumber = N'(' + c.AreaCode + N') ' + RIGHT(s.FaxNumber, 8), "
+          "ValidFrom = DATEADD(minute, s.SupplierID % 5 + 1, CAST('2020-01-01' AS datetime2)) "
+          "FROM Purchasing.Suppliers AS s JOIN (SELECT ci.CityID, ci.CityName, ci.Location, "
+          "(SELECT MIN(a.AreaCode) FROM DataLoadSimulation.AreaCode AS a WHERE a.StateProvinceCode = sp.StateProvinceCode) "
+          "AS AreaCode, ROW_NUMBER() OVER (ORDER BY ci.CityID) AS n FROM Application.Cities AS ci "
+          "JOIN Application.StateProvinces AS sp ON sp.StateProvinceID = ci.StateProvinceID WHERE EXISTS "
+          "(SELECT 1 FROM DataLoadSimulation.AreaCode AS a WHERE a.StateProvinceCode = sp.StateProvinceCode)) AS c "
+          "ON c.n = s.SupplierID * 97",)
+"""What the suppliers' script picks at random (GetRandomCity: a city, its bank branch's name, an area code
+of its state for the phone and fax numbers; then the city's location and a ValidFrom a random 1-5 minutes
+after its start), set from each supplier's id instead."""
 
 ROWS = {
     "Sales.Customers": 400, "Sales.Orders": 1500, "Sales.OrderLines": 4000, "Sales.Invoices": 1400,
