@@ -173,3 +173,27 @@ def mssql_corpus(mssql: SqlServer, tmp_path_factory: pytest.TempPathFactory):
         # later autovacuum) fills in; SQL Server keeps it exact. Analyze once so the counts are the rows.
         mssql.postgres("ANALYZE")
     return loaded
+
+
+@pytest.fixture(scope="session")
+def compare_sede(mssql, tmp_path_factory):
+    """The Stack Exchange (SEDE) schema with its generated rows (tests/answers/sede), captured: a
+    data_helpers.SourceDb, for the answers and compare tests (tests/answers/answers_db.py)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "answers"))
+    from answers_db import sede_source
+
+    return sede_source(mssql, tmp_path_factory.mktemp("sede") / "capture")
+
+
+@pytest.fixture(scope="session")
+def compare_wwi(mssql, tmp_path_factory):
+    """WideWorldImporters with its reference rows and generated transactions (tests/data/wideworldimporters.py),
+    captured: a data_helpers.SourceDb (tests/answers/answers_db.py)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "answers"))
+    from answers_db import wwi_source
+
+    return wwi_source(mssql, tmp_path_factory.mktemp("wwi") / "capture")
