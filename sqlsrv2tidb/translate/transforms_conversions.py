@@ -158,8 +158,9 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 
 _DATE_TYPES = frozenset({D.DATE, D.DATETIME, D.DATETIME2, D.SMALLDATETIME})
-_YEAR_FIRST = re.compile(r"\s*\d{4}(?:[-/.]\d{1,2}[-/.]\d{1,2}|\d{4})(?:[ T]\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d+)?)?)?\s*$")
-"""Year-first forms TiDB reads as SQL Server does (2019-01-05, 2019/1/5, 20190105, with a 24-hour time)."""
+_YEAR_FIRST = re.compile(r"\s*(?:\d{4}[-/.]\d{1,2}[-/.]\d{1,2}(?:[ T]\d{1,2}:\d{1,2}(?::\d{1,2}(?:\.\d+)?)?)?|\d{8})\s*$")
+"""Year-first forms TiDB reads as SQL Server does (2019-01-05, 2019/1/5 with a 24-hour time, and 20190105
+alone: TiDB reads no time after the unseparated form, `'20160601 00:00:00'` is NULL there)."""
 _DOCS_STRINGS = "https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql#supported-string-literal-formats-for-datetime"
 
 
@@ -273,22 +274,67 @@ def datetime_number_comparison(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 @applies_to(exp.DateAdd, exp.DateSub)
 def dateadd_string(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`DATEADD(dd, 3, '1970-01-05')` -> `DATE_ADD(CAST('1970-01-05 00:00:00' AS DATETIME), INTERVAL 3 DAY)`.
+    """`DATEADD(dd, 3, '1970-01-05')` -> `DATE_ADD(CAST('1970-01-05' AS DATETIME), INTERVAL 3 DAY)`;
+    `DATEADD(d, 0, DATEDIFF(d, 0, d))` -> `DATE_ADD(DATE_ADD('1900-01-01', INTERVAL <days> DAY), INTERVAL 0 DAY)`.
 
-    SQL Server converts a string argument of DATEADD to datetime and returns a datetime
-    (1970-01-08 00:00:00.000); TiDB's DATE_ADD of a string returns a string ('1970-01-08'), which
-    compares and sorts as text. The string becomes a datetime first, read by SQL Server's rules.
+    SQL Server converts DATEADD's date argument to datetime: a string by its rules for dates (and returns a
+    datetime, 1970-01-08 00:00:00.000, where TiDB's DATE_ADD of a string returns the string '1970-01-08'),
+    a number as that many days since 1900-01-01 (the idiom that cuts the time off a datetime), where TiDB
+    reads the number's digits as YYYYMMDD.
     https://learn.microsoft.com/sql/t-sql/functions/dateadd-transact-sql#return-types
     """
     if not isinstance(node, (exp.DateAdd, exp.DateSub)) or node.meta.get("tidb"):
         return node
     moved = node.this
-    if moved is None or category(ctx.types.of(moved)) != "string":
-        return node
-    cast = exp.Cast(this=moved.copy(), to=exp.DataType.build("datetime"))
-    cast = datetime_strings(cast, ctx)
-    cast.meta["converted"] = True
-    ctx.note("QY70", "rewritten", "DATEADD of a string returns a datetime in SQL Server (TiDB's DATE_ADD of a string returns "
-             "a string): the string is converted to DATETIME first.")
-    node.set("this", cast)
+    kind = category(ctx.types.of(moved)) if moved is not None else None
+    if kind == "string":
+        cast = exp.Cast(this=moved.copy(), to=exp.DataType.build("datetime"))
+        cast = datetime_strings(cast, ctx)
+        cast.meta["converted"] = True
+        ctx.note("QY70", "rewritten", "DATEADD of a string returns a datetime in SQL Server (TiDB's DATE_ADD of a string "
+                 "returns a string): the string is converted to DATETIME first.")
+        node.set("this", cast)
+    elif kind in NUMERIC and not isinstance(moved, exp.Null):
+        ctx.note("QY38", "rewritten", "DATEADD of a number counts that many days from 1900-01-01 in SQL Server; TiDB would "
+                 "read the number's digits as YYYYMMDD.")
+        node.set("this", converted(from_ticks(days_to_ticks(moved, kind in ("integer", "bit"))),
+                                   exp.DataType.build("datetime")))
+    return node
+
+
+_BIT_WORDS = {"true": 1, "false": 0}
+
+
+@applies_to(*_COMPARISONS, exp.In)
+def bit_strings(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`TagBased = 'true'` on a bit column -> `TagBased = 1`; `'FALSE'` -> `0`.
+
+    SQL Server converts the strings TRUE and FALSE to the bit 1 and 0 wherever a string meets a bit
+    (the bit outranks strings); TiDB compares the column with the string as numbers, and 'true' is 0
+    there, so `= 'true'` finds the rows that are false.
+    https://learn.microsoft.com/sql/t-sql/data-types/bit-transact-sql#remarks
+    """
+    if isinstance(node, exp.In):
+        pairs = [(node.this, value) for value in node.expressions]
+    else:
+        pairs = [(node.this, node.expression), (node.expression, node.this)]
+    for column, value in pairs:
+        if not (_is_string(value) or isinstance(value, exp.Parameter)):
+            continue
+        datatype = ctx.types.of(column)
+        if datatype is None or datatype.this != D.BIT:
+            continue
+        if isinstance(value, exp.Parameter):  # the application sends the value: it cannot be rewritten
+            sent = sorted({v for v in ctx.samples.get(value.name.lower(), ()) if isinstance(v, str)
+                           and v.strip().lower() in _BIT_WORDS})
+            if sent:
+                ctx.note("QY73", "review", f"The captured values of {ctx.parameters.get(value.name.lower(), '@' + value.name)} "
+                         f"compared with a bit are strings ({', '.join(repr(v) for v in sent[:2])}): SQL Server reads "
+                         "'true' and 'false' as 1 and 0, TiDB as the number 0; the application must send 1 and 0.")
+            continue
+        word = value.name.strip().lower()
+        if word in _BIT_WORDS:
+            ctx.note("QY73", "rewritten", f"The string '{value.name}' compared with a bit is {_BIT_WORDS[word]} in SQL "
+                     "Server; TiDB would read it as the number 0.")
+            value.replace(exp.Literal.number(_BIT_WORDS[word]))
     return node

@@ -14,6 +14,7 @@ from sqlglot import exp
 from .context import Context, applies_to
 from .templates import call, fill, paren
 from .transforms_builtins import isnull_type, random_order, replicate_count, start_positions
+from .type_rules import TEMPORAL as _TEMPORAL
 
 # SQL Server's default for a new instance, assumed when the capture does not say (as the DDL generator does).
 # https://learn.microsoft.com/sql/relational-databases/collations/set-or-change-the-server-collation
@@ -188,6 +189,8 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
         ctx.note("QY20", "unsupported", f"CONVERT style {code} has no TiDB date format.")
         return node
     pattern, width = _STYLES[code]
+    if target.this in _DATE_TYPES and source in _TEMPORAL:
+        return _cast(value, target, safe)  # a style only says how a string is read: a date converts as it is
     if target.this in _DATE_TYPES:
         ctx.note("QY20", "rewritten", f"CONVERT(date type, string, {code}) becomes STR_TO_DATE with the style's pattern.")
         return call("STR_TO_DATE", value, exp.Literal.string(pattern.replace(".%f", ".%f")))

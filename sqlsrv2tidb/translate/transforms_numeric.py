@@ -132,6 +132,34 @@ def decimal_scale(node: exp.Expr, ctx: Context) -> exp.Expr:
     return _as_sql_server(node, result)
 
 
+@applies_to(exp.Add, exp.Sub, exp.Mul, exp.Neg)
+def tinyint_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`Score * PostTypeId` with PostTypeId tinyint -> `Score * CAST(PostTypeId AS SIGNED)`.
+
+    SQL Server's tinyint (0 to 255) is TiDB's TINYINT UNSIGNED, and TiDB makes arithmetic with an unsigned
+    operand unsigned: a negative result fails the statement (error 1690, "BIGINT UNSIGNED value is out of
+    range"). In SQL Server tinyint converts to the other operand's type (int), signed. Each tinyint
+    operand is converted to a signed integer first.
+    https://docs.pingcap.com/tidb/stable/data-type-numeric#integer-types
+    """
+    if node.meta.get("tidb"):
+        return node
+    keys = ("this",) if isinstance(node, exp.Neg) else ("this", "expression")
+    unsigned = [key for key in keys if _is_tinyint(ctx.types.of(node.args.get(key)))]
+    if not unsigned:
+        return node
+    for key in unsigned:
+        operand = node.args[key]
+        node.set(key, remember_type(converted(operand.copy(), rules.BIGINT), ctx.types.of(operand)))
+    ctx.note("QY74", "rewritten", "A tinyint operand is TINYINT UNSIGNED on TiDB, which makes the arithmetic unsigned (a "
+             "negative result fails there): it is converted to a signed integer, as SQL Server computes it.")
+    return node
+
+
+def _is_tinyint(datatype: exp.DataType | None) -> bool:
+    return datatype is not None and datatype.this == exp.DType.UTINYINT
+
+
 @applies_to(exp.Div, exp.IntDiv, exp.Mod)
 def division_by_zero(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a / b` where b may be 0, in a query: noted, not changed.

@@ -17,6 +17,7 @@ from .expression_types import NUMERIC, surely_text
 from .scopes import parameter_name
 from .templates import call, fill, paren
 from .transforms_conversions import (
+    bit_strings,
     dateadd_string,
     datetime_arithmetic,
     datetime_number_comparison,
@@ -32,6 +33,7 @@ from .transforms_numeric import (
     power_type,
     round_half_away,
     single_precision_arithmetic,
+    tinyint_arithmetic,
 )
 
 _DOCS_DATEDIFF = "https://learn.microsoft.com/sql/t-sql/functions/datediff-transact-sql"
@@ -379,6 +381,7 @@ REWRITES = (
     datetime_arithmetic,
     division_by_zero,
     integer_division,
+    tinyint_arithmetic,
     single_precision_arithmetic,
     decimal_division,
     decimal_scale,
@@ -394,6 +397,7 @@ REWRITES = (
     try_cast,
     numeric_conversions,
     datetime_number_comparison,
+    bit_strings,
     cast_types,
     current_time,
     identity_functions,

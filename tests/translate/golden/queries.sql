@@ -1895,3 +1895,13 @@ SELECT CAST(TRUNCATE(CAST(2.0 AS DECIMAL(65, 10)) / 3, 6) AS DECIMAL(7, 6)) AS q
 SELECT CONVERT(money, CAST(1.63625 AS real)) AS m, CONVERT(money, CAST(9.21375 AS real)) AS n
 -- =>
 SELECT CAST(CAST((1.63625 * 536870913E0) - ((1.63625 * 536870913E0) - 1.63625) AS FLOAT) AS DECIMAL(19, 4)) AS m, CAST(CAST((9.21375 * 536870913E0) - ((9.21375 * 536870913E0) - 9.21375) AS FLOAT) AS DECIMAL(19, 4)) AS n;
+
+-- 350 [rewritten QY73] The string 'true' compared with a bit is 1 in SQL Server; TiDB reads it as 0
+SELECT id FROM dbo.customers WHERE active = 'true' ORDER BY id
+-- =>
+SELECT id FROM customers WHERE active = 1 ORDER BY id;
+
+-- 351 [rewritten QY74] Arithmetic with a tinyint is signed in SQL Server; TiDB's TINYINT UNSIGNED fails on a negative result
+SELECT id, CAST(qty AS tinyint) - 10 AS below FROM dbo.orders ORDER BY id
+-- =>
+SELECT id, CAST(CAST(qty AS UNSIGNED) AS SIGNED) - 10 AS below FROM orders ORDER BY id;

@@ -1,0 +1,237 @@
+"""The answers run: every query a corpus holds, compared on the SQL Server endpoint and on a target over the
+same rows, and each verdict put in a class (`benchmarks/translate/ANSWERS.md`).
+
+For each corpus the rows are on the endpoint (a session fixture), `sqlsrv2tidb data copy --create-tables`
+puts them on the target, the corpus's queries become a capture's query classes and `sqlsrv2tidb compare`
+judges each. Its compare.json is then tallied:
+
+- **same**, and how many of those returned rows (an empty answer proves less), and **same up to ties**;
+- **differs**, explained or not. A difference is explained when the translation says its meaning may
+  differ (status review, with notes), when the class reads a view whose translation says so (QY65), or
+  when it comes from a rewrite whose answer the endpoint departs from SQL Server's documented one
+  (`ENDPOINT_DEPARTURES`: the meaning test pins SQL Server's answer for each on TiDB, docs/babelfish.md
+  lists them), in the class's own translation or a view's it reads;
+- **errors** by side: SQL Server's only (the endpoint refuses or fails what the target runs), the target's
+  only, both. A target-side error is put in a class as the execution check puts them (tests/translate/execution.py):
+  a gap of MariaDB's that TiDB does not have is named, a timeout is a timeout; any other is a translation
+  defect, which the test fails on;
+- **not comparable**, by reason; **left out** (writes, control flow, ...), by reason.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+from collections import Counter
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parents[1]
+for _folder in (TESTS / "translate", TESTS / "data", TESTS / "compare", TESTS):
+    if str(_folder) not in sys.path:
+        sys.path.insert(0, str(_folder))
+
+from compare_helpers import compare  # noqa: E402
+from data_helpers import copy_args, loaded  # noqa: E402
+
+from sqlsrv2tidb import api  # noqa: E402
+from sqlsrv2tidb.model import Capture, QueryClass, Workload, save_capture  # noqa: E402
+from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id, statement_kind  # noqa: E402
+
+ROOT = TESTS.parent
+RECORD = ROOT / "benchmarks" / "translate" / "ANSWERS.md"
+COMMAND = ("UPDATE_ANSWERS=1 PYTHONPATH=$PWD python3 -m pytest -q -p no:cacheprovider -m answers "
+           "tests/answers/test_answers.py")
+
+ENDPOINT_DEPARTURES: dict[str, str] = {
+    "QY64": "a real converted to money: SQL Server rounds the single-precision value, Babelfish its shortest "
+            "decimal form half to even (golden pair 349)",
+    "QY60": "a decimal quotient: SQL Server truncates to the scale its formula gives, Babelfish keeps PostgreSQL's "
+            "20 places, rounded (golden pairs 330, 348)",
+    "QY66": "AVG of decimal or money: SQL Server truncates to decimal(38, max(s, 6)) or money, Babelfish keeps "
+            "PostgreSQL's scale (golden pairs 335, 336)",
+    "QY68": "ROUND of an int to a negative length: SQL Server returns the int, Babelfish overflows (golden pair 337)",
+    "QY69": "POWER of a decimal: SQL Server returns decimal(38, s), Babelfish a float's digits (golden pair 340)",
+}
+"""Rewrites whose answer Babelfish gives otherwise than SQL Server's documented one, which the meaning test
+pins on TiDB (tests/translate/test_meaning.py PINS, docs/babelfish.md)."""
+
+
+@dataclass(frozen=True)
+class Query:
+    """One statement of a corpus, as the capture's query class gets it."""
+
+    label: str
+    sql: str
+    parameters: tuple = ()
+
+
+def capture_with(source_capture: Path | Capture, queries: list[Query], folder: Path) -> tuple[Path, dict[str, list[str]]]:
+    """The source's catalog with `queries` as its workload, saved in `folder`; and each class id's query labels."""
+    capture = api.read([source_capture]) if isinstance(source_capture, Path) else source_capture
+    classes: dict[str, QueryClass] = {}
+    labels: dict[str, list[str]] = {}
+    for q in queries:
+        fp = fingerprint(q.sql)
+        qid = query_id(fp)
+        classes.setdefault(qid, QueryClass(qid, fp, q.sql, kind=statement_kind(q.sql), parameters=tuple(q.parameters),
+                                           name=q.label))
+        labels.setdefault(qid, []).append(q.label)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "capture.json"
+    save_capture(replace(capture, workload=Workload(queries=tuple(classes.values()))), path)
+    return path, labels
+
+
+def run(source, queries: list[Query], target, database: str, folder: Path, timeout: float = 20) -> dict:
+    """Copy `source` (a data_helpers.SourceDb) into `database` on `target`, compare `queries`; compare.json."""
+    copied = loaded(*copy_args(source, target, database, folder / "data", "--create-tables"))
+    capture, _ = capture_with(source.capture, queries, folder)
+    doc = compare([capture], folder / "out", source.connection, target.url(database), "--parameter-sets", "2",
+                  "--statement-timeout", f"{timeout:g}")
+    doc["_views_not_created"] = copied["views"]["not_created"]
+    return doc
+
+
+# The tally ------------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    corpus: str
+    target: str
+    compared: int = 0
+    same: int = 0
+    same_with_rows: int = 0
+    up_to_ties: int = 0
+    explained: int = 0
+    unexplained: list[str] = field(default_factory=list)
+    errors: Counter = field(default_factory=Counter)
+    target_errors: Counter = field(default_factory=Counter)
+    """The target's own errors by class (a translation defect, a MariaDB gap, a timeout)."""
+    defects: list[str] = field(default_factory=list)
+    not_comparable: Counter = field(default_factory=Counter)
+    left_out: Counter = field(default_factory=Counter)
+    explanations: Counter = field(default_factory=Counter)
+
+    @property
+    def differs(self) -> int:
+        return self.explained + len(self.unexplained)
+
+
+def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = frozenset()) -> Tally:
+    """Classify every class of a compare.json (module docstring)."""
+    out = Tally(corpus, target_kind)
+    through_views = {f["object"] for f in doc.get("findings", []) if f["rule"] == "QY65"}
+    for q in doc["queries"]:
+        out.compared += 1
+        verdict = q["verdict"]
+        if verdict == "same":
+            out.same += 1
+            out.same_with_rows += bool((q.get("rows") or {}).get("sql_server"))
+        elif verdict == "same up to ties":
+            out.up_to_ties += 1
+        elif verdict == "differs":
+            why = explanation(q, through_views, departing_views)
+            if why is None:
+                out.unexplained.append(f"{q['id']} [{q['translation_status']}] {q['reason'][:300]} :: "
+                                       f"{' '.join(q['sql_server_sql'].split())[:300]}")
+            else:
+                out.explained += 1
+                out.explanations[why] += 1
+        elif verdict == "error":
+            side = q.get("side") or "?"
+            out.errors[side] += 1
+            if side == "target":
+                kind = target_error(q, target_kind)
+                out.target_errors[kind] += 1
+                if kind == "translation defect":
+                    out.defects.append(f"{q['id']}: {q['reason'][:300]} :: {' '.join((q.get('target_sql') or '').split())[:300]}")
+        else:
+            out.not_comparable[_reason_class(q["reason"])] += 1
+    for item in doc.get("left_out", []):
+        out.left_out[_reason_class(item.get("reason", "") if isinstance(item, dict) else str(item))] += 1
+    return out
+
+
+def explanation(q: dict, through_views: set[str], departing_views: set[str]) -> str | None:
+    """Why a differing class differs, when its translation or a view it reads says so; None otherwise."""
+    codes = {n["code"] for n in q.get("notes", [])}
+    if q["translation_status"] == "review" and q.get("notes"):
+        return "the translation says review: " + ", ".join(sorted(n["code"] for n in q["notes"] if n["code"]))
+    if f"query {q['id']}" in through_views:
+        return "it reads a view whose translation says review (QY65)"
+    departed = sorted(codes & ENDPOINT_DEPARTURES.keys())
+    if departed:
+        return "the endpoint departs from SQL Server's answer: " + "; ".join(ENDPOINT_DEPARTURES[c] for c in departed)
+    text = q["sql_server_sql"].casefold()
+    if any(view in text for view in departing_views):
+        return "it reads a view whose rewrite the endpoint answers otherwise than SQL Server"
+    return None
+
+
+_MARIADB_GAPS = ((1305, "a function MariaDB lacks"), (1235, "a feature MariaDB lacks (LIMIT in a subquery)"),
+                 (1221, "WITH ROLLUP with ORDER BY"), (1064, "syntax MariaDB lacks"),
+                 (1055, "ONLY_FULL_GROUP_BY matching columns only"))
+
+
+def target_error(q: dict, target_kind: str) -> str:
+    """The class of a target-only error: a timeout, a gap of MariaDB's, else a translation defect."""
+    reason = q.get("reason", "")
+    if q.get("timed_out") or "statement timeout" in reason:
+        return "timeout"
+    code = re.search(r"MySQL error (\d+)", reason)
+    if target_kind == "mariadb" and code is not None:
+        for number, label in _MARIADB_GAPS:
+            if int(code[1]) == number:
+                return f"runs on TiDB, not on MariaDB: {label}"
+    return "translation defect"
+
+
+def _reason_class(reason: str) -> str:
+    """A reason without its particulars (names, numbers), so reasons of one kind count together."""
+    text = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\d+", "…", reason.split(";")[0].split(":")[0]).strip()
+    return text[:120] or "(no reason)"
+
+
+# The record -----------------------------------------------------------------------------------------------
+
+
+def render(tallies: list[Tally], seeds: str) -> str:
+    lines = [
+        "# Answers proven on data",
+        "",
+        "Every query of the development corpora is compared by `sqlsrv2tidb compare` on the SQL Server endpoint",
+        "(Babelfish, tests/conftest.py) and on a target holding the same rows (`data copy --create-tables`):",
+        "TiDB v8.5.3 and MariaDB. Rows: the corpus scripts' own (Northwind), the golden rows, and generated",
+        f"ones (tests/answers/README.md: {seeds}). How each verdict is classed: tests/answers/answers_run.py.",
+        "",
+        "Regenerate (needs the shared servers or SQLSRV2TIDB_TEST_TIDB / SQLSRV2TIDB_TEST_MSSQL):",
+        "",
+        f"    {COMMAND}",
+        "",
+        "| corpus | target | compared | same | of which with rows | same up to ties | differs, explained | differs, unexplained | errors: SQL Server only | errors: target only | errors: both | not comparable | left out |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for t in tallies:
+        lines.append(f"| {t.corpus} | {t.target} | {t.compared} | {t.same} | {t.same_with_rows} | {t.up_to_ties} | "
+                     f"{t.explained} | {len(t.unexplained)} | {t.errors['sql_server']} | {t.errors['target']} | "
+                     f"{t.errors['both']} | {sum(t.not_comparable.values())} | {sum(t.left_out.values())} |")
+    for title, attribute in (("Why the differing classes differ", "explanations"),
+                             ("What the target-only errors are", "target_errors"),
+                             ("Why classes are not comparable", "not_comparable"),
+                             ("Why classes are left out", "left_out")):
+        rows = [(t.corpus, t.target, reason, n) for t in tallies for reason, n in sorted(getattr(t, attribute).items())]
+        if not rows:
+            continue
+        lines += ["", f"## {title}", "", "| corpus | target | reason | classes |", "|---|---|---|---:|"]
+        lines += [f"| {c} | {k} | {r.replace('|', '/')} | {n} |" for c, k, r, n in rows]
+    unexplained = [(t.corpus, t.target, u) for t in tallies for u in t.unexplained + t.defects]
+    lines += ["", "## Unexplained differences and translation defects", ""]
+    lines += [f"- {c} on {k}: {u.replace('|', '/')}" for c, k, u in unexplained] or ["None."]
+    return "\n".join(lines) + "\n"
+
+
+def save_doc(doc: dict, path: Path) -> None:
+    path.write_text(json.dumps(doc, indent=1, default=str), encoding="utf-8")
