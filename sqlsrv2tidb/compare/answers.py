@@ -8,6 +8,17 @@ Rows are compared by their digests (`values.RowShape`: normalized under the targ
   same key and the same rows as a multiset: SQL Server and the target may return rows tied on the
   key in any order, and that is not a difference. A group longer than `GROUP_ROWS` is compared by
   its row count and digest sum alone, so even an ORDER BY over few distinct values stays bounded.
+- **Cut** (`ties.Cut`: TOP or OFFSET ... FETCH over an ORDER BY that is not total): the group where
+  the limit cuts (the last; with OFFSET the first too) holds as many rows on both sides, with the
+  same key, but each server may keep other rows of the tie. Where the two differ, SQL Server's
+  answer without the limit (`whole`) is read in order, only as far as past that group's key (and no
+  further than `WHOLE_ROWS` rows), counting only the digests of the rows in question: every row
+  either side kept must be one of the group's. Then the answers are the same up to ties (a note in
+  `ties`); a target row outside the group is a difference.
+- **Numbered** (`ties.Numbered`): a row of an answer with ROW_NUMBER() or NTILE() columns stands for
+  several digests (`RowShape.items`): the row without the numbers, and each number with its window's
+  keys. Rows tied on the keys may swap numbers on either side; the items, compared as a multiset,
+  are what is fixed.
 - **Multiset** (no ORDER BY): each row falls in one of `BUCKETS` buckets by its digest's top byte;
   each side keeps a count and a sum (mod 2^64) of its row digests per bucket. Equal buckets are equal
   multisets (to the odds of a 64-bit collision). While an answer is small (up to `KEEP_ROWS` rows)
@@ -27,11 +38,13 @@ from itertools import zip_longest
 from typing import Any
 
 from ..model.workload import jsonable
+from .ties import Cut
 from .values import RowShape, Unheld
 
 BUCKETS = 256
 KEEP_ROWS = 20_000
 GROUP_ROWS = 10_000
+WHOLE_ROWS = 1_000_000
 FIRST_DIFFERENCES = 10
 MASK = (1 << 64) - 1
 
@@ -39,6 +52,8 @@ Stream = Iterable[Sequence[Sequence[Any]]]
 """One side's raw rows, in batches (fetchmany)."""
 Again = Callable[[], tuple[Stream, Stream]]
 """Both statements run again: fresh streams of both sides, for reading the rows of differing buckets."""
+Whole = Callable[[], Stream]
+"""SQL Server's answer without the row limit, in order (the caller closes it when the comparison returns)."""
 
 
 @dataclass(frozen=True)
@@ -71,6 +86,10 @@ class Comparison:
     differing_rows: int = 0
     """Rows on either side without a match on the other (what was found of them)."""
     notes: list[str] = field(default_factory=list)
+    ties: list[str] = field(default_factory=list)
+    """Where equal answers agree only up to ties (tied rows a limit cut, numbers swapped among ties)."""
+    undetermined: str | None = None
+    """Why the answers could not be judged (a cut tie group too large to read, or changed between reads)."""
 
     def add(self, pair: RowPair) -> None:
         self.equal = False
@@ -79,11 +98,30 @@ class Comparison:
             self.first.append(pair)
 
 
-def _rows(stream: Stream, shape: RowShape) -> Iterator[tuple[int, tuple[Any, ...]]]:
+def _rows(stream: Stream, shape: RowShape) -> Iterator[tuple[tuple[int, ...], tuple[Any, ...]]]:
+    """Each row's normalized values and the digests it is compared by (one, or more with numbered columns)."""
+    items, normalize = shape.items, shape.normalize
     for batch in stream:
         for raw in batch:
-            values = shape.normalize(raw)
-            yield shape.digest(values), values
+            values = normalize(raw)
+            yield items(values), values
+
+
+class _Swaps:
+    """Whether two answers with numbered columns are also the same row for row: the sums of each side's
+    whole-row digests (numbers included), compared once the items have been found equal."""
+
+    def __init__(self, shape: RowShape) -> None:
+        self.shape, self.sums = shape, [0, 0]
+
+    def add(self, side: int, values: tuple[Any, ...]) -> None:
+        if self.shape.numbered:
+            self.sums[side] = (self.sums[side] + self.shape.digest(values)) & MASK
+
+    def note(self, result: Comparison) -> None:
+        if self.shape.numbered and result.equal and self.sums[0] != self.sums[1]:
+            names = ", ".join(sorted({f"{n.function}()" for n in self.shape.numbered}))
+            result.ties.append(f"{names} numbered rows tied on the window's keys in another order on each server")
 
 
 # Ordered -----------------------------------------------------------------------------------------
@@ -93,41 +131,93 @@ class _Group:
     key: tuple[Any, ...]
     start: int
     rows: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
+    """The group's items (digest, the row's values), up to GROUP_ROWS rows' worth."""
     count: int = 0
     total: int = 0
-    """Sum of the digests of the rows past GROUP_ROWS (mod 2^64)."""
+    """Sum of the digests of the items past GROUP_ROWS rows (mod 2^64)."""
+
+    @property
+    def whole(self) -> bool:
+        """Every item of the group is kept (none only summed)."""
+        return self.count <= GROUP_ROWS
 
 
-def _groups(stream: Stream, shape: RowShape, positions: Sequence[int]) -> Iterator[_Group]:
+def _groups(stream: Stream, shape: RowShape, positions: Sequence[int], swaps: _Swaps, side: int,
+            apart: _Buckets) -> Iterator[_Group]:
+    """The answer's groups of rows tied on the key. A numbered column whose window's keys do not hold the
+    ORDER BY keys may swap numbers between rows of different groups: its items go to `apart`, compared
+    as one multiset over the whole answer."""
     group: _Group | None = None
     index = 0
-    for digest, values in _rows(stream, shape):
+    loose = {i + 1 for i, n in enumerate(shape.numbered) if not set(positions) <= set(n.keys)}
+    for digests, values in _rows(stream, shape):
+        if loose:
+            for i in loose:
+                apart.add(digests[i], values)
+            digests = tuple(d for i, d in enumerate(digests) if i not in loose)
         key = shape.key_of(values, positions)
         if group is None or key != group.key:
             if group is not None:
                 yield group
             group = _Group(key, index)
-        if len(group.rows) < GROUP_ROWS:
-            group.rows.append((digest, values))
+        if group.count < GROUP_ROWS:
+            group.rows.extend((d, values) for d in digests)
         else:
-            group.total = (group.total + digest) & MASK
+            group.total = (group.total + sum(digests)) & MASK
         group.count += 1
+        swaps.add(side, values)
         index += 1
     if group is not None:
         yield group
 
 
-def compare_ordered(sql_server: Stream, target: Stream, shape: RowShape, positions: Sequence[int]) -> Comparison:
-    """Both answers in their ORDER BY order; rows tied on the key (`positions`) compared as a multiset."""
+def _same(left: _Group | None, right: _Group | None) -> bool:
+    return left is not None and right is not None and left.key == right.key and left.count == right.count \
+        and left.total == right.total and Counter(d for d, _ in left.rows) == Counter(d for d, _ in right.rows)
+
+
+def compare_ordered(sql_server: Stream, target: Stream, shape: RowShape, positions: Sequence[int],
+                    cut: Cut | None = None, whole: Whole | None = None) -> Comparison:
+    """Both answers in their ORDER BY order; rows tied on the key (`positions`) compared as a multiset. With
+    a `cut`, the tie group the limit cuts may hold other tied rows on each side: `whole` reads them all."""
     result = Comparison("ordered")
-    for left, right in zip_longest(_groups(sql_server, shape, positions), _groups(target, shape, positions)):
+    swaps = _Swaps(shape)
+    apart = (_Buckets(), _Buckets())
+    pairs = zip_longest(_groups(sql_server, shape, positions, swaps, 0, apart[0]),
+                        _groups(target, shape, positions, swaps, 1, apart[1]))
+    cut_groups: list[tuple[_Group, _Group]] = []
+    pending: tuple[_Group | None, _Group | None] | None = None
+    index = -1
+    for index, (left, right) in enumerate(pairs):
         result.sql_server_rows += left.count if left else 0
         result.target_rows += right.count if right else 0
-        if left is not None and right is not None and left.key == right.key and left.count == right.count \
-                and left.total == right.total and Counter(d for d, _ in left.rows) == Counter(d for d, _ in right.rows):
-            continue
-        _group_differences(result, left, right)
+        if pending is not None:
+            _judge(result, *pending, bool(cut and cut.first and index == 1), cut_groups)
+        pending = (left, right)
+    if pending is not None:
+        _judge(result, *pending, bool(cut and (cut.last or (cut.first and index == 0))), cut_groups)
+    if cut_groups and result.equal:
+        assert cut is not None
+        _against_whole(result, cut, cut_groups, whole, shape, positions)
+    if apart[0].differs(apart[1]):
+        if apart[0].kept is not None and apart[1].kept is not None:
+            _multiset_differences(result, apart[0].kept, apart[1].kept)
+        else:
+            result.equal = False
+            result.notes.append(f"the numbers and their window's keys differ; more than {KEEP_ROWS:,} of them, not shown")
+    swaps.note(result)
     return result
+
+
+def _judge(result: Comparison, left: _Group | None, right: _Group | None, may_be_cut: bool,
+           cut_groups: list[tuple[_Group, _Group]]) -> None:
+    """Two groups in the same place: the same, or a group a limit may have cut (judged later), or different."""
+    if _same(left, right):
+        return
+    if may_be_cut and left is not None and right is not None and left.key == right.key and left.count == right.count:
+        cut_groups.append((left, right))
+        return
+    _group_differences(result, left, right)
 
 
 def _group_differences(result: Comparison, left: _Group | None, right: _Group | None) -> None:
@@ -146,12 +236,94 @@ def _group_differences(result: Comparison, left: _Group | None, right: _Group | 
 
 
 def _unmatched(rows: list[tuple[int, tuple[Any, ...]]], extra: Counter[int]) -> list[tuple[Any, ...]]:
-    found = []
+    """The rows of the items left over, each row once (a row with numbered columns has several items)."""
+    found: list[tuple[Any, ...]] = []
+    shown: set[int] = set()
     for digest, values in rows:
         if extra[digest] > 0:
             extra[digest] -= 1
-            found.append(values)
+            if id(values) not in shown:
+                shown.add(id(values))
+                found.append(values)
     return found
+
+
+def _against_whole(result: Comparison, cut: Cut, groups: list[tuple[_Group, _Group]], whole: Whole | None,
+                   shape: RowShape, positions: Sequence[int]) -> None:
+    """The rows each side kept of a cut tie group, looked up among the whole group's rows read from SQL Server
+    without the limit; in memory, only the digests in question are counted."""
+    if whole is None:
+        result.undetermined = f"the tie group {cut.limit} cuts differs and the rows of the whole group were not read"
+        return
+    if not all(left.whole and right.whole for left, right in groups):
+        result.undetermined = (f"the tie group {cut.limit} cuts holds more than {GROUP_ROWS:,} rows and they differ: "
+                               "too many to look up")
+        return
+    wanted: dict[tuple[Any, ...], Counter[int]] = {}
+    for left, right in groups:
+        lefts, rights = Counter(d for d, _ in left.rows), Counter(d for d, _ in right.rows)
+        wanted[left.key] = Counter({d: max(lefts[d], rights[d]) for d in (lefts - rights) | (rights - lefts)})
+    found, why = _read_whole(whole(), cut, groups, wanted, shape, positions)
+    if why is not None:
+        result.undetermined = why
+        return
+    for left, right in groups:
+        _judge_cut(result, cut, left, right, wanted[left.key], found[left.key])
+
+
+def _read_whole(stream: Stream, cut: Cut, groups: list[tuple[_Group, _Group]], wanted: dict[tuple[Any, ...], Counter[int]],
+                shape: RowShape, positions: Sequence[int]) -> tuple[dict[tuple[Any, ...], Counter[int]], str | None]:
+    """Count the wanted digests among the whole groups' rows; stop past the last group, once every wanted
+    digest is found, or at WHOLE_ROWS rows. Without an OFFSET the last group starts where it does in the
+    answer, since the rows before it are the same: a row of another key there means the rows changed."""
+    found: dict[tuple[Any, ...], Counter[int]] = {key: Counter() for key in wanted}
+    missing = sum(sum(c.values()) for c in wanted.values())
+    last = groups[-1][0]
+    seen: set[tuple[Any, ...]] = set()
+    for index, (digests, values) in enumerate(_rows(stream, shape)):
+        if index >= WHOLE_ROWS:
+            return found, (f"the tie group {cut.limit} cuts was not found in the first {WHOLE_ROWS:,} rows of the "
+                           "query without the limit")
+        key = shape.key_of(values, positions)
+        if not cut.first and index == last.start and key != last.key:
+            return found, (f"SQL Server's rows changed between the reads: without the limit, row {index + 1} is not "
+                           f"of the tie group {cut.limit} cuts there")
+        counts = found.get(key)
+        if counts is None:
+            if len(seen) == len(wanted):
+                break  # past every group in question
+            continue
+        seen.add(key)
+        want = wanted[key]
+        for d in digests:
+            if counts[d] < want[d]:
+                counts[d] += 1
+                missing -= 1
+        if missing == 0:
+            break
+    return found, None
+
+
+def _judge_cut(result: Comparison, cut: Cut, left: _Group, right: _Group, wanted: Counter[int],
+               found: Counter[int]) -> None:
+    """A cut group, once its rows in question were looked up: the same up to ties, or the target's rows
+    that are not of the tie (differences)."""
+    lefts, rights = Counter(d for d, _ in left.rows), Counter(d for d, _ in right.rows)
+    if any(lefts[d] > found[d] for d in wanted):
+        result.undetermined = (f"SQL Server's rows changed between the reads: its own rows of the tie group "
+                               f"{cut.limit} cuts at row {left.start + 1} are not among the rows it returns without the limit")
+        return
+    outside = _unmatched(right.rows, Counter({d: rights[d] - found[d] for d in wanted if rights[d] > found[d]}))
+    rows = f"rows {left.start + 1}-{left.start + left.count}" if left.count > 1 else f"row {left.start + 1}"
+    if not outside:
+        result.ties.append(f"{rows} {'tie' if left.count > 1 else 'ties'} on the ORDER BY key with rows {cut.limit} "
+                           "leaves out: SQL Server and the target kept different ones of the tied rows")
+        return
+    result.notes.append(f"{rows}, where {cut.limit} cuts a tie group: the target returns rows that are not among "
+                        "SQL Server's rows of that tie (read without the limit)")
+    kept = _unmatched(left.rows, lefts - rights)
+    for i, (a, b) in enumerate(zip_longest(kept[:len(outside)], outside)):
+        result.add(RowPair(left.start + i, a, b))
 
 
 # Multiset ----------------------------------------------------------------------------------------
@@ -163,33 +335,50 @@ class _Buckets:
     rows: int = 0
     kept: list[tuple[int, tuple[Any, ...]]] | None = field(default_factory=list)
 
+    def add(self, digest: int, values: tuple[Any, ...]) -> None:
+        i = digest >> 56
+        self.counts[i] += 1
+        self.sums[i] = (self.sums[i] + digest) & MASK
+        if self.kept is not None:
+            if len(self.kept) < KEEP_ROWS:
+                self.kept.append((digest, values))
+            else:
+                self.kept = None
+
+    def differs(self, other: _Buckets) -> bool:
+        return self.counts != other.counts or self.sums != other.sums
+
 
 def _bucket(digest: int) -> int:
     return digest >> 56
 
 
-def _fill(stream: Stream, shape: RowShape) -> _Buckets:
+def _fill(stream: Stream, shape: RowShape, swaps: _Swaps, side: int) -> _Buckets:
     b = _Buckets()
     counts, sums = b.counts, b.sums
-    for digest, values in _rows(stream, shape):
-        i = digest >> 56
-        counts[i] += 1
-        sums[i] = (sums[i] + digest) & MASK
+    for digests, values in _rows(stream, shape):
+        for digest in digests:
+            i = digest >> 56
+            counts[i] += 1
+            sums[i] = (sums[i] + digest) & MASK
+            if b.kept is not None:
+                if len(b.kept) < KEEP_ROWS:
+                    b.kept.append((digest, values))
+                else:
+                    b.kept = None
         b.rows += 1
-        if b.kept is not None:
-            if len(b.kept) < KEEP_ROWS:
-                b.kept.append((digest, values))
-            else:
-                b.kept = None
+        swaps.add(side, values)
     return b
 
 
 def compare_multiset(sql_server: Stream, target: Stream, shape: RowShape, again: Again | None = None) -> Comparison:
     """Both answers as multisets of rows; `again` re-runs both statements to find the rows of a large answer."""
-    left, right = _fill(sql_server, shape), _fill(target, shape)
+    swaps = _Swaps(shape)
+    left, right = _fill(sql_server, shape, swaps, 0), _fill(target, shape, swaps, 1)
     result = Comparison("multiset", left.rows, right.rows)
     differing = {i for i in range(BUCKETS) if left.counts[i] != right.counts[i] or left.sums[i] != right.sums[i]}
     if not differing:
+        swaps.note(result)
         return result
     result.equal = False
     if left.kept is not None and right.kept is not None:
@@ -214,12 +403,13 @@ def compare_multiset(sql_server: Stream, target: Stream, shape: RowShape, again:
 def _kept_in(stream: Stream, shape: RowShape, buckets: set[int]) -> tuple[list[tuple[int, tuple[Any, ...]]], bool]:
     kept: list[tuple[int, tuple[Any, ...]]] = []
     complete = True
-    for digest, values in _rows(stream, shape):
-        if _bucket(digest) in buckets:
-            if len(kept) < KEEP_ROWS:
-                kept.append((digest, values))
-            else:
-                complete = False
+    for digests, values in _rows(stream, shape):
+        for digest in digests:
+            if _bucket(digest) in buckets:
+                if len(kept) < KEEP_ROWS:
+                    kept.append((digest, values))
+                else:
+                    complete = False
     return kept, complete
 
 

@@ -3,7 +3,9 @@
 Verdicts, in the order they win: **error** (a side failed or timed out: which side, its message),
 **differs** (the answers differ: the reason, the first differing rows side by side, the
 translation's notes that may explain it), **not comparable** (the answers may differ on any two
-runs: a value of the moment, a random value, TOP over rows that are not totally ordered; why),
+runs: a value of the moment, a random value, TOP inside the query over rows that are not totally
+ordered; why), **same up to ties** (the answers agree as far as the query fixes them, but not row
+for row: a limit kept other tied rows, ROW_NUMBER() numbered tied rows in another order; where),
 **same**. A class is compared with each parameter set in turn and stops at the first set that does
 not give the same answer: that set is the one shown.
 
@@ -23,12 +25,12 @@ from ..model.workload import jsonable
 from ..progress import NullProgress, Progress
 from .answers import Comparison, compare_multiset, compare_ordered
 from .classes import Compared
-from .shape import shape_of
+from .shape import Shape, shape_of
 from .sides import BOTH, SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
 from .values import RowShape
 
-SAME, DIFFERS, ERROR, NOT_COMPARABLE = "same", "differs", "error", "not comparable"
-VERDICTS = (SAME, DIFFERS, ERROR, NOT_COMPARABLE)
+SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE = "same", "same up to ties", "differs", "error", "not comparable"
+VERDICTS = (SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE)
 
 
 @dataclass
@@ -66,6 +68,8 @@ class ClassResult:
             doc["differing_rows"] = self.comparison.differing_rows
             doc["first_differences"] = [p.to_json() for p in self.comparison.first]
             doc["comparison_notes"] = self.comparison.notes
+        elif self.verdict == SAME_UP_TO_TIES and self.comparison is not None:
+            doc["ties"] = self.comparison.ties
         return doc
 
 
@@ -86,14 +90,14 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
     started = time.perf_counter()
     result = ClassResult(compared)
     shape = shape_of(compared.tsql, database)
-    positions = shape.order_positions
-    result.method = "ordered" if positions else "multiset"
+    result.method = "ordered" if shape.order_positions or shape.cut else "multiset"
     result.total_order = bool(shape.total_order)
+    tied: Comparison | None = None
     for values in compared.value_sets:
         result.sets_run += 1
         result.values = values.sql_server
         try:
-            outcome = _one_set(compared, values, positions, sql_server, target, database)
+            outcome = _one_set(compared, values, shape, sql_server, target, database)
         except SideError as exc:
             _failed(result, exc, compared, values, sql_server, target)
             break
@@ -107,14 +111,20 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
         result.comparison = comparison
         result.method = comparison.method
         result.rows = {SQL_SERVER: comparison.sql_server_rows, TARGET: comparison.target_rows}
+        if comparison.undetermined is not None and shape.not_comparable is None:
+            result.verdict, result.reason = NOT_COMPARABLE, comparison.undetermined
+            break
         if not comparison.equal and shape.not_comparable is None:
             result.verdict, result.reason = DIFFERS, _why_differs(comparison, compared)
             break
+        tied = tied or (comparison if comparison.ties else None)
     if result.verdict == SAME and shape.not_comparable is not None:
         result.verdict, result.reason = NOT_COMPARABLE, str(shape.not_comparable)
         if result.comparison is not None and result.comparison.equal:
             result.reason += " (the answers happened to be the same this time)"
-    if result.verdict == SAME:
+    elif result.verdict == SAME and tied is not None:
+        result.verdict, result.comparison, result.reason = SAME_UP_TO_TIES, tied, "; ".join(tied.ties)
+    if result.verdict in (SAME, NOT_COMPARABLE):
         result.comparison = result.comparison if result.comparison and not result.comparison.equal else None
     result.seconds = time.perf_counter() - started
     return result
@@ -140,30 +150,37 @@ def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any
     result.reason = f"SQL Server failed: {exc.message}{also}"
 
 
-def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, sql_server: SqlServerSide,
-             target: TargetSide, database: Database) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
+def _one_set(compared: Compared, values: Any, shape: Shape, sql_server: SqlServerSide, target: TargetSide,
+             database: Database) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
     left = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
     right: Answer | None = None
+    more: list[Answer] = []
+    """Statements run again for the comparison (the whole tie group, the rows of differing buckets)."""
     try:
         right = target.open(compared.target_sql, values.target)
         if len(left.names) != len(right.names):
             return left.names, right.names, None
-        shape = RowShape(right.columns, database.collation)
-        if positions:
-            return left.names, right.names, compare_ordered(left.batches, right.batches, shape, positions)
-        again_answers: list[Answer] = []
+        rows = RowShape(right.columns, database.collation, shape.numbered)
+        if shape.order_positions or shape.cut:
+            cut = shape.cut
+
+            def whole() -> Any:
+                assert cut is not None
+                more.append(sql_server.open(cut.whole_sql, compared.parameters, values.sql_server))
+                return more[-1].batches
+
+            return left.names, right.names, compare_ordered(left.batches, right.batches, rows,
+                                                            shape.order_positions or (), cut, whole)
 
         def again() -> tuple[Any, Any]:
-            again_answers.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
-            again_answers.append(target.open(compared.target_sql, values.target))
-            return again_answers[0].batches, again_answers[1].batches
+            more.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
+            more.append(target.open(compared.target_sql, values.target))
+            return more[0].batches, more[1].batches
 
-        try:
-            return left.names, right.names, compare_multiset(left.batches, right.batches, shape, again)
-        finally:
-            for answer in again_answers:
-                answer.close()
+        return left.names, right.names, compare_multiset(left.batches, right.batches, rows, again)
     finally:
+        for answer in more:
+            answer.close()
         left.close()
         if right is not None:
             right.close()
