@@ -121,3 +121,18 @@ def test_trailing_space_spellings_from_group_by_are_the_same(mssql, planted_tds,
     q = _compared(mssql, planted_tds, target, SPELLINGS, tmp_path / "spellings")["queries"][0]
     assert q["verdict"] == "same", q
     assert q["rows"] == {"sql_server": 5, "target": 5}, q
+
+
+def test_the_report_counts_same_up_to_ties_as_the_same_answer(mssql, planted_tds, tidb, tmp_path):
+    out = tmp_path / "out"
+    sources = [PLANTED / "schema.sql", workload_file([TOP3, SPELLINGS], tmp_path / "queries.sql")]
+    api.run_translate(sources, out, Options())
+    outcome = api.run_compare(sources, out, Options(), login=api.SourceLogin(mssql.connection_string(planted_tds)),
+                              target=parse_target(tidb.url(planted_on(tidb, True))))
+    assert not [f for f in outcome.findings if f.rule == "RP09"], outcome.findings
+    page = api.render_report(out).read_text(encoding="utf-8")
+    summary = page[page.index('id="summary"'):page.index('id="schema"')]
+    assert "2 of 2 read classes answer the same" in summary and "(1 up to ties)" in summary, summary
+    section = page[page.index('id="compare"'):]
+    section = section[:section.index("</section>")]
+    assert "2: 1 same, 1 same up to ties, 0 differ" in section and "<td>same up to ties</td>" in section, section
