@@ -161,7 +161,10 @@ def _groups(stream: Stream, shape: RowShape, positions: Sequence[int], swaps: _S
                 yield group
             group = _Group(key, index)
         if group.count < GROUP_ROWS:
-            group.rows.extend((d, values) for d in digests)
+            if len(digests) == 1:
+                group.rows.append((digests[0], values))
+            else:
+                group.rows.extend((d, values) for d in digests)
         else:
             group.total = (group.total + sum(digests)) & MASK
         group.count += 1

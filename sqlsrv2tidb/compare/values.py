@@ -204,7 +204,7 @@ class RowShape:
         return row_digest(values, self.folds, self.pads)
 
     def _one(self, values: Sequence[Any]) -> tuple[int, ...]:
-        return (self.digest(values),)
+        return (row_digest(values, self.folds, self.pads),)
 
     def _items(self, values: Sequence[Any]) -> tuple[int, ...]:
         """The row without its numbers, then each number with its window's keys (tagged by its column)."""

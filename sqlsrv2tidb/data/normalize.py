@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from itertools import repeat
 from typing import Any
 
 _INT_RANGES = {
@@ -408,8 +409,8 @@ def row_digest(values: Sequence[Any], folds: Sequence[bool], pads: Sequence[bool
     """A 64-bit digest of one row's normalized values (`folds`: which columns ignore case; `pads`: which
     compare text without its trailing spaces)."""
     h = hashlib.blake2b(digest_size=8)
-    for i, (value, fold) in enumerate(zip(values, folds, strict=True)):
-        t = token(value, fold, bool(pads and pads[i]))
+    for value, fold, pad in zip(values, folds, pads if pads is not None else repeat(False, len(folds)), strict=True):
+        t = token(value, fold, pad)
         h.update(len(t).to_bytes(4, "little"))
         h.update(t)
     return int.from_bytes(h.digest(), "little")
