@@ -56,6 +56,10 @@ Whole = Callable[[], Stream]
 """SQL Server's answer without the row limit, in order (the caller closes it when the comparison returns)."""
 
 
+class WholeUnread(Exception):
+    """SQL Server could not answer the query without its limit (its error, one line): the tie group stays unread."""
+
+
 @dataclass(frozen=True)
 class RowPair:
     """One difference: a SQL Server row and the target row in its place (either may be missing)."""
@@ -266,7 +270,10 @@ def _against_whole(result: Comparison, cut: Cut, groups: list[tuple[_Group, _Gro
     for left, right in groups:
         lefts, rights = Counter(d for d, _ in left.rows), Counter(d for d, _ in right.rows)
         wanted[left.key] = Counter({d: max(lefts[d], rights[d]) for d in (lefts - rights) | (rights - lefts)})
-    found, why = _read_whole(whole(), cut, groups, wanted, shape, positions)
+    try:
+        found, why = _read_whole(whole(), cut, groups, wanted, shape, positions)
+    except WholeUnread as exc:
+        found, why = {}, f"the tie group {cut.limit} cuts differs, and SQL Server failed on the query without it: {exc}"
     if why is not None:
         result.undetermined = why
         return

@@ -23,7 +23,7 @@ from typing import Any
 from ..model import Database
 from ..model.workload import jsonable
 from ..progress import NullProgress, Progress
-from .answers import Comparison, compare_multiset, compare_ordered
+from .answers import Comparison, WholeUnread, compare_multiset, compare_ordered
 from .classes import Compared
 from .shape import Shape, shape_of
 from .sides import BOTH, SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
@@ -166,8 +166,11 @@ def _one_set(compared: Compared, values: Any, shape: Shape, sql_server: SqlServe
 
             def whole() -> Any:
                 assert cut is not None
-                more.append(sql_server.open(cut.whole_sql, compared.parameters, values.sql_server))
-                return more[-1].batches
+                try:
+                    more.append(sql_server.open(cut.whole_sql, compared.parameters, values.sql_server))
+                except SideError as exc:
+                    raise _unread(exc, sql_server) from None
+                return _read(more[-1].batches, sql_server)
 
             return left.names, right.names, compare_ordered(left.batches, right.batches, rows,
                                                             shape.order_positions or (), cut, whole)
@@ -184,6 +187,21 @@ def _one_set(compared: Compared, values: Any, shape: Shape, sql_server: SqlServe
         left.close()
         if right is not None:
             right.close()
+
+
+def _read(batches: Any, sql_server: SqlServerSide) -> Any:
+    """The batches of the query without its limit, a failure while reading them told as `WholeUnread`."""
+    try:
+        yield from batches
+    except SideError as exc:
+        raise _unread(exc, sql_server) from None
+
+
+def _unread(exc: SideError, sql_server: SqlServerSide) -> WholeUnread:
+    """The failure of the query without its limit, the session made usable again after a timeout or a loss."""
+    if exc.lost or exc.timed_out:
+        sql_server.recover()
+    return WholeUnread(exc.message)
 
 
 def _drop(answer: Answer) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from sqlsrv2tidb.compare import answers
-from sqlsrv2tidb.compare.answers import compare_multiset, compare_ordered
+from sqlsrv2tidb.compare.answers import WholeUnread, compare_multiset, compare_ordered
 from sqlsrv2tidb.compare.classes import Compared, ValueSet
 from sqlsrv2tidb.compare.document import document, findings
 from sqlsrv2tidb.compare.runner import ClassResult
@@ -82,6 +82,14 @@ def test_rows_that_changed_between_the_reads_leave_the_answer_undetermined():
     assert moved.undetermined and "changed between the reads" in moved.undetermined
     gone = _ordered([(1, 100), (5, 90), (6, 80)], [(1, 100), (5, 90), (2, 80)], whole=Whole([r for r in SCORES if r[0] != 6]))
     assert gone.undetermined and "its own rows of the tie group" in gone.undetermined
+
+
+def test_sql_server_failing_on_the_query_without_the_limit_leaves_the_answer_undetermined():
+    def failing():
+        raise WholeUnread("no answer within 30 s (the statement timeout)")
+    result = _ordered([(1, 100), (5, 90), (6, 80)], [(1, 100), (5, 90), (2, 80)], whole=failing)
+    assert result.undetermined == ("the tie group TOP cuts differs, and SQL Server failed on the query without it: "
+                                   "no answer within 30 s (the statement timeout)")
 
 
 def test_reading_the_whole_group_stops_at_its_limit(monkeypatch):
