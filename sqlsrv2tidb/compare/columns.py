@@ -107,14 +107,15 @@ def text_of(expr: exp.Expr) -> str:
     return expr.sql(dialect="tsql").casefold()
 
 
-def position(key: exp.Expr, outputs: list[exp.Expr] | None) -> int | None:
-    """The output column an ORDER BY (or window) key names, or None when it is none of them."""
+def position(key: exp.Expr, outputs: list[exp.Expr] | None, aliases: bool = True) -> int | None:
+    """The output column an ORDER BY key names, or None when it is none of them. A window's key
+    (`aliases=False`) names the query's sources, never an output alias or a position."""
     if isinstance(key, exp.Literal) and key.is_int:
         index = int(key.name) - 1
-        return index if outputs is None or 0 <= index < len(outputs) else None
+        return index if aliases and (outputs is None or 0 <= index < len(outputs)) else None
     if outputs is None:
         return None
-    if isinstance(key, exp.Column) and not key.table:
+    if isinstance(key, exp.Column) and not key.table and aliases:
         for i, out in enumerate(outputs):
             if (name_of(out) or "").casefold() == key.name.casefold():
                 return i

@@ -12,9 +12,12 @@ numbers tied rows in any order. Neither makes the whole answer a matter of chanc
   groups are only when every ORDER BY key is an output column.
 - **Numbered**: ROW_NUMBER() and NTILE() give the rows tied on the window's PARTITION BY and ORDER BY
   keys a fixed set of values, in any order among them. Where those keys are output columns, the
-  rows without the number and the (keys, number) pairs are each fixed as a multiset; where the
-  number is computed in a derived table or CTE and the query reads nothing of it but the keys and
-  the number (`numbers_unseen`), the answer is fixed outright: tied rows look alike to it.
+  rows without the number and the (keys, number) pairs are each fixed as a multiset: a numbered
+  column of the outermost select (`numbered_column`), or of a derived table or CTE that the
+  outermost select passes on column for column (`passed_on`), where `WHERE rn <= k` keeps the
+  first k numbers as TOP k would (a cut too). Where the number is computed in a derived table or
+  CTE and the query reads nothing of it but the keys and the number (`numbers_unseen`), the answer
+  is fixed outright: tied rows look alike to it.
 
 `shape_of` decides, with these, whether and how a query's answers are compared.
 """
@@ -37,11 +40,12 @@ class Cut:
     """The outermost row limit of a query whose ORDER BY is not total: it may cut a tie group."""
 
     limit: str
-    """How the query limits its rows, in its words: TOP, TOP ... PERCENT, OFFSET ... FETCH, OFFSET."""
+    """How the query limits its rows, in its words: TOP, TOP ... PERCENT, OFFSET ... FETCH, OFFSET, the filter
+    on ROW_NUMBER()."""
     first: bool
-    """The answer may start inside a tie group (an OFFSET)."""
+    """The answer may start inside a tie group (an OFFSET; a filter on numbers, ordered the other way round)."""
     last: bool
-    """The answer may end inside a tie group (TOP, FETCH)."""
+    """The answer may end inside a tie group (TOP, FETCH, a filter on numbers)."""
     whole_sql: str
     """The query's T-SQL without the limit: every row in the same order, each tie group whole."""
 
@@ -70,7 +74,7 @@ def numbered_column(window: exp.Window, query: exp.Query, outputs: list[exp.Expr
     if found is None:
         return None
     keys = _keys(window)
-    places = [position(key, outputs) for key in keys]
+    places = [position(key, outputs, aliases=False) for key in keys]
     if not keys or any(p is None or p == found for p in places):
         return None
     return Numbered(found, tuple(dict.fromkeys(p for p in places if p is not None)), function_name(window))
@@ -111,15 +115,17 @@ def passed_on(window: exp.Window, query: exp.Query, outputs: list[exp.Expr] | No
     names = [c.name for c in listed] if listed else [name_of(o) for o in inner] if inner is not None else []
     if inner is None or len(names) != len(inner) or not all(names):
         return None
-    where_ = {str(n).casefold(): i for i, n in enumerate(names)}
+    index_of = {str(n).casefold(): i for i, n in enumerate(names)}
     columns = [o.this if isinstance(o, exp.Alias) else o for o in outputs]
-    passed = [where_.get(c.name.casefold()) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star) else None
+    passed = [index_of.get(c.name.casefold()) if isinstance(c, exp.Column) and not isinstance(c.this, exp.Star) else None
               for c in columns]
     outer = {i: j for j, i in enumerate(passed) if i is not None}
+    if len(outer) != sum(i is not None for i in passed):
+        return None  # a column returned twice: its copy would be compared as fixed
     at = next((i for i, o in enumerate(inner) if o is window or (isinstance(o, exp.Alias) and o.this is window)), None)
     order = window.args.get("order")
-    order_keys = [position(o.this, inner) for o in (order.expressions if order else ())]
-    keys = [position(k, inner) for k in _keys(window)]
+    order_keys = [position(o.this, inner, aliases=False) for o in (order.expressions if order else ())]
+    keys = [position(k, inner, aliases=False) for k in _keys(window)]
     if at is None or at not in outer or not keys or any(k is None or k not in outer for k in keys):
         return None
     kept_by = query.args.get("where")

@@ -196,6 +196,10 @@ def test_numbers_the_query_never_shows_change_nothing(db, tsql):
 @pytest.mark.parametrize("tsql, reason", [
     ("SELECT id, ROW_NUMBER() OVER (ORDER BY qty) FROM dbo.orders", "ROW_NUMBER() over an ORDER BY that is not unique"),
     ("SELECT ROW_NUMBER() OVER (ORDER BY qty) * 10 AS n, id, qty FROM dbo.orders", "ROW_NUMBER()"),  # inside an expression
+    ("SELECT ROW_NUMBER() OVER (ORDER BY qty) AS n, id, status AS qty FROM dbo.orders",
+     "ROW_NUMBER()"),  # the window orders by the column qty, which the answer lacks: `qty` there is status
+    ("SELECT * FROM (SELECT id, qty, ROW_NUMBER() OVER (ORDER BY qty) AS rn FROM dbo.orders) d "
+     "CROSS JOIN dbo.customers c", "ROW_NUMBER()"),
     ("SELECT ROW_NUMBER() OVER (ORDER BY qty) AS n, id, qty FROM dbo.orders ORDER BY n", "orders the answer by its number"),
     ("SELECT TOP 3 ROW_NUMBER() OVER (ORDER BY qty) AS n, id, qty, status FROM dbo.orders ORDER BY status",
      "TOP keeps rows in the order of columns other than its window's keys"),
