@@ -231,16 +231,20 @@ def test_numbers_the_answer_cannot_place_stay_not_comparable(db, tsql, reason):
 
 def test_stack_exchange_queries_by_reason():
     """The 857 SEDE queries by why they are not comparable. Before ties were compared: 311 not comparable, 177 of
-    them TOP without a total order, 29 ROW_NUMBER() and 2 NTILE() over ties, 11 TOP without ORDER BY."""
+    them TOP without a total order, 29 ROW_NUMBER() and 2 NTILE() over ties, 11 TOP without ORDER BY, 1 TOP
+    ordered by NEWID(), 47 a value of the moment. Now 141: 27 TOP over ties the answer cannot show (inside the
+    query, or ordered by a key it lacks), 8 ROW_NUMBER() over ties, and 62 a value of the moment (15 of them
+    were counted as TOP before: the first reason found is the one given). A bound below fails the test when
+    a change makes fewer queries comparable."""
     db = sede_database()
     shapes = {q.id: shape_of(q.sql, db) for q in sede_queries()}
     reasons = Counter(_kind(s.not_comparable) for s in shapes.values() if s.not_comparable)
     print(sum(reasons.values()), dict(reasons.most_common()))
-    assert sum(reasons.values()) <= 160, reasons
-    assert reasons["TOP or OFFSET over ties the answer cannot show"] <= 30, reasons
-    assert reasons["ROW_NUMBER() or NTILE() over ties"] <= 20, reasons
-    assert sum(1 for s in shapes.values() if s.cut is not None) >= 140
-    assert sum(1 for s in shapes.values() if s.numbered) >= 20
+    assert sum(reasons.values()) <= 141, reasons
+    assert reasons["TOP or OFFSET over ties the answer cannot show"] <= 27, reasons
+    assert reasons["ROW_NUMBER() or NTILE() over ties"] <= 8, reasons
+    assert sum(1 for s in shapes.values() if s.cut is not None) >= 151
+    assert sum(1 for s in shapes.values() if s.numbered) >= 44
     assert shapes[66424].cut and shapes[66424].numbered  # TOP 1000 ROW_NUMBER() OVER (ORDER BY Reputation DESC) ...
     assert "not an output column" in shapes[47154].not_comparable  # TOP 1000 p.Id ... ORDER BY p.ViewCount DESC
 
