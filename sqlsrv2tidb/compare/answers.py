@@ -278,7 +278,7 @@ def _against_whole(result: Comparison, cut: Cut, groups: list[tuple[_Group, _Gro
         result.undetermined = why
         return
     for left, right in groups:
-        _judge_cut(result, cut, left, right, wanted[left.key], found[left.key])
+        _judge_cut(result, cut, left, right, wanted[left.key], found[left.key], bool(positions))
 
 
 def _read_whole(stream: Stream, cut: Cut, groups: list[tuple[_Group, _Group]], wanted: dict[tuple[Any, ...], Counter[int]],
@@ -315,7 +315,7 @@ def _read_whole(stream: Stream, cut: Cut, groups: list[tuple[_Group, _Group]], w
 
 
 def _judge_cut(result: Comparison, cut: Cut, left: _Group, right: _Group, wanted: Counter[int],
-               found: Counter[int]) -> None:
+               found: Counter[int], ordered: bool) -> None:
     """A cut group, once its rows in question were looked up: the same up to ties, or the target's rows
     that are not of the tie (differences)."""
     lefts, rights = Counter(d for d, _ in left.rows), Counter(d for d, _ in right.rows)
@@ -325,6 +325,10 @@ def _judge_cut(result: Comparison, cut: Cut, left: _Group, right: _Group, wanted
         return
     outside = _unmatched(right.rows, Counter({d: rights[d] - found[d] for d in wanted if rights[d] > found[d]}))
     rows = f"rows {left.start + 1}-{left.start + left.count}" if left.count > 1 else f"row {left.start + 1}"
+    if not outside and not ordered:
+        result.ties.append(f"{rows}: {cut.limit} keeps any of the query's rows, ordered by nothing the answer holds: "
+                           "SQL Server and the target kept different ones")
+        return
     if not outside:
         result.ties.append(f"{rows} {'tie' if left.count > 1 else 'ties'} on the ORDER BY key with rows {cut.limit} "
                            "leaves out: SQL Server and the target kept different ones of the tied rows")

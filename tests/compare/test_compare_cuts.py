@@ -109,7 +109,9 @@ def test_without_an_order_every_row_ties():
     """TOP without ORDER BY: one group, the whole answer; the target's rows must be rows of the query."""
     whole = Whole(SCORES)
     kept = _ordered([(1, 100), (5, 90)], [(7, 80), (3, 70)], whole=whole, positions=())
-    assert kept.equal and kept.ties and whole.read == 8
+    assert kept.equal and whole.read == 8
+    assert kept.ties == ["rows 1-2: TOP keeps any of the query's rows, ordered by nothing the answer holds: SQL Server "
+                         "and the target kept different ones"]
     other = _ordered([(1, 100), (5, 90)], [(7, 80), (3, 71)], whole=Whole(SCORES), positions=())
     assert not other.equal and other.first[0].target == (3, 71)
 

@@ -27,6 +27,10 @@ TOP3 = "SELECT TOP 3 id, points / 7 AS sevenths, points FROM dbo.scores ORDER BY
 TOP3_LEN = "SELECT TOP 3 id, LEN(code) AS length, points FROM dbo.scores ORDER BY points DESC"
 """The target keeps id 2 of the tie (code 'x  '): without the rewrite its LEN counts the spaces, a row that is
 not among SQL Server's tied rows."""
+OFFSET_FETCH = "SELECT id, points FROM dbo.scores ORDER BY points DESC OFFSET 3 ROWS FETCH NEXT 2 ROWS ONLY"
+"""Rows 4 and 5 of eight: both inside the tie at 80, which the answer starts and ends in."""
+ANY_TWO = "SELECT TOP 2 id, player FROM dbo.scores"
+"""No ORDER BY: any two rows; the endpoint's are the first two inserted, the targets' the two lowest keys."""
 NUMBERED = "SELECT ROW_NUMBER() OVER (ORDER BY points DESC) AS place, id, points FROM dbo.scores ORDER BY points DESC"
 NUMBERED_TOP = ("SELECT TOP 4 ROW_NUMBER() OVER (ORDER BY points DESC) AS place, id, player, points FROM dbo.scores "
                 "ORDER BY points DESC")
@@ -80,6 +84,13 @@ def test_top_over_a_cut_tie_is_the_same_up_to_ties(mssql, planted_tds, tds, targ
     assert q["ties"] and "row 3" in q["ties"][0] and "TOP" in q["ties"][0], q
     assert doc["summary"]["same_up_to_ties"] == 1 and doc["summary"]["same"] == 0, doc["summary"]
     assert not doc["findings"], doc["findings"]
+
+
+@pytest.mark.parametrize("query", [OFFSET_FETCH, ANY_TWO], ids=["offset_fetch", "top_without_order"])
+def test_other_limits_over_ties_are_the_same_up_to_ties(mssql, planted_tds, tds, target, query, tmp_path):
+    _rows_differ(tds, target, query)
+    q = _compared(mssql, planted_tds, target, query, tmp_path / "limit")["queries"][0]
+    assert q["verdict"] == "same up to ties" and q["rows"] == {"sql_server": 2, "target": 2}, q
 
 
 def test_a_difference_before_the_cut_tie_group_differs(mssql, planted_tds, target, tmp_path):
