@@ -10,11 +10,10 @@ Rows are compared by their digests (`values.RowShape`: normalized under the targ
   its row count and digest sum alone, so even an ORDER BY over few distinct values stays bounded.
 - **Cut** (`ties.Cut`: TOP or OFFSET ... FETCH over an ORDER BY that is not total): the group where
   the limit cuts (the last; with OFFSET the first too) holds as many rows on both sides, with the
-  same key, but each server may keep other rows of the tie. Where the two differ, SQL Server's
-  answer without the limit (`whole`) is read in order, only as far as past that group's key (and no
-  further than `WHOLE_ROWS` rows), counting only the digests of the rows in question: every row
-  either side kept must be one of the group's. Then the answers are the same up to ties (a note in
-  `ties`); a target row outside the group is a difference.
+  same key, but each server may keep other rows of the tie. Where the two differ, the group is
+  looked up in SQL Server's answer without the limit (`tie_groups`): every row either side kept
+  must be one of the group's. Then the answers are the same up to ties (a note in `ties`); a
+  target row outside the group is a difference.
 - **Numbered** (`ties.Numbered`): a row of an answer with ROW_NUMBER() or NTILE() columns stands for
   several digests (`RowShape.items`): the row without the numbers, and each number with its window's
   keys. Rows tied on the keys may swap numbers on either side; the items, compared as a multiset,
@@ -32,83 +31,22 @@ query's answer instead of a table's key ranges.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from typing import Any
 
-from ..model.workload import jsonable
+from .comparison import MASK, Comparison, Group, RowPair, Stream, items_of, unmatched
+from .tie_groups import Whole, against_whole
 from .ties import Cut
-from .values import RowShape, Unheld
+from .values import RowShape
 
 BUCKETS = 256
 KEEP_ROWS = 20_000
 GROUP_ROWS = 10_000
-WHOLE_ROWS = 1_000_000
-FIRST_DIFFERENCES = 10
-MASK = (1 << 64) - 1
 
-Stream = Iterable[Sequence[Sequence[Any]]]
-"""One side's raw rows, in batches (fetchmany)."""
 Again = Callable[[], tuple[Stream, Stream]]
 """Both statements run again: fresh streams of both sides, for reading the rows of differing buckets."""
-Whole = Callable[[], Stream]
-"""SQL Server's answer without the row limit, in order (the caller closes it when the comparison returns)."""
-
-
-class WholeUnread(Exception):
-    """SQL Server could not answer the query without its limit (its error, one line): the tie group stays unread."""
-
-
-@dataclass(frozen=True)
-class RowPair:
-    """One difference: a SQL Server row and the target row in its place (either may be missing)."""
-
-    position: int | None
-    """The row's place (0-based) in an ordered answer; None in a multiset."""
-    sql_server: tuple[Any, ...] | None
-    target: tuple[Any, ...] | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"position": self.position, "sql_server": _shown(self.sql_server), "target": _shown(self.target)}
-
-
-def _shown(row: tuple[Any, ...] | None) -> list[Any] | None:
-    if row is None:
-        return None
-    return [repr(v) if isinstance(v, Unheld) else jsonable(v) for v in row]
-
-
-@dataclass
-class Comparison:
-    method: str
-    """ordered, multiset, or multiset by buckets."""
-    sql_server_rows: int = 0
-    target_rows: int = 0
-    equal: bool = True
-    first: list[RowPair] = field(default_factory=list)
-    differing_rows: int = 0
-    """Rows on either side without a match on the other (what was found of them)."""
-    notes: list[str] = field(default_factory=list)
-    ties: list[str] = field(default_factory=list)
-    """Where equal answers agree only up to ties (tied rows a limit cut, numbers swapped among ties)."""
-    undetermined: str | None = None
-    """Why the answers could not be judged (a cut tie group too large to read, or changed between reads)."""
-
-    def add(self, pair: RowPair) -> None:
-        self.equal = False
-        self.differing_rows += 1
-        if len(self.first) < FIRST_DIFFERENCES:
-            self.first.append(pair)
-
-
-def _rows(stream: Stream, shape: RowShape) -> Iterator[tuple[tuple[int, ...], tuple[Any, ...]]]:
-    """Each row's normalized values and the digests it is compared by (one, or more with numbered columns)."""
-    items, normalize = shape.items, shape.normalize
-    for batch in stream:
-        for raw in batch:
-            values = normalize(raw)
-            yield items(values), values
 
 
 class _Swaps:
@@ -130,31 +68,15 @@ class _Swaps:
 
 # Ordered -----------------------------------------------------------------------------------------
 
-@dataclass
-class _Group:
-    key: tuple[Any, ...]
-    start: int
-    rows: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
-    """The group's items (digest, the row's values), up to GROUP_ROWS rows' worth."""
-    count: int = 0
-    total: int = 0
-    """Sum of the digests of the items past GROUP_ROWS rows (mod 2^64)."""
-
-    @property
-    def whole(self) -> bool:
-        """Every item of the group is kept (none only summed)."""
-        return self.count <= GROUP_ROWS
-
-
 def _groups(stream: Stream, shape: RowShape, positions: Sequence[int], swaps: _Swaps, side: int,
-            apart: _Buckets) -> Iterator[_Group]:
+            apart: _Buckets) -> Iterator[Group]:
     """The answer's groups of rows tied on the key. A numbered column whose window's keys do not hold the
     ORDER BY keys may swap numbers between rows of different groups: its items go to `apart`, compared
     as one multiset over the whole answer."""
-    group: _Group | None = None
+    group: Group | None = None
     index = 0
     loose = {i + 1 for i, n in enumerate(shape.numbered) if not set(positions) <= set(n.keys)}
-    for digests, values in _rows(stream, shape):
+    for digests, values in items_of(stream, shape):
         if loose:
             for i in loose:
                 apart.add(digests[i], values)
@@ -163,12 +85,13 @@ def _groups(stream: Stream, shape: RowShape, positions: Sequence[int], swaps: _S
         if group is None or key != group.key:
             if group is not None:
                 yield group
-            group = _Group(key, index)
+            group = Group(key, index)
         if group.count < GROUP_ROWS:
             if len(digests) == 1:
                 group.rows.append((digests[0], values))
             else:
                 group.rows.extend((d, values) for d in digests)
+            group.kept += 1
         else:
             group.total = (group.total + sum(digests)) & MASK
         group.count += 1
@@ -178,7 +101,7 @@ def _groups(stream: Stream, shape: RowShape, positions: Sequence[int], swaps: _S
         yield group
 
 
-def _same(left: _Group | None, right: _Group | None) -> bool:
+def _same(left: Group | None, right: Group | None) -> bool:
     return left is not None and right is not None and left.key == right.key and left.count == right.count \
         and left.total == right.total and Counter(d for d, _ in left.rows) == Counter(d for d, _ in right.rows)
 
@@ -192,8 +115,8 @@ def compare_ordered(sql_server: Stream, target: Stream, shape: RowShape, positio
     apart = (_Buckets(), _Buckets())
     pairs = zip_longest(_groups(sql_server, shape, positions, swaps, 0, apart[0]),
                         _groups(target, shape, positions, swaps, 1, apart[1]))
-    cut_groups: list[tuple[_Group, _Group]] = []
-    pending: tuple[_Group | None, _Group | None] | None = None
+    cut_groups: list[tuple[Group, Group]] = []
+    pending: tuple[Group | None, Group | None] | None = None
     index = -1
     for index, (left, right) in enumerate(pairs):
         result.sql_server_rows += left.count if left else 0
@@ -205,7 +128,7 @@ def compare_ordered(sql_server: Stream, target: Stream, shape: RowShape, positio
         _judge(result, *pending, bool(cut and (cut.last or (cut.first and index == 0))), cut_groups)
     if cut_groups and result.equal:
         assert cut is not None
-        _against_whole(result, cut, cut_groups, whole, shape, positions)
+        against_whole(result, cut, cut_groups, whole, shape, positions)
     if apart[0].differs(apart[1]):
         if apart[0].kept is not None and apart[1].kept is not None:
             _multiset_differences(result, apart[0].kept, apart[1].kept)
@@ -216,8 +139,8 @@ def compare_ordered(sql_server: Stream, target: Stream, shape: RowShape, positio
     return result
 
 
-def _judge(result: Comparison, left: _Group | None, right: _Group | None, may_be_cut: bool,
-           cut_groups: list[tuple[_Group, _Group]]) -> None:
+def _judge(result: Comparison, left: Group | None, right: Group | None, may_be_cut: bool,
+           cut_groups: list[tuple[Group, Group]]) -> None:
     """Two groups in the same place: the same, or a group a limit may have cut (judged later), or different."""
     if _same(left, right):
         return
@@ -227,11 +150,11 @@ def _judge(result: Comparison, left: _Group | None, right: _Group | None, may_be
     _group_differences(result, left, right)
 
 
-def _group_differences(result: Comparison, left: _Group | None, right: _Group | None) -> None:
+def _group_differences(result: Comparison, left: Group | None, right: Group | None) -> None:
     lefts = Counter(d for d, _ in left.rows) if left else Counter()
     rights = Counter(d for d, _ in right.rows) if right else Counter()
-    only_left = _unmatched(left.rows if left else [], lefts - rights)
-    only_right = _unmatched(right.rows if right else [], rights - lefts)
+    only_left = unmatched(left.rows if left else [], lefts - rights)
+    only_right = unmatched(right.rows if right else [], rights - lefts)
     start = left.start if left else right.start if right else 0
     if not only_left and not only_right:  # same kept rows; the rows past GROUP_ROWS differ
         result.equal = False
@@ -240,104 +163,6 @@ def _group_differences(result: Comparison, left: _Group | None, right: _Group | 
         return
     for i, (a, b) in enumerate(zip_longest(only_left, only_right)):
         result.add(RowPair(start + i, a, b))
-
-
-def _unmatched(rows: list[tuple[int, tuple[Any, ...]]], extra: Counter[int]) -> list[tuple[Any, ...]]:
-    """The rows of the items left over, each row once (a row with numbered columns has several items)."""
-    found: list[tuple[Any, ...]] = []
-    shown: set[int] = set()
-    for digest, values in rows:
-        if extra[digest] > 0:
-            extra[digest] -= 1
-            if id(values) not in shown:
-                shown.add(id(values))
-                found.append(values)
-    return found
-
-
-def _against_whole(result: Comparison, cut: Cut, groups: list[tuple[_Group, _Group]], whole: Whole | None,
-                   shape: RowShape, positions: Sequence[int]) -> None:
-    """The rows each side kept of a cut tie group, looked up among the whole group's rows read from SQL Server
-    without the limit; in memory, only the digests in question are counted."""
-    if whole is None:
-        result.undetermined = f"the tie group {cut.limit} cuts differs and the rows of the whole group were not read"
-        return
-    if not all(left.whole and right.whole for left, right in groups):
-        result.undetermined = (f"the tie group {cut.limit} cuts holds more than {GROUP_ROWS:,} rows and they differ: "
-                               "too many to look up")
-        return
-    wanted: dict[tuple[Any, ...], Counter[int]] = {}
-    for left, right in groups:
-        lefts, rights = Counter(d for d, _ in left.rows), Counter(d for d, _ in right.rows)
-        wanted[left.key] = Counter({d: max(lefts[d], rights[d]) for d in (lefts - rights) | (rights - lefts)})
-    try:
-        found, why = _read_whole(whole(), cut, groups, wanted, shape, positions)
-    except WholeUnread as exc:
-        found, why = {}, f"the tie group {cut.limit} cuts differs, and SQL Server failed on the query without it: {exc}"
-    if why is not None:
-        result.undetermined = why
-        return
-    for left, right in groups:
-        _judge_cut(result, cut, left, right, wanted[left.key], found[left.key], bool(positions))
-
-
-def _read_whole(stream: Stream, cut: Cut, groups: list[tuple[_Group, _Group]], wanted: dict[tuple[Any, ...], Counter[int]],
-                shape: RowShape, positions: Sequence[int]) -> tuple[dict[tuple[Any, ...], Counter[int]], str | None]:
-    """Count the wanted digests among the whole groups' rows; stop past the last group, once every wanted
-    digest is found, or at WHOLE_ROWS rows. Without an OFFSET the last group starts where it does in the
-    answer, since the rows before it are the same: a row of another key there means the rows changed."""
-    found: dict[tuple[Any, ...], Counter[int]] = {key: Counter() for key in wanted}
-    missing = sum(sum(c.values()) for c in wanted.values())
-    last = groups[-1][0]
-    seen: set[tuple[Any, ...]] = set()
-    for index, (digests, values) in enumerate(_rows(stream, shape)):
-        if index >= WHOLE_ROWS:
-            return found, (f"the tie group {cut.limit} cuts was not found in the first {WHOLE_ROWS:,} rows of the "
-                           "query without the limit")
-        key = shape.key_of(values, positions)
-        if not cut.first and index == last.start and key != last.key:
-            return found, (f"SQL Server's rows changed between the reads: without the limit, row {index + 1} is not "
-                           f"of the tie group {cut.limit} cuts there")
-        counts = found.get(key)
-        if counts is None:
-            if len(seen) == len(wanted):
-                break  # past every group in question
-            continue
-        seen.add(key)
-        want = wanted[key]
-        for d in digests:
-            if counts[d] < want[d]:
-                counts[d] += 1
-                missing -= 1
-        if missing == 0:
-            break
-    return found, None
-
-
-def _judge_cut(result: Comparison, cut: Cut, left: _Group, right: _Group, wanted: Counter[int],
-               found: Counter[int], ordered: bool) -> None:
-    """A cut group, once its rows in question were looked up: the same up to ties, or the target's rows
-    that are not of the tie (differences)."""
-    lefts, rights = Counter(d for d, _ in left.rows), Counter(d for d, _ in right.rows)
-    if any(lefts[d] > found[d] for d in wanted):
-        result.undetermined = (f"SQL Server's rows changed between the reads: its own rows of the tie group "
-                               f"{cut.limit} cuts at row {left.start + 1} are not among the rows it returns without the limit")
-        return
-    outside = _unmatched(right.rows, Counter({d: rights[d] - found[d] for d in wanted if rights[d] > found[d]}))
-    rows = f"rows {left.start + 1}-{left.start + left.count}" if left.count > 1 else f"row {left.start + 1}"
-    if not outside and not ordered:
-        result.ties.append(f"{rows}: {cut.limit} keeps any of the query's rows, ordered by nothing the answer holds: "
-                           "SQL Server and the target kept different ones")
-        return
-    if not outside:
-        result.ties.append(f"{rows} {'tie' if left.count > 1 else 'ties'} on the ORDER BY key with rows {cut.limit} "
-                           "leaves out: SQL Server and the target kept different ones of the tied rows")
-        return
-    result.notes.append(f"{rows}, where {cut.limit} cuts a tie group: the target returns rows that are not among "
-                        "SQL Server's rows of that tie (read without the limit)")
-    kept = _unmatched(left.rows, lefts - rights)
-    for i, (a, b) in enumerate(zip_longest(kept[:len(outside)], outside)):
-        result.add(RowPair(left.start + i, a, b))
 
 
 # Multiset ----------------------------------------------------------------------------------------
@@ -370,7 +195,7 @@ def _bucket(digest: int) -> int:
 def _fill(stream: Stream, shape: RowShape, swaps: _Swaps, side: int) -> _Buckets:
     b = _Buckets()
     counts, sums = b.counts, b.sums
-    for digests, values in _rows(stream, shape):
+    for digests, values in items_of(stream, shape):
         for digest in digests:
             i = digest >> 56
             counts[i] += 1
@@ -417,7 +242,7 @@ def compare_multiset(sql_server: Stream, target: Stream, shape: RowShape, again:
 def _kept_in(stream: Stream, shape: RowShape, buckets: set[int]) -> tuple[list[tuple[int, tuple[Any, ...]]], bool]:
     kept: list[tuple[int, tuple[Any, ...]]] = []
     complete = True
-    for digests, values in _rows(stream, shape):
+    for digests, values in items_of(stream, shape):
         for digest in digests:
             if _bucket(digest) in buckets:
                 if len(kept) < KEEP_ROWS:
@@ -430,7 +255,7 @@ def _kept_in(stream: Stream, shape: RowShape, buckets: set[int]) -> tuple[list[t
 def _multiset_differences(result: Comparison, left: list[tuple[int, tuple[Any, ...]]],
                           right: list[tuple[int, tuple[Any, ...]]]) -> None:
     lefts, rights = Counter(d for d, _ in left), Counter(d for d, _ in right)
-    only_left = _unmatched(left, lefts - rights)
-    only_right = _unmatched(right, rights - lefts)
+    only_left = unmatched(left, lefts - rights)
+    only_right = unmatched(right, rights - lefts)
     for a, b in zip_longest(sorted(only_left, key=repr), sorted(only_right, key=repr)):
         result.add(RowPair(None, a, b))

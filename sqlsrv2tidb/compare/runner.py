@@ -23,10 +23,12 @@ from typing import Any
 from ..model import Database
 from ..model.workload import jsonable
 from ..progress import NullProgress, Progress
-from .answers import Comparison, WholeUnread, compare_multiset, compare_ordered
+from .answers import compare_multiset, compare_ordered
 from .classes import Compared
+from .comparison import Comparison
 from .shape import Shape, shape_of
 from .sides import BOTH, SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
+from .tie_groups import WholeUnread
 from .values import RowShape
 
 SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE = "same", "same up to ties", "differs", "error", "not comparable"

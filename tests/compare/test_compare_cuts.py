@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import pytest
 
-from sqlsrv2tidb.compare import answers
-from sqlsrv2tidb.compare.answers import WholeUnread, compare_multiset, compare_ordered
+from sqlsrv2tidb.compare import answers, tie_groups
+from sqlsrv2tidb.compare.answers import compare_multiset, compare_ordered
 from sqlsrv2tidb.compare.classes import Compared, ValueSet
 from sqlsrv2tidb.compare.document import document, findings
 from sqlsrv2tidb.compare.runner import ClassResult
+from sqlsrv2tidb.compare.tie_groups import WholeUnread
 from sqlsrv2tidb.compare.ties import Cut, Numbered
 from sqlsrv2tidb.compare.values import ResultColumn, RowShape
 from sqlsrv2tidb.model.translation import TranslatedQuery
@@ -93,7 +94,7 @@ def test_sql_server_failing_on_the_query_without_the_limit_leaves_the_answer_und
 
 
 def test_reading_the_whole_group_stops_at_its_limit(monkeypatch):
-    monkeypatch.setattr(answers, "WHOLE_ROWS", 4)
+    monkeypatch.setattr(tie_groups, "WHOLE_ROWS", 4)
     everything = [(i, 0) for i in range(100)]
     result = _ordered([(0, 0), (1, 0)], [(0, 0), (98, 0)], whole=Whole(everything), positions=())
     assert result.undetermined == "the tie group TOP cuts was not found in the first 4 rows of the query without the limit"
