@@ -1,8 +1,9 @@
 """Whether a read query means the same on SQL Server and on the target: both run it, the answers compared.
 
 `classes` chooses the classes (reads only) and their parameter sets, `shape` reads the T-SQL for
-what the comparison may rely on (order, a total order, why it cannot be compared), `sides` runs a
-statement on either server with a timeout, `values` makes one row of each side comparable under
-the target column's type, `answers` compares two streams of rows in bounded memory, `runner`
-strings these together per class into verdicts, and `document` writes compare.json and its findings.
+what the comparison may rely on (order, a total order, what ties leave open (`ties`), why it cannot
+be compared), `sides` runs a statement on either server with a timeout, `values` makes one row of
+each side comparable under the target column's type, `answers` compares two streams of rows in
+bounded memory (a tie group a limit cut: `tie_groups`), `runner` strings these together per class
+into verdicts, and `document` writes compare.json and its findings.
 """
