@@ -147,3 +147,6 @@ def test_the_report_counts_same_up_to_ties_as_the_same_answer(mssql, planted_tds
     section = page[page.index('id="compare"'):]
     section = section[:section.index("</section>")]
     assert "2: 1 same, 1 same up to ties, 0 differ" in section and "<td>same up to ties</td>" in section, section
+    shared = json.loads((api.render_report(out, anonymize=True).parent / "compare.json").read_text(encoding="utf-8"))
+    tied = next(q for q in shared["queries"] if q["verdict"] == "same up to ties")
+    assert tied["ties"] and "row 3" in tied["ties"][0] and "scores" not in json.dumps(tied), tied
