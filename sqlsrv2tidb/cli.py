@@ -561,7 +561,7 @@ def compare_cmd(
                               progress=_progress(quiet))
     summary = (outcome.assessment or {}).get("summary", {})
     typer.echo(f"Compared {summary.get('classes', 0)} class(es): {summary.get('same', 0)} same, "
-               f"{summary.get('differs', 0)} differ, {summary.get('error', 0)} error, "
+               f"{summary.get('same_up_to_ties', 0)} same up to ties, {summary.get('differs', 0)} differ, {summary.get('error', 0)} error, "
                f"{summary.get('not_comparable', 0)} not comparable, {summary.get('left_out', 0)} left out", err=True)
     _finish(outcome.findings, fail_on, f"{out}/compare.json")
 

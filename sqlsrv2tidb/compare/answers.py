@@ -8,6 +8,16 @@ Rows are compared by their digests (`values.RowShape`: normalized under the targ
   same key and the same rows as a multiset: SQL Server and the target may return rows tied on the
   key in any order, and that is not a difference. A group longer than `GROUP_ROWS` is compared by
   its row count and digest sum alone, so even an ORDER BY over few distinct values stays bounded.
+- **Cut** (`ties.Cut`: TOP or OFFSET ... FETCH over an ORDER BY that is not total): the group where
+  the limit cuts (the last; with OFFSET the first too) holds as many rows on both sides, with the
+  same key, but each server may keep other rows of the tie. Where the two differ, the group is
+  looked up in SQL Server's answer without the limit (`tie_groups`): every row either side kept
+  must be one of the group's. Then the answers are the same up to ties (a note in `ties`); a
+  target row outside the group is a difference.
+- **Numbered** (`ties.Numbered`): a row of an answer with ROW_NUMBER() or NTILE() columns stands for
+  several digests (`RowShape.items`): the row without the numbers, and each number with its window's
+  keys. Rows tied on the keys may swap numbers on either side; the items, compared as a multiset,
+  are what is fixed.
 - **Multiset** (no ORDER BY): each row falls in one of `BUCKETS` buckets by its digest's top byte;
   each side keeps a count and a sum (mod 2^64) of its row digests per bucket. Equal buckets are equal
   multisets (to the odds of a 64-bit collision). While an answer is small (up to `KEEP_ROWS` rows)
@@ -21,120 +31,130 @@ query's answer instead of a table's key ranges.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import zip_longest
 from typing import Any
 
-from ..model.workload import jsonable
-from .values import RowShape, Unheld
+from .comparison import MASK, Comparison, Group, RowPair, Stream, items_of, unmatched
+from .tie_groups import Whole, against_whole
+from .ties import Cut
+from .values import RowShape
 
 BUCKETS = 256
 KEEP_ROWS = 20_000
 GROUP_ROWS = 10_000
-FIRST_DIFFERENCES = 10
-MASK = (1 << 64) - 1
 
-Stream = Iterable[Sequence[Sequence[Any]]]
-"""One side's raw rows, in batches (fetchmany)."""
 Again = Callable[[], tuple[Stream, Stream]]
 """Both statements run again: fresh streams of both sides, for reading the rows of differing buckets."""
 
 
-@dataclass(frozen=True)
-class RowPair:
-    """One difference: a SQL Server row and the target row in its place (either may be missing)."""
+class _Swaps:
+    """Whether two answers with numbered columns are also the same row for row: the sums of each side's
+    whole-row digests (numbers included), compared once the items have been found equal."""
 
-    position: int | None
-    """The row's place (0-based) in an ordered answer; None in a multiset."""
-    sql_server: tuple[Any, ...] | None
-    target: tuple[Any, ...] | None
+    def __init__(self, shape: RowShape) -> None:
+        self.shape, self.sums = shape, [0, 0]
 
-    def to_json(self) -> dict[str, Any]:
-        return {"position": self.position, "sql_server": _shown(self.sql_server), "target": _shown(self.target)}
+    def add(self, side: int, values: tuple[Any, ...]) -> None:
+        if self.shape.numbered:
+            self.sums[side] = (self.sums[side] + self.shape.digest(values)) & MASK
 
-
-def _shown(row: tuple[Any, ...] | None) -> list[Any] | None:
-    if row is None:
-        return None
-    return [repr(v) if isinstance(v, Unheld) else jsonable(v) for v in row]
-
-
-@dataclass
-class Comparison:
-    method: str
-    """ordered, multiset, or multiset by buckets."""
-    sql_server_rows: int = 0
-    target_rows: int = 0
-    equal: bool = True
-    first: list[RowPair] = field(default_factory=list)
-    differing_rows: int = 0
-    """Rows on either side without a match on the other (what was found of them)."""
-    notes: list[str] = field(default_factory=list)
-
-    def add(self, pair: RowPair) -> None:
-        self.equal = False
-        self.differing_rows += 1
-        if len(self.first) < FIRST_DIFFERENCES:
-            self.first.append(pair)
-
-
-def _rows(stream: Stream, shape: RowShape) -> Iterator[tuple[int, tuple[Any, ...]]]:
-    for batch in stream:
-        for raw in batch:
-            values = shape.normalize(raw)
-            yield shape.digest(values), values
+    def note(self, result: Comparison) -> None:
+        if self.shape.numbered and result.equal and self.sums[0] != self.sums[1]:
+            names = ", ".join(sorted({f"{n.function}()" for n in self.shape.numbered}))
+            result.ties.append(f"{names} numbered rows tied on the window's keys in another order on each server")
 
 
 # Ordered -----------------------------------------------------------------------------------------
 
-@dataclass
-class _Group:
-    key: tuple[Any, ...]
-    start: int
-    rows: list[tuple[int, tuple[Any, ...]]] = field(default_factory=list)
-    count: int = 0
-    total: int = 0
-    """Sum of the digests of the rows past GROUP_ROWS (mod 2^64)."""
-
-
-def _groups(stream: Stream, shape: RowShape, positions: Sequence[int]) -> Iterator[_Group]:
-    group: _Group | None = None
+def _groups(stream: Stream, shape: RowShape, positions: Sequence[int], swaps: _Swaps, side: int,
+            apart: _Buckets) -> Iterator[Group]:
+    """The answer's groups of rows tied on the key. A numbered column whose window's keys do not hold the
+    ORDER BY keys may swap numbers between rows of different groups: its items go to `apart`, compared
+    as one multiset over the whole answer."""
+    group: Group | None = None
     index = 0
-    for digest, values in _rows(stream, shape):
+    loose = {i + 1 for i, n in enumerate(shape.numbered) if not set(positions) <= set(n.keys)}
+    for digests, values in items_of(stream, shape):
+        if loose:
+            for i in loose:
+                apart.add(digests[i], values)
+            digests = tuple(d for i, d in enumerate(digests) if i not in loose)
         key = shape.key_of(values, positions)
         if group is None or key != group.key:
             if group is not None:
                 yield group
-            group = _Group(key, index)
-        if len(group.rows) < GROUP_ROWS:
-            group.rows.append((digest, values))
+            group = Group(key, index)
+        if group.count < GROUP_ROWS:
+            if len(digests) == 1:
+                group.rows.append((digests[0], values))
+            else:
+                group.rows.extend((d, values) for d in digests)
+            group.kept += 1
         else:
-            group.total = (group.total + digest) & MASK
+            group.total = (group.total + sum(digests)) & MASK
         group.count += 1
+        swaps.add(side, values)
         index += 1
     if group is not None:
         yield group
 
 
-def compare_ordered(sql_server: Stream, target: Stream, shape: RowShape, positions: Sequence[int]) -> Comparison:
-    """Both answers in their ORDER BY order; rows tied on the key (`positions`) compared as a multiset."""
+def _same(left: Group | None, right: Group | None) -> bool:
+    return left is not None and right is not None and left.key == right.key and left.count == right.count \
+        and left.total == right.total and Counter(d for d, _ in left.rows) == Counter(d for d, _ in right.rows)
+
+
+def compare_ordered(sql_server: Stream, target: Stream, shape: RowShape, positions: Sequence[int],
+                    cut: Cut | None = None, whole: Whole | None = None) -> Comparison:
+    """Both answers in their ORDER BY order; rows tied on the key (`positions`) compared as a multiset. With
+    a `cut`, the tie group the limit cuts may hold other tied rows on each side: `whole` reads them all."""
     result = Comparison("ordered")
-    for left, right in zip_longest(_groups(sql_server, shape, positions), _groups(target, shape, positions)):
+    swaps = _Swaps(shape)
+    apart = (_Buckets(), _Buckets())
+    pairs = zip_longest(_groups(sql_server, shape, positions, swaps, 0, apart[0]),
+                        _groups(target, shape, positions, swaps, 1, apart[1]))
+    cut_groups: list[tuple[Group, Group]] = []
+    pending: tuple[Group | None, Group | None] | None = None
+    index = -1
+    for index, (left, right) in enumerate(pairs):
         result.sql_server_rows += left.count if left else 0
         result.target_rows += right.count if right else 0
-        if left is not None and right is not None and left.key == right.key and left.count == right.count \
-                and left.total == right.total and Counter(d for d, _ in left.rows) == Counter(d for d, _ in right.rows):
-            continue
-        _group_differences(result, left, right)
+        if pending is not None:
+            _judge(result, *pending, bool(cut and cut.first and index == 1), cut_groups)
+        pending = (left, right)
+    if pending is not None:
+        _judge(result, *pending, bool(cut and (cut.last or (cut.first and index == 0))), cut_groups)
+    if cut_groups and result.equal:
+        assert cut is not None
+        against_whole(result, cut, cut_groups, whole, shape, positions)
+    if apart[0].differs(apart[1]):
+        if apart[0].kept is not None and apart[1].kept is not None:
+            _multiset_differences(result, apart[0].kept, apart[1].kept)
+        else:
+            result.equal = False
+            result.notes.append(f"the numbers and their window's keys differ; more than {KEEP_ROWS:,} of them, not shown")
+    swaps.note(result)
     return result
 
 
-def _group_differences(result: Comparison, left: _Group | None, right: _Group | None) -> None:
+def _judge(result: Comparison, left: Group | None, right: Group | None, may_be_cut: bool,
+           cut_groups: list[tuple[Group, Group]]) -> None:
+    """Two groups in the same place: the same, or a group a limit may have cut (judged later), or different."""
+    if _same(left, right):
+        return
+    if may_be_cut and left is not None and right is not None and left.key == right.key and left.count == right.count:
+        cut_groups.append((left, right))
+        return
+    _group_differences(result, left, right)
+
+
+def _group_differences(result: Comparison, left: Group | None, right: Group | None) -> None:
     lefts = Counter(d for d, _ in left.rows) if left else Counter()
     rights = Counter(d for d, _ in right.rows) if right else Counter()
-    only_left = _unmatched(left.rows if left else [], lefts - rights)
-    only_right = _unmatched(right.rows if right else [], rights - lefts)
+    only_left = unmatched(left.rows if left else [], lefts - rights)
+    only_right = unmatched(right.rows if right else [], rights - lefts)
     start = left.start if left else right.start if right else 0
     if not only_left and not only_right:  # same kept rows; the rows past GROUP_ROWS differ
         result.equal = False
@@ -143,15 +163,6 @@ def _group_differences(result: Comparison, left: _Group | None, right: _Group | 
         return
     for i, (a, b) in enumerate(zip_longest(only_left, only_right)):
         result.add(RowPair(start + i, a, b))
-
-
-def _unmatched(rows: list[tuple[int, tuple[Any, ...]]], extra: Counter[int]) -> list[tuple[Any, ...]]:
-    found = []
-    for digest, values in rows:
-        if extra[digest] > 0:
-            extra[digest] -= 1
-            found.append(values)
-    return found
 
 
 # Multiset ----------------------------------------------------------------------------------------
@@ -163,33 +174,50 @@ class _Buckets:
     rows: int = 0
     kept: list[tuple[int, tuple[Any, ...]]] | None = field(default_factory=list)
 
+    def add(self, digest: int, values: tuple[Any, ...]) -> None:
+        i = digest >> 56
+        self.counts[i] += 1
+        self.sums[i] = (self.sums[i] + digest) & MASK
+        if self.kept is not None:
+            if len(self.kept) < KEEP_ROWS:
+                self.kept.append((digest, values))
+            else:
+                self.kept = None
+
+    def differs(self, other: _Buckets) -> bool:
+        return self.counts != other.counts or self.sums != other.sums
+
 
 def _bucket(digest: int) -> int:
     return digest >> 56
 
 
-def _fill(stream: Stream, shape: RowShape) -> _Buckets:
+def _fill(stream: Stream, shape: RowShape, swaps: _Swaps, side: int) -> _Buckets:
     b = _Buckets()
     counts, sums = b.counts, b.sums
-    for digest, values in _rows(stream, shape):
-        i = digest >> 56
-        counts[i] += 1
-        sums[i] = (sums[i] + digest) & MASK
+    for digests, values in items_of(stream, shape):
+        for digest in digests:
+            i = digest >> 56
+            counts[i] += 1
+            sums[i] = (sums[i] + digest) & MASK
+            if b.kept is not None:
+                if len(b.kept) < KEEP_ROWS:
+                    b.kept.append((digest, values))
+                else:
+                    b.kept = None
         b.rows += 1
-        if b.kept is not None:
-            if len(b.kept) < KEEP_ROWS:
-                b.kept.append((digest, values))
-            else:
-                b.kept = None
+        swaps.add(side, values)
     return b
 
 
 def compare_multiset(sql_server: Stream, target: Stream, shape: RowShape, again: Again | None = None) -> Comparison:
     """Both answers as multisets of rows; `again` re-runs both statements to find the rows of a large answer."""
-    left, right = _fill(sql_server, shape), _fill(target, shape)
+    swaps = _Swaps(shape)
+    left, right = _fill(sql_server, shape, swaps, 0), _fill(target, shape, swaps, 1)
     result = Comparison("multiset", left.rows, right.rows)
     differing = {i for i in range(BUCKETS) if left.counts[i] != right.counts[i] or left.sums[i] != right.sums[i]}
     if not differing:
+        swaps.note(result)
         return result
     result.equal = False
     if left.kept is not None and right.kept is not None:
@@ -214,19 +242,20 @@ def compare_multiset(sql_server: Stream, target: Stream, shape: RowShape, again:
 def _kept_in(stream: Stream, shape: RowShape, buckets: set[int]) -> tuple[list[tuple[int, tuple[Any, ...]]], bool]:
     kept: list[tuple[int, tuple[Any, ...]]] = []
     complete = True
-    for digest, values in _rows(stream, shape):
-        if _bucket(digest) in buckets:
-            if len(kept) < KEEP_ROWS:
-                kept.append((digest, values))
-            else:
-                complete = False
+    for digests, values in items_of(stream, shape):
+        for digest in digests:
+            if _bucket(digest) in buckets:
+                if len(kept) < KEEP_ROWS:
+                    kept.append((digest, values))
+                else:
+                    complete = False
     return kept, complete
 
 
 def _multiset_differences(result: Comparison, left: list[tuple[int, tuple[Any, ...]]],
                           right: list[tuple[int, tuple[Any, ...]]]) -> None:
     lefts, rights = Counter(d for d, _ in left), Counter(d for d, _ in right)
-    only_left = _unmatched(left, lefts - rights)
-    only_right = _unmatched(right, rights - lefts)
+    only_left = unmatched(left, lefts - rights)
+    only_right = unmatched(right, rights - lefts)
     for a, b in zip_longest(sorted(only_left, key=repr), sorted(only_right, key=repr)):
         result.add(RowPair(None, a, b))

@@ -3,7 +3,9 @@
 Verdicts, in the order they win: **error** (a side failed or timed out: which side, its message),
 **differs** (the answers differ: the reason, the first differing rows side by side, the
 translation's notes that may explain it), **not comparable** (the answers may differ on any two
-runs: a value of the moment, a random value, TOP over rows that are not totally ordered; why),
+runs: a value of the moment, a random value, TOP inside the query over rows that are not totally
+ordered; why), **same up to ties** (the answers agree as far as the query fixes them, but not row
+for row: a limit kept other tied rows, ROW_NUMBER() numbered tied rows in another order; where),
 **same**. A class is compared with each parameter set in turn and stops at the first set that does
 not give the same answer: that set is the one shown.
 
@@ -25,16 +27,18 @@ from typing import Any
 from ..model import Database
 from ..model.workload import jsonable
 from ..progress import NullProgress, Progress
-from .answers import Comparison, compare_multiset, compare_ordered
+from .answers import compare_multiset, compare_ordered
 from .classes import Compared
+from .comparison import Comparison
 from .reopen import Reconnect, Reopened, SideDown
 from .sessions import Sessions, Stopped
-from .shape import shape_of
+from .shape import Shape, shape_of
 from .sides import BOTH, SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
+from .tie_groups import WholeUnread
 from .values import RowShape
 
-SAME, DIFFERS, ERROR, NOT_COMPARABLE = "same", "differs", "error", "not comparable"
-VERDICTS = (SAME, DIFFERS, ERROR, NOT_COMPARABLE)
+SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE = "same", "same up to ties", "differs", "error", "not comparable"
+VERDICTS = (SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE)
 
 
 @dataclass
@@ -88,6 +92,8 @@ class ClassResult:
             doc["differing_rows"] = self.comparison.differing_rows
             doc["first_differences"] = [p.to_json() for p in self.comparison.first]
             doc["comparison_notes"] = self.comparison.notes
+        elif self.verdict == SAME_UP_TO_TIES and self.comparison is not None:
+            doc["ties"] = self.comparison.ties
         return doc
 
 
@@ -166,14 +172,14 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
     started = time.perf_counter()
     result = ClassResult(compared)
     shape = shape_of(compared.tsql, database)
-    positions = shape.order_positions
-    result.method = "ordered" if positions else "multiset"
+    result.method = "ordered" if shape.order_positions or shape.cut else "multiset"
     result.total_order = bool(shape.total_order)
+    tied: Comparison | None = None
     for values in compared.value_sets:
         result.sets_run += 1
         result.values = values.sql_server
         try:
-            outcome = _one_set(compared, values, positions, sql_server, target, database)
+            outcome = _one_set(compared, values, shape, sql_server, target, database)
         except SideError as exc:
             result.errors.append(exc)
             _failed(result, exc, compared, values, target)
@@ -188,14 +194,20 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
         result.comparison = comparison
         result.method = comparison.method
         result.rows = {SQL_SERVER: comparison.sql_server_rows, TARGET: comparison.target_rows}
+        if comparison.undetermined is not None and shape.not_comparable is None:
+            result.verdict, result.reason = NOT_COMPARABLE, comparison.undetermined
+            break
         if not comparison.equal and shape.not_comparable is None:
             result.verdict, result.reason = DIFFERS, _why_differs(comparison, compared)
             break
+        tied = tied or (comparison if comparison.ties else None)
     if result.verdict == SAME and shape.not_comparable is not None:
         result.verdict, result.reason = NOT_COMPARABLE, str(shape.not_comparable)
         if result.comparison is not None and result.comparison.equal:
             result.reason += " (the answers happened to be the same this time)"
-    if result.verdict == SAME:
+    elif result.verdict == SAME and tied is not None:
+        result.verdict, result.comparison, result.reason = SAME_UP_TO_TIES, tied, "; ".join(tied.ties)
+    if result.verdict in (SAME, NOT_COMPARABLE):
         result.comparison = result.comparison if result.comparison and not result.comparison.equal else None
     result.seconds = time.perf_counter() - started
     return result
@@ -221,30 +233,40 @@ def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any
     result.reason = f"SQL Server failed: {exc.message}{also}"
 
 
-def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, sql_server: SqlServerSide,
-             target: TargetSide, database: Database) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
+def _one_set(compared: Compared, values: Any, shape: Shape, sql_server: SqlServerSide, target: TargetSide,
+             database: Database) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
     left = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
     right: Answer | None = None
+    more: list[Answer] = []
+    """Statements run again for the comparison (the whole tie group, the rows of differing buckets)."""
     try:
         right = _target(target, compared, values)
         if len(left.names) != len(right.names):
             return left.names, right.names, None
-        shape = RowShape(right.columns, database.collation)
-        if positions:
-            return left.names, right.names, compare_ordered(left.batches, right.batches, shape, positions)
-        again_answers: list[Answer] = []
+        rows = RowShape(right.columns, database.collation, shape.numbered)
+        if shape.order_positions or shape.cut:
+            cut = shape.cut
+
+            def whole() -> Any:
+                assert cut is not None
+                try:
+                    more.append(sql_server.open(cut.whole_sql, compared.parameters, values.sql_server))
+                except SideError as exc:
+                    raise _unread(exc, sql_server) from None
+                return _read(more[-1].batches, sql_server)
+
+            return left.names, right.names, compare_ordered(left.batches, right.batches, rows,
+                                                            shape.order_positions or (), cut, whole)
 
         def again() -> tuple[Any, Any]:
-            again_answers.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
-            again_answers.append(_target(target, compared, values))
-            return again_answers[0].batches, again_answers[1].batches
+            more.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
+            more.append(_target(target, compared, values))
+            return more[0].batches, more[1].batches
 
-        try:
-            return left.names, right.names, compare_multiset(left.batches, right.batches, shape, again)
-        finally:
-            for answer in again_answers:
-                answer.close()
+        return left.names, right.names, compare_multiset(left.batches, right.batches, rows, again)
     finally:
+        for answer in more:
+            answer.close()
         left.close()
         if right is not None:
             right.close()
@@ -253,6 +275,21 @@ def _one_set(compared: Compared, values: Any, positions: Sequence[int] | None, s
 def _target(target: TargetSide, compared: Compared, values: Any) -> Answer:
     """The target's answer to the class, after its batch's statements when it runs with them."""
     return target.open(compared.target_sql, values.target, compared.target_setup, compared.temporary)
+
+
+def _read(batches: Any, sql_server: SqlServerSide) -> Any:
+    """The batches of the query without its limit, a failure while reading them told as `WholeUnread`."""
+    try:
+        yield from batches
+    except SideError as exc:
+        raise _unread(exc, sql_server) from None
+
+
+def _unread(exc: SideError, sql_server: SqlServerSide) -> WholeUnread:
+    """The failure of the query without its limit, the session made usable again after a timeout or a loss."""
+    if exc.lost or exc.timed_out:
+        sql_server.drop()  # the next class opens it again (sessions.Sessions.ready)
+    return WholeUnread(exc.message)
 
 
 def _drop(answer: Answer) -> None:

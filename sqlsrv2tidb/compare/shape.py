@@ -3,10 +3,11 @@
 Two servers give the same answer to a query only up to what the query fixes. Rows come back in any
 order unless the outermost ORDER BY says otherwise; rows tied on the ORDER BY keys come back in any
 order among themselves; TOP or OFFSET over rows that are not totally ordered picks any of the tied
-rows; NEWID(), RAND() or GETDATE() give another value on each server and each run. `shape_of` reads
-the T-SQL once (the translator's reader) and says which of these holds, so the comparison compares
-in order only what is ordered, and reports as not comparable, with the reason, what no comparison
-can judge.
+rows; ROW_NUMBER() numbers tied rows in any order; NEWID(), RAND() or GETDATE() give another value on
+each server and each run. `shape_of` reads the T-SQL once (the translator's reader) and says which
+of these holds, so the comparison compares in order only what is ordered, compares what ties leave
+open only as far as the answer is fixed (`ties`), and reports as not comparable, with the reason,
+what no comparison can judge.
 
 A batch is read for its one query: the statements before it that only set variables or make temp
 tables (`batches.setup_kind`) are set aside, though a value of the moment in them (`DECLARE @d date =
@@ -16,21 +17,26 @@ statement (a write, control flow, a second result set) is never compared.
 Decisions a comparison relies on:
 
 - `order_positions` are the output columns (0-based) of the outermost ORDER BY's keys, in key
-  order, up to the first key that is not an output column: a key written as a position
-  (`ORDER BY 2`), an output alias, a column the select list returns, or an expression written as
-  in the select list (`ORDER BY YEAR(d)` with `YEAR(d)` selected). A key that is none of these (a
-  column not selected, another expression) orders rows by something the answer does not hold, so
-  the positions stop before it: the rows are in order of the keys before it and tie on all the
-  rest. `()` when the first key is such a key (ordered, but by nothing the answer shows: compare
-  as a multiset); None when the statement has no outermost ORDER BY.
+  order, up to the first key that is not an output column (`columns.position`). A key that is not
+  one orders rows by something the answer does not hold, so the positions stop before it: the rows
+  are in order of the keys before it and tie on all the rest. `()` when the first key is such a key
+  (ordered, but by nothing the answer shows: compare as a multiset); None when the statement has no
+  outermost ORDER BY.
 - `total_order`: no two rows of the answer tie on all ORDER BY keys, as far as the schema can
   show it: the keys hold a primary key or unique index of the one table a single-table select
   reads, or every GROUP BY expression, or every output column (rows tied on all of those are
   the same row), or the query returns one row (an aggregate without GROUP BY). Joins, views and
   derived tables are taken as not totally ordered.
-- ROW_NUMBER(), NTILE(), LAG(), LEAD(), FIRST_VALUE(), LAST_VALUE() are treated like TOP: their values
-  are fixed only when the window's PARTITION BY and ORDER BY hold a unique key (of the one table a
-  single-table select reads); otherwise the query is not comparable.
+- `cut`: the outermost TOP (or OFFSET ... FETCH) over an ORDER BY that is not total, whose every key
+  is an output column: the answer is fixed but for the tie group the limit cuts, which is compared
+  with the whole group read from SQL Server without the limit. A limit inside the query (a derived
+  table, a CTE, a subquery) picks rows the answer cannot show: not comparable.
+- `numbered`: ROW_NUMBER() and NTILE() are fixed when the window's PARTITION BY and ORDER BY hold a
+  unique key (of the one table a single-table select reads). Otherwise, as an output column of the
+  outermost select whose window keys are output columns too (and hold the outermost ORDER BY's), the
+  rows are compared with the number free among rows tied on the keys; computed in a derived table or
+  CTE the query reads nothing else of, it changes nothing. LAG(), LEAD(), FIRST_VALUE(),
+  LAST_VALUE() over ties, and every other case, are not comparable.
 """
 
 from __future__ import annotations
@@ -39,11 +45,14 @@ from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
-from ..model import Database, Table
+from ..model import Database
 from ..translate.statements import parse_statements
 from ..tsql.fingerprint import strip_parameter_prefix
 from ..tsql.literals import tokens
 from .batches import setup_kind
+from .columns import outputs_of, position, single_table, text_of, unalias, unique_keys
+from .ties import Cut, Numbered, PassedOn, function_name, numbered_column, numbers_unseen, passed_on
+from .unlimited import without_filter, without_limit
 
 
 @dataclass(frozen=True)
@@ -59,6 +68,10 @@ class Shape:
     """Why the answers of the two servers cannot be compared, in a reader's words; None when they can."""
     output_columns: int | None = None
     """How many columns the answer has, when the select list says (no `*` over an unknown table)."""
+    cut: Cut | None = None
+    """The outermost row limit, where it may cut a tie group: compare that group with the whole of it."""
+    numbered: tuple[Numbered, ...] = ()
+    """Output columns of ROW_NUMBER() or NTILE() whose values rows tied on the window's keys may swap."""
 
 
 _MOMENT = {exp.CurrentTimestamp: "CURRENT_TIMESTAMP", exp.CurrentDate: "the current date",
@@ -89,7 +102,7 @@ def shape_of(tsql: str, database: Database | None) -> Shape:
         if unreadable.error is None:
             return Shape(None, False, "it runs control flow (IF, WHILE, BEGIN ... END, TRY ... CATCH): never compared")
         return Shape(None, False, f"the T-SQL reader cannot read it: {unreadable.error}")
-    queries = [s.tree for s in rest if isinstance(s.tree, exp.Query)]
+    queries = [s for s in rest if isinstance(s.tree, exp.Query)]
     others = [s for s in rest if not isinstance(s.tree, exp.Query)]
     if others:
         word = others[0].sql.split(None, 1)[0].upper() if others[0].sql.strip() else "?"
@@ -98,121 +111,43 @@ def shape_of(tsql: str, database: Database | None) -> Shape:
     if len(queries) != 1:
         none = "no query in it" + (" (it only sets variables or makes temp tables)" if setup else "")
         return Shape(None, False, none if not queries else f"{len(queries)} result sets, not one")
-    shape = _shape(queries[0], database)
+    shape = _shape(queries[0].tree, database, _Text(tsql, queries[0].sql))
     if shape.not_comparable is None:
         for statement in setup:  # a variable or a temp table set from the clock or at random: `DECLARE @d date = GETDATE()`
             reason = next((_moment(node) for node in statement.tree.walk() if _moment(node)), None) \
                 if statement.tree is not None else None
             if reason is not None:
-                return replace(shape, not_comparable=f"{reason} gives another value on each server and each run")
+                return replace(shape, not_comparable=f"{reason} gives another value on each server and each run",
+                               cut=None, numbered=())
     return shape
 
 
-def _shape(query: exp.Query, database: Database | None) -> Shape:
+@dataclass(frozen=True)
+class _Text:
+    """The class's T-SQL and its query's statement in it, for the text without a limit."""
+
+    tsql: str
+    statement: str
+
+
+def _shape(query: exp.Query, database: Database | None, text: _Text) -> Shape:
     if isinstance(query, exp.Select) and query.args.get("into") is not None:
         return Shape(None, False, "SELECT ... INTO writes a table")
-    outputs = _outputs(query, database)
+    outputs = outputs_of(query, database)
     order = query.args.get("order")
-    positions = _positions(order, query, outputs) if order is not None else None
+    positions = _positions(order, outputs) if order is not None else None
     total = order is not None and _total(query, order, outputs, database)
-    reason = _not_comparable(query, database)
-    return Shape(positions, total, reason, len(outputs) if outputs is not None else None)
+    shape = Shape(positions, total, None, len(outputs) if outputs is not None else None)
+    return _judged(query, database, shape, outputs, text)
 
 
-# Output columns ---------------------------------------------------------------------------------------
-
-
-def _first_select(query: exp.Expr) -> exp.Select | None:
-    """The select whose list names the answer's columns (a union's first branch)."""
-    while isinstance(query, (exp.SetOperation, exp.Subquery)):
-        query = query.this
-    return query if isinstance(query, exp.Select) else None
-
-
-def _outputs(query: exp.Query, database: Database | None) -> list[exp.Expr] | None:
-    """The select list of the answer, each `*` spelled out as the columns of its table when the schema
-    has it; None when a `*` cannot be spelled out."""
-    select = _first_select(query)
-    if select is None:
-        return None
-    out: list[exp.Expr] = []
-    for item in select.expressions:
-        star = item if isinstance(item, exp.Star) else item.this if isinstance(item, exp.Column) and isinstance(item.this, exp.Star) else None
-        if star is None:
-            out.append(item)
-            continue
-        tables = _tables_of(select, database, item.table if isinstance(item, exp.Column) else None)
-        if tables is None:
-            return None
-        for alias, table in tables:
-            out.extend(exp.column(c.name, alias) for c in table.columns if not c.hidden)
-    return out
-
-
-def _tables_of(select: exp.Select, database: Database | None, qualifier: str | None) -> list[tuple[str, Table]] | None:
-    """The schema's tables a `*` (or `alias.*`) of `select` expands to, in FROM order; None when one is unknown."""
-    if database is None:
-        return None
-    sources = [select.args["from_"].this] if select.args.get("from_") else []
-    sources += [join.this for join in select.args.get("joins") or ()]
-    found = []
-    for source in sources:
-        if not isinstance(source, exp.Table):
-            return None
-        alias = source.alias_or_name
-        if qualifier and alias.casefold() != qualifier.casefold():
-            continue
-        table = database.table(source.db or None, source.name)
-        if table is None:
-            return None
-        found.append((alias, table))
-    return found or None
-
-
-def _name(expr: exp.Expr) -> str | None:
-    """The name an output column is known by (its alias, or the column's name)."""
-    if isinstance(expr, exp.Alias):
-        return expr.alias
-    if isinstance(expr, exp.Column) and not isinstance(expr.this, exp.Star):
-        return expr.name
-    return None
-
-
-def _text(expr: exp.Expr) -> str:
-    return expr.sql(dialect="tsql").casefold()
-
-
-def _position(key: exp.Expr, outputs: list[exp.Expr] | None) -> int | None:
-    """The output column an ORDER BY key names, or None when it is none of them."""
-    if isinstance(key, exp.Literal) and key.is_int:
-        index = int(key.name) - 1
-        return index if outputs is None or 0 <= index < len(outputs) else None
-    if outputs is None:
-        return None
-    if isinstance(key, exp.Column) and not key.table:
-        for i, out in enumerate(outputs):
-            if (_name(out) or "").casefold() == key.name.casefold():
-                return i
-    if isinstance(key, exp.Column):
-        for i, out in enumerate(outputs):
-            inner = out.this if isinstance(out, exp.Alias) else out
-            if isinstance(inner, exp.Column) and inner.name.casefold() == key.name.casefold() and (
-                    not key.table or not inner.table or inner.table.casefold() == key.table.casefold()):
-                return i
-    text = _text(key)
-    for i, out in enumerate(outputs):
-        if _text(out.this if isinstance(out, exp.Alias) else out) == text:
-            return i
-    return None
-
-
-def _positions(order: exp.Order, query: exp.Query, outputs: list[exp.Expr] | None) -> tuple[int, ...]:
+def _positions(order: exp.Order, outputs: list[exp.Expr] | None) -> tuple[int, ...]:
     positions: list[int] = []
     for ordered in order.expressions:
-        position = _position(ordered.this, outputs)
-        if position is None:
+        found = position(ordered.this, outputs)
+        if found is None:
             break  # ordered by what the answer does not hold: the rest ties
-        positions.append(position)
+        positions.append(found)
     return tuple(positions)
 
 
@@ -221,7 +156,7 @@ def _positions(order: exp.Order, query: exp.Query, outputs: list[exp.Expr] | Non
 
 def _total(query: exp.Query, order: exp.Order, outputs: list[exp.Expr] | None, database: Database | None) -> bool:
     keys = [ordered.this for ordered in order.expressions]
-    if outputs is not None and {_position(k, outputs) for k in keys} >= set(range(len(outputs))):
+    if outputs is not None and {position(k, outputs) for k in keys} >= set(range(len(outputs))):
         return True  # rows tied on every output column are the same row
     if not isinstance(query, exp.Select):
         return False
@@ -229,20 +164,20 @@ def _total(query: exp.Query, order: exp.Order, outputs: list[exp.Expr] | None, d
     if group is not None:
         if any(group.args.get(kind) for kind in ("grouping_sets", "cube", "rollup", "totals")):
             return False
-        texts = {_text(_unalias(k, outputs)) for k in keys}
-        return bool(group.expressions) and all(_text(g) in texts for g in group.expressions)
+        texts = {text_of(unalias(k, outputs)) for k in keys}
+        return bool(group.expressions) and all(text_of(g) in texts for g in group.expressions)
     if _one_row(query):
         return True
-    table = _single_table(query, database)
+    table = single_table(query, database)
     if table is None:
         return False
     alias, source = table
     columns = set()
     for key in keys:
-        key = _unalias(key, outputs)
+        key = unalias(key, outputs)
         if isinstance(key, exp.Column) and (not key.table or key.table.casefold() == alias.casefold()):
             columns.add(key.name.casefold())
-    return any({c.casefold() for c in unique} <= columns for unique in _unique_keys(source))
+    return any({c.casefold() for c in unique} <= columns for unique in unique_keys(source))
 
 
 def _one_row(select: exp.Select) -> bool:
@@ -253,56 +188,115 @@ def _one_row(select: exp.Select) -> bool:
     return bool(aggregates) and not any(agg.find_ancestor(exp.Window, exp.Subquery) for agg in aggregates)
 
 
-def _unalias(key: exp.Expr, outputs: list[exp.Expr] | None) -> exp.Expr:
-    """An ORDER BY key written as an output alias or position, as the expression it stands for."""
-    position = _position(key, outputs) if outputs is not None else None
-    if position is not None and (isinstance(key, exp.Literal) or (isinstance(key, exp.Column) and not key.table)):
-        out = outputs[position]
-        return out.this if isinstance(out, exp.Alias) else out
-    return key
-
-
-def _single_table(select: exp.Select, database: Database | None) -> tuple[str, Table] | None:
-    if database is None or select.args.get("joins") or select.args.get("laterals") or not select.args.get("from_"):
-        return None
-    source = select.args["from_"].this
-    if not isinstance(source, exp.Table) or not source.name:
-        return None
-    table = database.table(source.db or None, source.name)
-    return (source.alias_or_name, table) if table is not None else None
-
-
-def _unique_keys(table: Table) -> list[tuple[str, ...]]:
-    keys = [table.primary_key.column_names] if table.primary_key else []
-    keys += [key.column_names for key in table.unique_keys]
-    keys += [tuple(c.name for c in index.columns) for index in table.indexes
-             if index.unique and not index.filter and not index.disabled and index.kind == "rowstore"]
-    return [key for key in keys if key]
-
-
 # Not comparable ---------------------------------------------------------------------------------------
 
 
-def _not_comparable(query: exp.Query, database: Database | None) -> str | None:
+def _judged(query: exp.Query, database: Database | None, shape: Shape, outputs: list[exp.Expr] | None,
+            text: _Text) -> Shape:
+    """The shape with why the answers cannot be compared, or with what ties leave open in them."""
     outer_order = query.args.get("order")
+    cut: Cut | None = None
+    numbered: list[Numbered] = []
+    kept: list[PassedOn] = []
     for node in query.walk():
         reason = _moment(node)
         if reason is not None:
-            if outer_order is not None and _inside(node, outer_order) and not _limited(query):
-                continue  # only orders the answer, which is compared without that order
-            return f"{reason} gives another value on each server and each run"
-        if isinstance(node, exp.TableSample):
-            return "TABLESAMPLE reads a random part of the table"
-        if isinstance(node, exp.Table) and node.db.casefold() in _CATALOG_SCHEMAS:
-            return f"it reads SQL Server's catalog ({node.db}.{node.name}), which TiDB does not have"
-        if isinstance(node, (exp.Select, exp.SetOperation)) and _limited(node):
+            if outer_order is not None and _inside(node, outer_order) and (not _limited(query) or cut is not None):
+                continue  # only orders the answer (or the rows a limit picks from), which is compared without that order
+            reason = f"{reason} gives another value on each server and each run"
+        elif isinstance(node, exp.TableSample):
+            reason = "TABLESAMPLE reads a random part of the table"
+        elif isinstance(node, exp.Table) and node.db.casefold() in _CATALOG_SCHEMAS:
+            reason = f"it reads SQL Server's catalog ({node.db}.{node.name}), which TiDB does not have"
+        elif isinstance(node, (exp.Select, exp.SetOperation)) and _limited(node):
             reason = _unordered_limit(node, database)
-            if reason is not None:
-                return reason
-        if isinstance(node, exp.Window) and isinstance(node.this, _ROW_PICKING):
+            if reason is not None and reason.endswith((_TIES, _ANY)):
+                if node is query:
+                    cut, reason = _outer_cut(query, shape, text)
+                elif reason.endswith(_TIES):
+                    reason = reason.replace(_TIES, "picks any of the tied rows inside the query, where the answer cannot "
+                                                   "show which")
+        elif isinstance(node, exp.Window) and isinstance(node.this, _ROW_PICKING):
             reason = _unordered_window(node, database)
-            if reason is not None:
-                return reason
+            found = numbered_column(node, query, outputs) if reason is not None else None
+            if found is not None:
+                numbered.append(found)
+                reason = None
+            elif reason is not None and numbers_unseen(node, query, database):
+                reason = None
+            elif reason is not None and (on := passed_on(node, query, outputs, database)) is not None:
+                numbered.append(on.numbered)
+                kept += [on] if on.kept_by is not None else []
+                reason = None
+        if reason is not None:
+            return replace(shape, not_comparable=reason)
+    if kept:
+        cut, reason = _kept_cut(kept, shape, text)
+        if reason is not None:
+            return replace(shape, not_comparable=reason)
+    reason = next((r for n in numbered if (r := _numbered_order(n, shape.order_positions, cut)) is not None), None)
+    return replace(shape, not_comparable=reason, cut=cut if reason is None else None,
+                   numbered=tuple(numbered) if reason is None else ())
+
+
+_TIES = "returns any of the tied rows"
+_ANY = "returns any rows"
+
+
+def _outer_cut(query: exp.Query, shape: Shape, text: _Text) -> tuple[Cut | None, str | None]:
+    """The outermost limit over an ORDER BY that is not total, as a cut of the last (or first) tie group
+    when every ORDER BY key is an output column; else why not. Without an ORDER BY (or ordered at
+    random) every row ties: the answer is as many rows as the limit leaves, any of them."""
+    order, limit, offset = query.args.get("order"), query.args.get("limit"), query.args.get("offset")
+    options = limit.args.get("limit_options") if limit is not None else None
+    percent = bool(options and options.args.get("percent"))
+    words = ("OFFSET ... FETCH" if isinstance(limit, exp.Fetch) else "OFFSET") if offset is not None else \
+        "TOP ... PERCENT" if percent else "TOP"
+    anyhow = order is None or any(_moment(node) for o in order.expressions for node in o.walk())
+    keys = [] if anyhow else [o.this for o in order.expressions]
+    if len(shape.order_positions or ()) < len(keys):
+        hidden = keys[len(shape.order_positions or ())]
+        return None, (f"{words} without a total order (the ORDER BY keys are not unique) returns any of the tied rows, "
+                      f"and its ORDER BY key {hidden.sql(dialect='tsql')} is not an output column: the answer cannot show "
+                      "which rows tie")
+    whole = without_limit(text.tsql, text.statement)
+    if whole is None:
+        return None, (f"{words} without a total order (the ORDER BY keys are not unique) returns any of the tied rows, "
+                      "and its text without the limit could not be made to read the whole tie group")
+    with_ties = bool(options and options.args.get("with_ties"))
+    return Cut(words, first=offset is not None, last=limit is not None and not with_ties, whole_sql=whole), None
+
+
+def _kept_cut(kept: list[PassedOn], shape: Shape, text: _Text) -> tuple[Cut | None, str | None]:
+    """`WHERE rn <= k` over a derived table's ROW_NUMBER() (without PARTITION BY) keeps its first k rows, as
+    TOP k would: a cut, where the answer is ordered by the window's ORDER BY keys (either way round, so
+    the cut group may be the first or the last); else why not."""
+    on = kept[0]
+    words = f"the filter on {on.numbered.function}()"
+    if len(kept) > 1 or on.partitioned:
+        return None, (f"{words} keeps the first rows of each partition, tied rows among them in any order: the answer "
+                      "cannot show which")
+    if not shape.order_positions or set(shape.order_positions) != set(on.order_keys):
+        return None, (f"{words} keeps the first rows in the window's order, tied rows among them in any order, and the "
+                      "answer is not ordered by the window's ORDER BY keys: the answer cannot show which rows tie")
+    whole = without_filter(text.tsql, text.statement)
+    if whole is None:
+        return None, f"{words} keeps any of the tied rows, and the text without it could not be made"
+    return Cut(words, first=True, last=True, whole_sql=whole), None
+
+
+def _numbered_order(numbered: Numbered, positions: tuple[int, ...] | None, cut: Cut | None) -> str | None:
+    """Why an ordered answer cannot hold a numbered column, or None: ordered by the number itself, or cut by a
+    limit while ordered by columns other than the window's keys (a row the limit left out could hold the
+    number a kept row of its tie would have had)."""
+    if not positions:
+        return None
+    if numbered.position in positions:
+        return (f"{numbered.function}() over an ORDER BY that is not unique orders the answer by its number, which the "
+                "tied rows may swap")
+    if cut is not None and not set(positions) <= set(numbered.keys):
+        return (f"{numbered.function}() over an ORDER BY that is not unique numbers the tied rows in any order, and "
+                f"{cut.limit} keeps rows in the order of columns other than its window's keys")
     return None
 
 
@@ -314,18 +308,18 @@ DENSE_RANK give ties the same value; aggregates over the whole partition do not 
 def _unordered_window(window: exp.Window, database: Database | None) -> str | None:
     """Why ROW_NUMBER() and its kind number or pick rows no server has to number alike, or None: the
     PARTITION BY and ORDER BY columns must hold a unique key of the one table the select reads."""
-    name = window.this.sql(dialect="tsql").split("(", 1)[0].upper()
+    name = function_name(window)
     order = window.args.get("order")
     if order is None:
         return f"{name}() without ORDER BY in its OVER clause numbers the rows in any order"
     select = window.find_ancestor(exp.Select)
-    table = _single_table(select, database) if select is not None else None
+    table = single_table(select, database) if select is not None else None
     if table is not None:
         alias, source = table
         keys = [*(window.args.get("partition_by") or ()), *(o.this for o in order.expressions)]
         columns = {k.name.casefold() for k in keys if isinstance(k, exp.Column)
                    and (not k.table or k.table.casefold() == alias.casefold())}
-        if any({c.casefold() for c in unique} <= columns for unique in _unique_keys(source)):
+        if any({c.casefold() for c in unique} <= columns for unique in unique_keys(source)):
             return None
     return (f"{name}() over an ORDER BY that is not unique (as far as the schema shows) numbers or picks the tied "
             "rows in any order")
@@ -376,11 +370,11 @@ def _unordered_limit(query: exp.Expr, database: Database | None) -> str | None:
     if isinstance(query, exp.Select) and _one_row(query):
         return None
     if order is None:
-        return f"{words} without ORDER BY returns any rows"
+        return f"{words} without ORDER BY {_ANY}"
     if any(_moment(node) for ordered in order.expressions for node in ordered.walk()):
-        return f"{words} ordered by a random value returns any rows"
+        return f"{words} ordered by a random value {_ANY}"
     if with_ties and not query.args.get("offset"):
         return None  # ties are all returned: the rows are fixed by the ORDER BY alone
-    if not _total(query, order, _outputs(query, database), database):
-        return f"{words} without a total order (the ORDER BY keys are not unique) returns any of the tied rows"
+    if not _total(query, order, outputs_of(query, database), database):
+        return f"{words} without a total order (the ORDER BY keys are not unique) {_TIES}"
     return None

@@ -161,6 +161,9 @@ class SqlServerSide:
                 if not rows:
                     return
                 yield rows
+        except GeneratorExit:
+            cancel = True  # closed before its last row (a whole tie group read only so far): stop the statement
+            raise
         finally:
             self._end(cursor, cancel=cancel)
 

@@ -11,8 +11,14 @@ compared without case only where the target column's collation ignores case and 
 Server database's (`fold_case`). A value the column type cannot hold (a fraction in an integer
 column) is kept as it is, tagged, so it differs from anything the other side returns.
 
+Text compares as SQL Server compares it, without its trailing spaces (PAD SPACE: 'abc' = 'abc  ', so
+GROUP BY and DISTINCT may return either spelling); a binary value keeps every byte, and CHAR's
+padding is gone already.
+
 Each row is reduced to a 64-bit digest (`data.normalize.row_digest`), which is what the answers
-are compared by; the normalized values are kept only for the rows that are shown.
+are compared by; the normalized values are kept only for the rows that are shown. A row with
+numbered columns (`ties.Numbered`) is reduced to several (`RowShape.items`): the row with the
+numbers blanked out, and each number with its window's keys.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..data.normalize import TargetType, Unconvertible, converter, row_digest
+from .ties import Numbered
 
 FLOAT_DIGITS = 12
 FLOAT32_DIGITS = 6
@@ -175,10 +182,18 @@ def _rounded_float32(value: Any) -> float:
 class RowShape:
     """How the rows of one class's answer are normalized and digested (one per answer, from the target's columns)."""
 
-    def __init__(self, columns: Sequence[ResultColumn], source_collation: str | None) -> None:
+    def __init__(self, columns: Sequence[ResultColumn], source_collation: str | None,
+                 numbered: Sequence[Numbered] = ()) -> None:
         self.columns = tuple(columns)
         self._normalizers = tuple(_value_normalizer(c) for c in self.columns)
         self.folds = tuple(fold_case(c, source_collation) and c.target_type().is_text for c in self.columns)
+        self.pads = tuple(c.target_type().is_text for c in self.columns)
+        self.numbered = tuple(n for n in numbered if n.position < len(self.columns)
+                              and all(k < len(self.columns) for k in n.keys))
+        self.items = self._items if self.numbered else self._one
+        if self.numbered:
+            blank = set(n.position for n in self.numbered)
+            self._kept = tuple(i for i in range(len(self.columns)) if i not in blank)
 
     def normalize(self, row: Sequence[Any]) -> tuple[Any, ...]:
         if len(row) != len(self._normalizers):
@@ -186,14 +201,34 @@ class RowShape:
         return tuple([n(v) for n, v in zip(self._normalizers, row, strict=True)])
 
     def digest(self, values: Sequence[Any]) -> int:
-        return row_digest(values, self.folds)
+        return row_digest(values, self.folds, self.pads)
+
+    def _one(self, values: Sequence[Any]) -> tuple[int, ...]:
+        return (row_digest(values, self.folds, self.pads),)
+
+    def _items(self, values: Sequence[Any]) -> tuple[int, ...]:
+        """The row without its numbers, then each number with its window's keys (tagged by its column)."""
+        kept = self._kept
+        found = [row_digest([_ROW, *(values[i] for i in kept)], [False, *(self.folds[i] for i in kept)],
+                            [False, *(self.pads[i] for i in kept)])]
+        for n in self.numbered:
+            found.append(row_digest([n.position, *(values[k] for k in n.keys), values[n.position]],
+                                    [False, *(self.folds[k] for k in n.keys), False],
+                                    [False, *(self.pads[k] for k in n.keys), False]))
+        return tuple(found)
 
     def key_of(self, values: Sequence[Any], positions: Sequence[int]) -> tuple[Any, ...]:
-        """The ORDER BY key of a normalized row, text folded where the column ignores case."""
-        return tuple(_folded(values[i], self.folds[i]) for i in positions)
+        """The ORDER BY key of a normalized row, as SQL Server ties it: text without case where the column
+        ignores case, and without trailing spaces."""
+        return tuple(_folded(values[i], self.folds[i], self.pads[i]) for i in positions)
 
 
-def _folded(value: Any, fold: bool) -> Any:
-    if isinstance(value, str) and fold:
-        return value.casefold()
+_ROW = "the row without its numbers"
+"""The first value of a numbered row's first item, so it never digests like a (keys, number) item."""
+
+
+def _folded(value: Any, fold: bool, pad: bool) -> Any:
+    if isinstance(value, str):
+        value = value.rstrip(" ") if pad else value
+        return value.casefold() if fold else value
     return value if not isinstance(value, Unheld) else repr(value)

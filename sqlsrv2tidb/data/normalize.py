@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
+from itertools import repeat
 from typing import Any
 
 _INT_RANGES = {
@@ -371,11 +372,14 @@ def _show(v: Any) -> str:
 
 # Comparing ---------------------------------------------------------------------------------------
 
-def token(value: Any, case_insensitive: bool = False) -> bytes:
+def token(value: Any, case_insensitive: bool = False, pad_space: bool = False) -> bytes:
     """Bytes that stand for a normalized value in a checksum: equal values, equal tokens.
 
     Each kind has its own tag, so 1 (int) and '1' (text) differ; text is case-folded where the
-    column's collation ignores case (the same value to TiDB), never otherwise.
+    column's collation ignores case (the same value to TiDB), never otherwise. `pad_space` compares
+    text as SQL Server does, without its trailing spaces ('abc' = 'abc  ', PAD SPACE): an answer's
+    comparison asks for it; a copied table's verification does not, since the copy must keep them.
+    https://learn.microsoft.com/sql/t-sql/language-elements/string-comparison-assignment
     """
     if value is None:
         return b"\x00"
@@ -383,6 +387,8 @@ def token(value: Any, case_insensitive: bool = False) -> bytes:
     if kind is int:
         return b"i" + str(value).encode()
     if kind is str:
+        if pad_space:
+            value = value.rstrip(" ")
         return b"s" + (value.casefold() if case_insensitive else value).encode("utf-8", "surrogatepass")
     if kind is bytes:
         return b"b" + value
@@ -399,11 +405,12 @@ def token(value: Any, case_insensitive: bool = False) -> bytes:
     return b"?" + repr(value).encode()
 
 
-def row_digest(values: Sequence[Any], folds: Sequence[bool]) -> int:
-    """A 64-bit digest of one row's normalized values (`folds`: which columns ignore case)."""
+def row_digest(values: Sequence[Any], folds: Sequence[bool], pads: Sequence[bool] | None = None) -> int:
+    """A 64-bit digest of one row's normalized values (`folds`: which columns ignore case; `pads`: which
+    compare text without its trailing spaces)."""
     h = hashlib.blake2b(digest_size=8)
-    for value, fold in zip(values, folds, strict=True):
-        t = token(value, fold)
+    for value, fold, pad in zip(values, folds, pads if pads is not None else repeat(False, len(folds)), strict=True):
+        t = token(value, fold, pad)
         h.update(len(t).to_bytes(4, "little"))
         h.update(t)
     return int.from_bytes(h.digest(), "little")

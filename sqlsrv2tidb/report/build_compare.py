@@ -1,10 +1,10 @@
 """The answers section: what `compare` left in OUT/compare.json, beside the replay's latencies.
 
 Per class: its text (the user's name for it, else the start of its T-SQL), linked to the query's
-entry, its verdict (same, differs, error, not comparable), why, and its row counts on each side; the
-statements each side ran are shown on demand. Then the first rows that differ, side by side; then the
-classes that were not compared and why. A differing class is also a high finding (RP09), which the
-summary counts.
+entry, its verdict (same, same up to ties, differs, error, not comparable), why, and its row counts on
+each side; the statements each side ran are shown on demand. Then the first rows that differ, side by
+side; then the classes that were not compared and why. A differing class is also a high finding (RP09),
+which the summary counts.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from .links import Anchors, cut_sql, query_label
 from .shape import obj, objs, seq
 from .viewmodel import AnswerRow, AnswersSection, Cell, Fact, GenericTable
 
-_ORDER = {"differs": 0, "error": 1, "not comparable": 2, "same": 3}
+_ORDER = {"differs": 0, "error": 1, "not comparable": 2, "same up to ties": 3, "same": 4}
 
 
 def compare_fact(doc: dict[str, Any] | None) -> Fact | None:
@@ -25,10 +25,13 @@ def compare_fact(doc: dict[str, Any] | None) -> Fact | None:
     if not doc:
         return None
     s = obj(doc.get("summary"))
-    return Fact("Answers compared", f"{fmt.number(s.get('same'))} of {fmt.number(s.get('classes'))} read classes answer "
-                                    f"the same on {doc.get('target') or 'the target'}; {fmt.number(s.get('differs'))} "
-                                    f"differ, {fmt.number(s.get('error'))} fail, {fmt.number(s.get('not_comparable'))} "
-                                    "not comparable")
+    tied = s.get("same_up_to_ties") or 0
+    same = (s.get("same") or 0) + tied
+    return Fact("Answers compared", f"{fmt.number(same)} of {fmt.number(s.get('classes'))} read classes answer "
+                                    f"the same on {doc.get('target') or 'the target'}"
+                                    f"{f' ({fmt.number(tied)} up to ties)' if tied else ''}; "
+                                    f"{fmt.number(s.get('differs'))} differ, {fmt.number(s.get('error'))} fail, "
+                                    f"{fmt.number(s.get('not_comparable'))} not comparable")
 
 
 def _shown(values: Any) -> str:
@@ -41,6 +44,7 @@ def build_compare(doc: dict[str, Any] | None, anchors: Anchors) -> AnswersSectio
     s, settings = obj(doc.get("summary")), obj(doc.get("settings"))
     facts = (Fact("Target", str(doc.get("target") or "—")), Fact("SQL Server", str(obj(doc.get("source")).get("name") or "—")),
              Fact("Classes", f"{fmt.number(s.get('classes'))}: {fmt.number(s.get('same'))} same, "
+                             f"{fmt.number(s.get('same_up_to_ties') or 0)} same up to ties, "
                              f"{fmt.number(s.get('differs'))} differ, {fmt.number(s.get('error'))} error, "
                              f"{fmt.number(s.get('not_comparable'))} not comparable; "
                              f"{fmt.number(s.get('left_out'))} left out"),

@@ -14,3 +14,15 @@ CREATE TABLE dbo.visits (
     CONSTRAINT PK_visits PRIMARY KEY (id)
 );
 GO
+-- Rows tied on points, for TOP and ROW_NUMBER() over ties and for text that differs only by trailing spaces
+-- (test_compare_ties.py). The rows are inserted in another order than their keys, so that a server that
+-- reads the table in the order rows were inserted (the endpoint's heap) and one that reads it in key order
+-- (the targets' clustered primary key) keep, and number, different ones of the tied rows.
+CREATE TABLE dbo.scores (
+    id INT NOT NULL,
+    player NVARCHAR(20) NOT NULL,
+    points INT NOT NULL,
+    code VARCHAR(10) NOT NULL,
+    CONSTRAINT PK_scores PRIMARY KEY (id)
+);
+GO
