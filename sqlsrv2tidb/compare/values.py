@@ -4,7 +4,9 @@ A query's answer has no DDL of its own, but the target says what type each resul
 driver's description: MySQL's type code, a decimal's scale, a date-time's fractional digits, the
 column's collation). That type is the one the translated query promised to return, so both sides'
 values are passed through the data stage's normalizer for it (`data.normalize.converter`): a
-decimal at the column's scale, a date-time at its precision, CHAR without its padding, a bit as 0/1.
+date-time at its precision, CHAR without its padding, a bit as 0/1. A decimal is compared by its exact
+value (1.50 is 1.5), never rounded to the column's scale: rounding SQL Server's 1.414213562373095 to
+the target's DECIMAL(38, 1) would hide that the translation kept one place where SQL Server keeps 15.
 Floating-point values are compared with a relative tolerance (rounded to `FLOAT_DIGITS` significant
 digits, 6 for FLOAT), since two engines may add the same numbers in a different order. Text is
 compared without case only where the target column's collation ignores case and so does the SQL
@@ -26,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from ..data.normalize import TargetType, Unconvertible, converter, row_digest
@@ -121,6 +124,8 @@ def _value_normalizer(column: ResultColumn) -> Callable[[Any], Any]:
         convert = _rounded_float
     elif target.family == "float":
         convert = _rounded_float32
+    elif target.family == "decimal":
+        convert = _exact_decimal
     else:
         convert = converter(target)
     if convert is None:
@@ -159,6 +164,21 @@ def _integral(value: Any) -> int:
     if d != d.to_integral_value():
         raise Unconvertible(f"{value} is not a whole number")
     return int(d)
+
+
+def _exact_decimal(value: Any) -> Decimal:
+    """A number as its exact decimal value, trailing zeros dropped (1.50 and 1.5 are one value).
+
+    Not rounded to the target column's scale: SQL Server's 1.414213562373095 is not the target's 1.4, and
+    a translation that keeps fewer places than SQL Server must show as a difference."""
+    if isinstance(value, bool):
+        value = int(value)
+    d = value if isinstance(value, Decimal) else Decimal(repr(value) if isinstance(value, float) else str(value).strip())
+    if not d.is_finite():
+        raise Unconvertible(f"{value!r} is not a finite number")
+    if d.is_zero():
+        return Decimal(0)
+    return d.quantize(Decimal(1)) if d == d.to_integral_value() else d.normalize()
 
 
 def _bit(value: Any) -> int:
