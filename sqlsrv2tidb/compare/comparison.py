@@ -57,6 +57,8 @@ class Comparison:
     """Where equal answers agree only up to ties (tied rows a limit cut, numbers swapped among ties)."""
     undetermined: str | None = None
     """Why the answers could not be judged (a cut tie group too large to read, or changed between reads)."""
+    same_rows: bool = False
+    """Ordered answers that differ only in the order of their rows (the same rows, as a multiset)."""
 
     def add(self, pair: RowPair) -> None:
         self.equal = False

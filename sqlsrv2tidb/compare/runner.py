@@ -92,6 +92,8 @@ class ClassResult:
             doc["differing_rows"] = self.comparison.differing_rows
             doc["first_differences"] = [p.to_json() for p in self.comparison.first]
             doc["comparison_notes"] = self.comparison.notes
+            if self.comparison.same_rows:
+                doc["order_only"] = True
         elif self.verdict == SAME_UP_TO_TIES and self.comparison is not None:
             doc["ties"] = self.comparison.ties
         return doc
@@ -302,7 +304,8 @@ def _why_differs(comparison: Comparison, compared: Compared) -> str:
         text = f"SQL Server returns {rows_left:,} row(s), the target {rows_right:,}"
     elif comparison.method == "ordered" and comparison.differing_rows:
         first = comparison.first[0].position if comparison.first else None
-        text = f"{comparison.differing_rows:,} row(s) differ in value or place" + (
+        what = "the same rows in another order: " if comparison.same_rows else ""
+        text = f"{what}{comparison.differing_rows:,} row(s) differ in value or place" + (
             f", the first at row {first + 1}" if first is not None else "")
     else:
         text = f"{comparison.differing_rows:,} row(s) differ" if comparison.differing_rows else "the rows differ"

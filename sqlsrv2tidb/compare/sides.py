@@ -212,11 +212,33 @@ class TargetSide:
                 conn.fetch(f"SET SESSION max_statement_time = {self.timeout:g}")
             self.collations = {int(i): str(n) for i, n in conn.fetch(
                 "SELECT ID, COLLATION_NAME FROM information_schema.COLLATIONS") if i is not None}
+            if self.kind == "tidb":
+                self._read_column_collations(conn)
         except self.errors as exc:  # a server still starting may take the login and fail the first statements
             conn.close()
             _, message, _ = drivers.classify(exc)
             raise ConnectionFailed(f"{self.target.display}: {message}") from None
         return conn
+
+    def _read_column_collations(self, conn: drivers.Connection) -> None:
+        """TiDB describes every text result column as utf8mb4_bin, whatever its collation; the tables' own
+        collations stand in: a column's by its table and name (which TiDB does send), a computed column the
+        collation most of the database's text columns have."""
+        rows = conn.fetch("SELECT LOWER(TABLE_NAME), LOWER(COLUMN_NAME), COLLATION_NAME FROM information_schema.COLUMNS "
+                          "WHERE TABLE_SCHEMA = DATABASE() AND COLLATION_NAME IS NOT NULL")
+        self.column_collations = {(str(t), str(c)): str(n) for t, c, n in rows}
+        counts: dict[str, int] = {}
+        for name in self.column_collations.values():
+            counts[name] = counts.get(name, 0) + 1
+        self.text_collation = max(counts, key=counts.__getitem__) if counts else None
+
+    def _collation(self, field: Any, charset: int | None) -> str | None:
+        named = self.collations.get(charset) if charset is not None else None
+        if self.kind != "tidb" or charset == BINARY_CHARSET or named is None:
+            return named
+        table, column = getattr(field, "org_table", "") or "", getattr(field, "org_name", "") or ""
+        found = self.column_collations.get((table.lower(), column.lower())) if table and column else None
+        return found or self.text_collation or named
 
     def probe(self) -> bool:
         """Whether the connection still answers a statement (after an error, before the next class)."""
@@ -263,10 +285,10 @@ class TargetSide:
             _close(cursor)
             raise self._error(exc) from None
         fields = getattr(getattr(cursor, "_result", None), "fields", None) or ()  # PyMySQL keeps each field's charset
-        charsets = [getattr(f, "charsetnr", None) for f in fields] or [None] * len(cursor.description)
-        columns = tuple(ResultColumn(str(d[0]), int(d[1]), d[5], self.collations.get(cs) if cs is not None else None,
-                                     cs == BINARY_CHARSET)
-                        for d, cs in zip(cursor.description, charsets, strict=False))
+        described = list(fields) or [None] * len(cursor.description)
+        columns = tuple(ResultColumn(str(d[0]), int(d[1]), d[5], self._collation(f, getattr(f, "charsetnr", None)),
+                                     getattr(f, "charsetnr", None) == BINARY_CHARSET)
+                        for d, f in zip(cursor.description, described, strict=False))
         def release() -> None:
             _close(cursor)
             self._drop(temporary)

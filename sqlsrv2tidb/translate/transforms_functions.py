@@ -430,6 +430,26 @@ def connection_collation(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
+@applies_to(exp.Ordered)
+def text_order(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`ORDER BY DisplayName`: noted (status unchanged), since text sorts by the collation.
+
+    SQL Server's collations sort punctuation and symbols before digits and letters, and tell accented
+    letters apart (`_AS`); TiDB's utf8mb4_general_ci, which a case-insensitive collation becomes, sorts by
+    code point weights with accents folded, and text that is no column sorts by the connection's
+    utf8mb4_bin. The same rows may come in another order ('>1' before '1' in SQL Server, after it on TiDB),
+    which `compare` shows as the same rows in another order; this note says why.
+    https://learn.microsoft.com/sql/relational-databases/collations/collation-and-unicode-support
+    https://docs.pingcap.com/tidb/stable/character-set-and-collation
+    """
+    if not isinstance(node, exp.Ordered) or not isinstance(node.parent, exp.Order):
+        return node
+    if ctx.types.category(node.this) == "string":
+        ctx.note("QY75", "translated", "Rows ordered by text come in the order of TiDB's collation, which sorts punctuation, "
+                 "symbols and accented letters otherwise than SQL Server's: the same rows may come in another order.")
+    return node
+
+
 REWRITES = (
     like_pattern,
     convert_style,
@@ -442,4 +462,5 @@ REWRITES = (
     next_value,
     user_functions,
     connection_collation,
+    text_order,
 )

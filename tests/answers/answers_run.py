@@ -53,6 +53,8 @@ ENDPOINT_DEPARTURES: dict[str, str] = {
             "PostgreSQL's scale (golden pairs 335, 336)",
     "QY68": "ROUND of an int to a negative length: SQL Server returns the int, Babelfish overflows (golden pair 337)",
     "QY69": "POWER of a decimal: SQL Server returns decimal(38, s), Babelfish a float's digits (golden pair 340)",
+    "QY02": "DATEDIFF(week) and DATEDIFF(quarter): SQL Server counts the Sundays (and quarter starts) crossed, "
+            "Babelfish Mondays and no quarter boundary (golden pairs 052, 352)",
 }
 """Rewrites whose answer Babelfish gives otherwise than SQL Server's documented one, which the meaning test
 pins on TiDB (tests/translate/test_meaning.py PINS, docs/babelfish.md)."""
@@ -162,6 +164,8 @@ def explanation(q: dict, through_views: set[str], departing_views: set[str]) -> 
         return "the translation says review: " + ", ".join(sorted(n["code"] for n in q["notes"] if n["code"]))
     if f"query {q['id']}" in through_views:
         return "it reads a view whose translation says review (QY65)"
+    if q.get("order_only") and "QY75" in codes:
+        return "the same rows in another order: text sorts otherwise under TiDB's collation (QY75)"
     departed = sorted(codes & ENDPOINT_DEPARTURES.keys())
     if departed:
         return "the endpoint departs from SQL Server's answer: " + "; ".join(ENDPOINT_DEPARTURES[c] for c in departed)

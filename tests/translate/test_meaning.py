@@ -74,6 +74,9 @@ PINS: dict[str, tuple[str, str, tuple[tuple, ...] | None]] = {
     "349": ("babelfish", "a real converted to money is rounded from its single-precision value: 1.63625 is "
             "1.6362500190734863 as real, so 1.6363, and 9.21375 is 9.213749885559082, so 9.2137; Babelfish rounds the "
             "real's shortest decimal form half to even (1.6362, 9.2138)", _rows((D("1.6363"), D("9.2137")))),
+    "352": ("babelfish", "DATEDIFF(week) counts the Sundays crossed whatever DATEFIRST says: 6125 from 1900-01-01 to "
+            "2017-05-27 (a Saturday), 1 from a Saturday to the Sunday after, 0 from a Sunday to the Saturday after; "
+            "Babelfish counts Mondays (6126, 0, 1)", _rows((6125, 1, 0))),
     "348": ("babelfish", "2.0 / 3 is decimal(7, 6), truncated: 0.666666; Babelfish keeps PostgreSQL's 20 places, rounded",
             _rows((D("0.666666"),))),
 }

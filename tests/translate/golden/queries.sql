@@ -680,7 +680,7 @@ SELECT TOP 50 PERCENT id, amount FROM dbo.orders ORDER BY amount DESC
 -- =>
 SELECT id, amount FROM (SELECT id, amount, amount AS __o1, ROW_NUMBER() OVER (ORDER BY amount DESC) AS __row, COUNT(*) OVER () AS __rows FROM orders) AS __top WHERE __row <= CEIL(__rows * 50 / 100) ORDER BY __o1 DESC;
 
--- 130 [rewritten QY14] TOP PERCENT and WITH TIES
+-- 130 [rewritten QY14 QY75] TOP PERCENT and WITH TIES
 SELECT TOP 1 WITH TIES customer_id, status FROM dbo.orders ORDER BY status
 -- =>
 SELECT customer_id, status FROM (SELECT customer_id, status, status AS __o1, RANK() OVER (ORDER BY status) AS __rank FROM orders) AS __top WHERE __rank <= 1 ORDER BY __o1;
@@ -823,7 +823,7 @@ SELECT * FROM (SELECT * FROM #unknown) s PIVOT (SUM(v) FOR k IN ([a])) p
 
 -- ==================== FOR XML and FOR JSON
 
--- 157 [review QY03 QY09] FOR XML and FOR JSON
+-- 157 [review QY03 QY09 QY75] FOR XML and FOR JSON
 SELECT STUFF((SELECT ',' + name FROM dbo.products ORDER BY name FOR XML PATH('')), 1, 1, '')
 -- =>
 SELECT INSERT((SELECT GROUP_CONCAT(CONCAT(',', name) ORDER BY name SEPARATOR '') FROM products), 1, 1, '');
@@ -1224,7 +1224,7 @@ SELECT id FROM dbo.customers WHERE first_name = 'ann' COLLATE Latin1_General_CS_
 -- =>
 SELECT id FROM customers WHERE first_name = 'ann' COLLATE utf8mb4_bin;
 
--- 226 [review QY27] Collations and comparisons
+-- 226 [review QY27 QY75] Collations and comparisons
 SELECT id FROM dbo.customers ORDER BY first_name COLLATE SQL_Latin1_General_CP1_CI_AS
 -- =>
 SELECT id FROM customers ORDER BY first_name COLLATE utf8mb4_general_ci;
@@ -1486,7 +1486,7 @@ SELECT status, customer_id, SUM(amount) AS total FROM dbo.orders GROUP BY ROLLUP
 -- =>
 SELECT status, customer_id, SUM(amount) AS total FROM orders GROUP BY status, customer_id WITH ROLLUP UNION ALL SELECT NULL, NULL, SUM(amount) AS total FROM orders HAVING COUNT(*) = 0;
 
--- 272 [rewritten QY72] GROUP BY ... WITH ROLLUP and GROUPING() keep their form
+-- 272 [rewritten QY72 QY75] GROUP BY ... WITH ROLLUP and GROUPING() keep their form
 -- parse-only: MariaDB rejects ORDER BY with WITH ROLLUP (error 1221); TiDB accepts it
 SELECT status, GROUPING(status) AS g, COUNT(*) FROM dbo.orders GROUP BY status WITH ROLLUP ORDER BY status
 -- =>
@@ -1905,3 +1905,8 @@ SELECT id FROM customers WHERE active = 1 ORDER BY id;
 SELECT id, CAST(qty AS tinyint) - 10 AS below FROM dbo.orders ORDER BY id
 -- =>
 SELECT id, CAST(CAST(qty AS UNSIGNED) AS SIGNED) - 10 AS below FROM orders ORDER BY id;
+
+-- 352 [rewritten QY02] DATEDIFF(week) counts the Sundays crossed: Saturday to Sunday is 1, Sunday to Saturday 0
+SELECT DATEDIFF(wk, '1900-01-01', '2017-05-27') AS a, DATEDIFF(week, '2024-03-02', '2024-03-03') AS b, DATEDIFF(week, '2024-03-03', '2024-03-09') AS c
+-- =>
+SELECT (FLOOR(DATEDIFF('2017-05-27', '1900-01-07') / 7) - FLOOR(DATEDIFF('1900-01-01', '1900-01-07') / 7)) AS a, (FLOOR(DATEDIFF('2024-03-03', '1900-01-07') / 7) - FLOOR(DATEDIFF('2024-03-02', '1900-01-07') / 7)) AS b, (FLOOR(DATEDIFF('2024-03-09', '1900-01-07') / 7) - FLOOR(DATEDIFF('2024-03-03', '1900-01-07') / 7)) AS c;
