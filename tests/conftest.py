@@ -176,6 +176,32 @@ def mssql_corpus(mssql: SqlServer, tmp_path_factory: pytest.TempPathFactory):
 
 
 @pytest.fixture(scope="session")
+def compare_northwind(mssql, tmp_path_factory):
+    """Northwind with its own rows on the SQL Server endpoint, captured (the compare and answers tests)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))
+    from corpus_load import load_northwind
+    from data_helpers import captured
+
+    return captured(mssql, load_northwind(mssql, "compare_northwind"), tmp_path_factory.mktemp("northwind") / "capture")
+
+
+@pytest.fixture(scope="session")
+def compare_adventureworks(mssql, tmp_path_factory):
+    """AdventureWorks's tables with generated rows (tests/data/adventureworks.py), captured; its modules are not
+    created on the endpoint (the compare and answers tests read its queries from the corpus script)."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent / "data"))
+    from adventureworks import create_adventureworks
+    from data_helpers import captured
+
+    return captured(mssql, create_adventureworks(mssql, "compare_adventureworks"),
+                    tmp_path_factory.mktemp("adventureworks") / "capture")
+
+
+@pytest.fixture(scope="session")
 def compare_sede(mssql, tmp_path_factory):
     """The Stack Exchange (SEDE) schema with its generated rows (tests/answers/sede), captured: a
     data_helpers.SourceDb, for the answers and compare tests (tests/answers/answers_db.py)."""

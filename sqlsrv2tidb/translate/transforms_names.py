@@ -14,7 +14,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .context import Context
-from .scopes import parameter_name
+from .scopes import parameter_name, sources
 from .walk import breadth_first
 
 PARAMETER_MARKER = "__sqlsrv2tidb_param_{}__"
@@ -184,8 +184,12 @@ def _qualifier(column: exp.Column, renamed: dict[str, str], ctx: Context) -> Non
     if qualifier is None:
         return
     session = session_name(qualifier)
+    scoped = _in_scope(column, qualifier.name.lower()) if session is None and not column.args.get("db") else None
     if session is not None:
         column.set("table", exp.to_identifier(session))
+    elif scoped is not None:
+        if scoped != qualifier.name:
+            column.set("table", exp.to_identifier(scoped))
     elif qualifier.name.lower() in renamed and not column.args.get("db"):
         column.set("table", exp.to_identifier(renamed[qualifier.name.lower()]))
     if column.args.get("db") is not None and ctx.names.mode == "merge":
@@ -194,6 +198,24 @@ def _qualifier(column: exp.Column, renamed: dict[str, str], ctx: Context) -> Non
         column.set("catalog", None)
         target = ctx.names.object(None, table)
         column.set("table", exp.to_identifier(renamed.get(table.lower(), target.name if target.name else table)))
+
+
+def _in_scope(column: exp.Column, qualifier: str) -> str | None:
+    """The spelling of what a qualifier names in the nearest query that has it among its sources: a derived
+    table's or a table's alias, or a table by its (renamed) name. `FROM (SELECT Votes.PostId FROM Votes) Votes
+    ... Votes.PostId`: inside, the table `votes`; outside, the alias `Votes` (MySQL and MariaDB tell them apart
+    by case). None when no enclosing query has it (the rename map decides)."""
+    node = column.parent
+    while node is not None:
+        if isinstance(node, (exp.Select, exp.Update, exp.Delete, exp.Merge)):
+            for alias, source in sources(node):
+                if alias != qualifier:
+                    continue
+                if isinstance(source, exp.Table) and not source.alias:
+                    return source.name if isinstance(source.this, exp.Identifier) else None
+                return source.alias or None
+        node = node.parent
+    return None
 
 
 def _attached(node: exp.Expr, tree: exp.Expr) -> bool:

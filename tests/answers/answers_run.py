@@ -9,8 +9,10 @@ judges each. Its compare.json is then tallied:
 - **differs**, explained or not. A difference is explained when the translation says its meaning may
   differ (status review, with notes), when the class reads a view whose translation says so (QY65), or
   when it comes from a rewrite whose answer the endpoint departs from SQL Server's documented one
-  (`ENDPOINT_DEPARTURES`: the meaning test pins SQL Server's answer for each on TiDB, docs/babelfish.md
-  lists them), in the class's own translation or a view's it reads;
+  (departures.py: the meaning test pins SQL Server's answer for each on TiDB, docs/babelfish.md lists
+  them), in the class's own translation or a view's it reads, when the rows are the same in another
+  order and the translation notes that text sorts otherwise (QY75), or when MariaDB presents a value
+  otherwise than TiDB and MySQL (`MARIADB_PRESENTS`);
 - **errors** by side: SQL Server's only (the endpoint refuses or fails what the target runs), the target's
   only, both. A target-side error is put in a class as the execution check puts them (tests/translate/execution.py):
   a gap of MariaDB's that TiDB does not have is named, a timeout is a timeout; any other is a translation
@@ -34,6 +36,7 @@ for _folder in (TESTS / "translate", TESTS / "data", TESTS / "compare", TESTS):
 
 from compare_helpers import compare  # noqa: E402
 from data_helpers import copy_args, loaded  # noqa: E402
+from departures import ENDPOINT_DEPARTURES  # noqa: E402
 
 from sqlsrv2tidb import api  # noqa: E402
 from sqlsrv2tidb.model import Capture, QueryClass, Workload, save_capture  # noqa: E402
@@ -43,22 +46,6 @@ ROOT = TESTS.parent
 RECORD = ROOT / "benchmarks" / "translate" / "ANSWERS.md"
 COMMAND = ("UPDATE_ANSWERS=1 PYTHONPATH=$PWD python3 -m pytest -q -p no:cacheprovider -m answers "
            "tests/answers/test_answers.py")
-
-ENDPOINT_DEPARTURES: dict[str, str] = {
-    "QY64": "a real converted to money: SQL Server rounds the single-precision value, Babelfish its shortest "
-            "decimal form half to even (golden pair 349)",
-    "QY60": "a decimal quotient: SQL Server truncates to the scale its formula gives, Babelfish keeps PostgreSQL's "
-            "20 places, rounded (golden pairs 330, 348)",
-    "QY66": "AVG of decimal or money: SQL Server truncates to decimal(38, max(s, 6)) or money, Babelfish keeps "
-            "PostgreSQL's scale (golden pairs 335, 336)",
-    "QY68": "ROUND of an int to a negative length: SQL Server returns the int, Babelfish overflows (golden pair 337)",
-    "QY69": "POWER of a decimal: SQL Server returns decimal(38, s), Babelfish a float's digits (golden pair 340)",
-    "QY02": "DATEDIFF(week) and DATEDIFF(quarter): SQL Server counts the Sundays (and quarter starts) crossed, "
-            "Babelfish Mondays and no quarter boundary (golden pairs 052, 352)",
-}
-"""Rewrites whose answer Babelfish gives otherwise than SQL Server's documented one, which the meaning test
-pins on TiDB (tests/translate/test_meaning.py PINS, docs/babelfish.md)."""
-
 
 @dataclass(frozen=True)
 class Query:
@@ -122,9 +109,17 @@ class Tally:
         return self.explained + len(self.unexplained)
 
 
-def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = frozenset()) -> Tally:
-    """Classify every class of a compare.json (module docstring)."""
+MARIADB_PRESENTS = {re.compile(r"\b(STDEVP?|VARP?)\s*\(", re.I): "MariaDB sends STDDEV and VARIANCE of integers "
+                    "rounded to 4 places (TiDB and MySQL send the whole double)"}
+"""Values MariaDB's protocol presents otherwise than TiDB and MySQL, by the T-SQL construct that computes them."""
+
+
+def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = frozenset(),
+          known: dict[str, str] | None = None) -> Tally:
+    """Classify every class of a compare.json (module docstring); `known` gives, by class id, why a class
+    differs that a test already pins (the golden pairs' pins in the meaning test)."""
     out = Tally(corpus, target_kind)
+    known = known or {}
     through_views = {f["object"] for f in doc.get("findings", []) if f["rule"] == "QY65"}
     for q in doc["queries"]:
         out.compared += 1
@@ -135,7 +130,7 @@ def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = 
         elif verdict == "same up to ties":
             out.up_to_ties += 1
         elif verdict == "differs":
-            why = explanation(q, through_views, departing_views)
+            why = known.get(q["id"]) or explanation(q, through_views, departing_views, target_kind)
             if why is None:
                 out.unexplained.append(f"{q['id']} [{q['translation_status']}] {q['reason'][:300]} :: "
                                        f"{' '.join(q['sql_server_sql'].split())[:300]}")
@@ -157,9 +152,13 @@ def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = 
     return out
 
 
-def explanation(q: dict, through_views: set[str], departing_views: set[str]) -> str | None:
+def explanation(q: dict, through_views: set[str], departing_views: set[str], target_kind: str = "tidb") -> str | None:
     """Why a differing class differs, when its translation or a view it reads says so; None otherwise."""
     codes = {n["code"] for n in q.get("notes", [])}
+    if target_kind == "mariadb":
+        for construct, why in MARIADB_PRESENTS.items():
+            if construct.search(q["sql_server_sql"]):
+                return why
     if q["translation_status"] == "review" and q.get("notes"):
         return "the translation says review: " + ", ".join(sorted(n["code"] for n in q["notes"] if n["code"]))
     if f"query {q['id']}" in through_views:
@@ -180,11 +179,25 @@ _MARIADB_GAPS = ((1305, "a function MariaDB lacks"), (1235, "a feature MariaDB l
                  (1055, "ONLY_FULL_GROUP_BY matching columns only"))
 
 
+_MISSING_OBJECT = re.compile(r"Unknown SEQUENCE: '(?:[^'.]*\.)?([^']*)'|Table '(?:[^'.]*\.)?([^']*)' doesn't exist")
+
+
+def _hidden_sequence(reason: str, tsql: str) -> bool:
+    """A target error on a sequence the class draws from (NEXT VALUE FOR) and the target lacks: the live capture
+    had none to create, since Babelfish's sys.sequences lists none (docs/babelfish.md)."""
+    missing = _MISSING_OBJECT.search(reason)
+    name = (missing[1] or missing[2]) if missing else None
+    return bool(name) and re.search(rf"NEXT\s+VALUE\s+FOR\s+(?:[\w\[\]\"]+\.)?[\[\"]?{re.escape(name)}\b", tsql, re.I) is not None
+
+
 def target_error(q: dict, target_kind: str) -> str:
-    """The class of a target-only error: a timeout, a gap of MariaDB's, else a translation defect."""
+    """The class of a target-only error: a timeout, an object the endpoint's catalog hides, a gap of MariaDB's,
+    else a translation defect."""
     reason = q.get("reason", "")
     if q.get("timed_out") or "statement timeout" in reason:
         return "timeout"
+    if _hidden_sequence(reason, q.get("sql_server_sql", "")):
+        return "a sequence the endpoint's catalog does not list (Babelfish's sys.sequences is empty)"
     code = re.search(r"MySQL error (\d+)", reason)
     if target_kind == "mariadb" and code is not None:
         for number, label in _MARIADB_GAPS:
@@ -195,7 +208,7 @@ def target_error(q: dict, target_kind: str) -> str:
 
 def _reason_class(reason: str) -> str:
     """A reason without its particulars (names, numbers), so reasons of one kind count together."""
-    text = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"|\d+", "…", reason.split(";")[0].split(":")[0]).strip()
+    text = re.sub(r"`[^`]*`|'[^']*'|\"[^\"]*\"|@\w+|\d+", "…", reason.split(";")[0].split(":")[0]).strip()
     return text[:120] or "(no reason)"
 
 

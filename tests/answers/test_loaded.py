@@ -140,3 +140,24 @@ def test_wwi_loads_the_same_rows_every_time(compare_wwi, mssql):
     finally:
         first.close()
         second.close()
+
+
+def test_the_catalog_lists_a_sequence_where_sql_server_does(mssql, tmp_path):
+    """SQL Server's sys.sequences lists every sequence of the database; Babelfish's lists none, so a live capture
+    of the endpoint has no sequence to create on the target, and a query drawing from one fails there (the
+    answers run names such an error, docs/babelfish.md). On a real SQL Server the capture holds it."""
+    from data_helpers import captured
+
+    database = mssql.create_database("t_answers_sequence")
+    conn = mssql.connect(database)
+    try:
+        conn.cursor().execute("CREATE SEQUENCE dbo.ticket_numbers AS bigint START WITH 1 INCREMENT BY 1")
+        listed = conn.cursor().execute("SELECT COUNT(*) FROM sys.sequences").fetchone()[0]
+    finally:
+        conn.close()
+    capture = api.read([captured(mssql, database, tmp_path / "capture").capture])
+    held = [s.name for s in capture.database.sequences]
+    if mssql.babelfish:
+        assert listed == 0 and held == []
+    else:
+        assert listed == 1 and [n.casefold() for n in held] == ["ticket_numbers"]
