@@ -14,6 +14,7 @@ from sqlsrv2tidb.capture.ddl.tokens import (
     GO,
     NUMBER,
     QUOTED,
+    ROWS,
     STRING,
     UNTERMINATED,
     VARIABLE,
@@ -97,9 +98,18 @@ def _batches(text: str, path: Path | None = None, state: SqlcmdState | None = No
 
 
 def test_go_splits_batches_and_go_n_repeats():
-    batches, findings = _batches("CREATE TABLE a (x int)\nGO\nINSERT a VALUES (1)\nGO 3\nPRINT 'end'")
-    assert [(b.tokens[0].value, b.repeat) for b in batches] == [("CREATE", 1), ("INSERT", 3), ("PRINT", 1)]
+    batches, findings = _batches("CREATE TABLE a (x int)\nGO\nINSERT a VALUES (1)\nGO 3\nEXEC sp_end")
+    assert [(b.tokens[0].value, b.repeat) for b in batches] == [("CREATE", 1), ("INSERT", 3), ("EXEC", 1)]
     assert not findings
+
+
+def test_data_statements_leave_one_token_per_table_and_none_for_what_is_skipped():
+    """INSERT ... VALUES rows are passed over as one token per run of rows into one table; PRINT and SET none."""
+    batches, _ = _batches("SET IDENTITY_INSERT a ON\nINSERT a VALUES (1)\nINSERT [a] (x) VALUES (2), (3);\n"
+                          "PRINT 'b'\nINSERT b VALUES (CAST(N'x)' AS nvarchar(9)))\nGO\nPRINT 'only'\nGO")
+    assert len(batches) == 1
+    rows = [(t.kind, t.target, t.rows, t.line) for t in batches[0].tokens]
+    assert rows == [(ROWS, ("a",), 3, 2), (ROWS, ("b",), 1, 5)]
 
 
 def test_setvar_substitutes_everywhere_and_glues_to_adjacent_words():
