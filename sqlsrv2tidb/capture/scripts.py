@@ -92,8 +92,12 @@ def _settled(text: str) -> tuple[str, str]:
     return text[:end], text[end:]
 
 
-def read_scripts(files: list[TextFile], progress: Task) -> tuple[Database, list[Finding]]:
-    """Read all script files together into one Database; unreadable statements become findings."""
+def read_scripts(files: list[TextFile], progress: Task, pass_over: bool = True) -> tuple[Database, list[Finding]]:
+    """Read all script files together into one Database; unreadable statements become findings.
+
+    `pass_over=False` cuts every statement into tokens, data included: the slow way the streaming
+    reader must agree with (tests compare the two).
+    """
     findings = Findings()
     ctx = Context(findings)
     reader = StatementReader(ctx)
@@ -101,7 +105,7 @@ def read_scripts(files: list[TextFile], progress: Task) -> tuple[Database, list[
     for text_file in files:
         path = Path(text_file.path)
         ctx.state = SqlcmdState()  # each file starts with no SQLCMD variables, as a new sqlcmd run would
-        splitter = BatchSplitter(findings, ctx.state, skip_include=lambda p: p.resolve() in given)
+        splitter = BatchSplitter(findings, ctx.state, skip_include=lambda p: p.resolve() in given, pass_over=pass_over)
         for batch in splitter.batches(text_file, path):
             reader.read_batch(batch)
         progress.advance()

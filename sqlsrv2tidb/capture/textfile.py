@@ -158,11 +158,11 @@ def read_head(path: Path) -> bytes:
         raise InputError(f"{path}: cannot read ({exc.strerror})") from None
 
 
-def open_text(path: Path, head: bytes | None = None) -> TextFile:
+def open_text(path: Path, head: bytes | None = None, block_size: int = BLOCK) -> TextFile:
     """A file's text, read from disk in blocks whenever it is asked for (`head`: its first bytes, if already read)."""
     def blocks() -> Iterator[bytes]:
         with path.open("rb") as fh:
-            while block := fh.read(BLOCK):
+            while block := fh.read(block_size):
                 yield block
 
     return _settle(blocks, read_head(path) if head is None else head, path)

@@ -76,8 +76,11 @@ class BatchSplitter:
         findings: Findings,
         state: SqlcmdState,
         skip_include: Callable[[Path], bool] = lambda path: False,
+        pass_over: bool = True,
     ) -> None:
         self.findings = findings
+        self.pass_over = pass_over
+        """Pass over the statements the schema does not need (stream.py); False tokenizes every one."""
         self.state = state
         self.skip_include = skip_include
         self._current: list[Token] = []
@@ -100,7 +103,7 @@ class BatchSplitter:
             self._current = []
 
     def _stream(self, text: TextFile, path: Path | None, clean: bool) -> Iterator[Batch]:
-        for item in ScriptStream(str(text.path), text.chunks(), clean).items():
+        for item in ScriptStream(str(text.path), text.chunks(), clean, self.pass_over).items():
             if isinstance(item, Piece):
                 yield from self._read(item.source, path, item.begin, item.end)
             else:

@@ -96,14 +96,16 @@ class _Lexeme:
 class ScriptStream:
     """Cuts one file's text into `Piece` and `RowsToken` items, holding only the text not handed on yet."""
 
-    def __init__(self, path: str, chunks: Iterator[str], clean: bool = True) -> None:
+    def __init__(self, path: str, chunks: Iterator[str], clean: bool = True, pass_over: bool = True) -> None:
         self.path = path
         self._chunks = chunks
         self._buf = ""
         self._final = False
         self._line = 1  # the line of _buf[_line_pos]
         self._line_pos = 0
-        self._clean = clean
+        self._pass_over_allowed = pass_over
+        """False: every statement goes to the tokenizer, as when the whole text was read (to prove they agree)."""
+        self._clean = clean and pass_over
         """The reader would be at the start of a statement of its own here."""
         self._targets: dict[str, tuple[str, ...]] = {}
         self._heads: dict[str, tuple[tuple[str, ...] | None, re.Pattern[str]]] = {}
@@ -205,12 +207,12 @@ class ScriptStream:
             pos = lexeme.end
             kind, value = lexeme.kind, lexeme.value
             if kind == GO:  # a new batch: the reader starts afresh
-                self._clean, paren, block, module = True, 0, 0, False
+                self._clean, paren, block, module = self._pass_over_allowed, 0, 0, False
             elif kind == COMMAND:
                 if not _KEEPS_STATEMENTS.match(value):
                     self._clean = False  # `:r`: the included file's statements come here
             elif kind == OP and value == ";" and paren == 0:
-                self._clean = block == 0 and not module  # MERGE, which ends at its `;`, too
+                self._clean = block == 0 and not module and self._pass_over_allowed  # MERGE ends at its `;` too
             elif kind == OP:
                 paren += 1 if value == "(" else -1 if value == ")" and paren else 0
                 self._clean = False
