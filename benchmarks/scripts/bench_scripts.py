@@ -6,7 +6,7 @@ process waits for this one to read it). In the same run, the same file is read l
 plain Python (`for line in open(path, encoding=...)`), the floor any reader of the text pays:
 the result is MB/s of script and the ratio to that floor.
 
-    python3 benchmarks/scripts/bench_scripts.py --mb 50 500 [--encoding utf-8] [--tree DIR] [--label after]
+    python3 benchmarks/scripts/bench_scripts.py --mb 50 500 [--encoding utf-8] [--style ssms] [--tree DIR] [--label after]
 
 `--tree` runs another checkout of the package (e.g. `git archive` of an older commit unpacked
 into a folder) to measure "before". Scripts are generated once into benchmarks/.work/scripts/
@@ -75,11 +75,11 @@ def measure(code: str, args: list[str], tree: Path) -> dict:
     return result
 
 
-def script_for(megabytes: float, encoding: str) -> Path:
-    path = WORK / f"pubs-{megabytes:g}mb-{encoding}.sql"
+def script_for(megabytes: float, encoding: str, style: str) -> Path:
+    path = WORK / f"pubs-{megabytes:g}mb-{encoding}{'' if style == 'ssms' else '-' + style}.sql"
     if not path.exists():
         print(f"writing {path.name} ...", file=sys.stderr)
-        write_script(path, megabytes, encoding)
+        write_script(path, megabytes, encoding, style=style)
     return path
 
 
@@ -87,18 +87,19 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--mb", type=float, nargs="+", default=[50, 500])
     parser.add_argument("--encoding", choices=("utf-8", "utf-16"), default="utf-8")
+    parser.add_argument("--style", choices=("ssms", "go-each", "multirow"), default="ssms")
     parser.add_argument("--tree", type=Path, default=ROOT, help="source tree whose sqlsrv2tidb is measured")
     parser.add_argument("--label", default="after")
     parser.add_argument("--results", type=Path, default=HERE / "results.json")
     args = parser.parse_args()
     results = json.loads(args.results.read_text()) if args.results.exists() else {}
     for mb in args.mb:
-        path = script_for(mb, args.encoding)
+        path = script_for(mb, args.encoding, args.style)
         size = path.stat().st_size / 1e6
         floor = measure(LINES, [str(path), "utf-16" if args.encoding == "utf-16" else "utf-8"], args.tree)
         read = measure(READ, [str(path)], args.tree.resolve())
         row = {
-            "file": path.name, "file_mb": round(size, 1), "encoding": args.encoding,
+            "file": path.name, "file_mb": round(size, 1), "encoding": args.encoding, "style": args.style,
             "seconds": round(read["seconds"], 2), "mb_per_s": round(size / read["seconds"], 1),
             "peak_mib": read["peak_mib"], "tables": read["tables"], "scripted_rows": read["scripted_rows"],
             "findings": read["findings"], "lines_seconds": round(floor["seconds"], 2),
@@ -108,7 +109,7 @@ def main() -> None:
             "when": time.strftime("%Y-%m-%d %H:%M"),
         }
         print(json.dumps(row))
-        results.setdefault(args.label, {})[f"{mb:g}mb-{args.encoding}"] = row
+        results.setdefault(args.label, {})[path.stem.removeprefix("pubs-")] = row
         args.results.write_text(json.dumps(results, indent=1) + "\n")
 
 

@@ -6,7 +6,11 @@ install script (`insert authors values('...', ...)`), `SET IDENTITY_INSERT` arou
 one batch per table, and no GO between rows: the reader must stream inside a batch, not only
 between batches. The values are drawn from a seeded generator, so a size gives the same file.
 
-    python3 benchmarks/scripts/make_script.py OUT.sql --mb 50 [--encoding utf-8|utf-16] [--seed 1]
+    python3 benchmarks/scripts/make_script.py OUT.sql --mb 50 [--encoding utf-8|utf-16] [--style ssms] [--seed 1]
+
+Styles: `ssms` as above; `go-each`, a GO after every INSERT (as newer SSMS writes); `multirow`, INSERT
+INTO ... VALUES with 1,000 rows each and `;` (as hand-written seed scripts do), with the table's
+CREATE TABLE in the same batch before its rows.
 
 Generated files are not checked in (benchmarks/.work/ is ignored).
 """
@@ -15,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import re
 from pathlib import Path
 
 SCHEMA = """\
@@ -211,7 +216,20 @@ def _jobs(rng: random.Random, n: int) -> str:
 _TABLES = (("authors", _authors, False), ("sales", _sales, False), ("titles", _titles, False), ("jobs", _jobs, True))
 
 
-def write_script(path: Path, megabytes: float, encoding: str = "utf-8", seed: int = 1) -> int:
+_VALUES = re.compile(r"\)\s+VALUES\s+\(|\s+values\s*\(", re.IGNORECASE)
+
+
+def _multirow(lines: list[str]) -> str:
+    """SSMS lines of one table as one INSERT INTO ... VALUES (...), (...); statement."""
+    head, first = _VALUES.split(lines[0], maxsplit=1)
+    sep = _VALUES.search(lines[0])
+    assert sep is not None
+    rows = [first.rstrip("\n")] + [_VALUES.split(line, maxsplit=1)[1].rstrip("\n") for line in lines[1:]]
+    head = head.replace("INSERT [", "INSERT INTO [", 1).replace("insert ", "INSERT INTO ", 1)
+    return head + sep.group().rstrip("(") + "\n(" + "\n, (".join(rows) + ";\n"
+
+
+def write_script(path: Path, megabytes: float, encoding: str = "utf-8", seed: int = 1, style: str = "ssms") -> int:
     """Write the script (about `megabytes` MB of text); returns the number of INSERT rows."""
     rng = random.Random(seed)
     target = int(megabytes * 1_000_000)
@@ -227,14 +245,28 @@ def write_script(path: Path, megabytes: float, encoding: str = "utf-8", seed: in
             name, row, identity = _TABLES[block % len(_TABLES)]
             block += 1
             head = f"PRINT 'Inserting {name}'\nGO\n" + (f"SET IDENTITY_INSERT [dbo].[{name}] ON\n" if identity else "")
+            if style == "multirow":
+                head += f"CREATE TABLE [dbo].[{name}_copy{block}] (id int PRIMARY KEY);\n"
             fh.write(head)
             written += len(head)
             limit = min(target, written + max(target // 8, 100_000))  # a table's rows: one batch of an eighth of the file
+            pending: list[str] = []
             while written < limit:
                 line = row(rng, rows)
+                rows += 1
+                if style == "multirow":
+                    pending.append(line.replace("\n   values", " values"))
+                    if len(pending) < 1000:
+                        continue
+                    line, pending = _multirow(pending), []
+                elif style == "go-each":
+                    line += "GO\n"
                 fh.write(line)
                 written += len(line)
-                rows += 1
+            if pending:
+                line = _multirow(pending)
+                fh.write(line)
+                written += len(line)
             tail = (f"SET IDENTITY_INSERT [dbo].[{name}] OFF\n" if identity else "") + "GO\n"
             fh.write(tail)
             written += len(tail)
@@ -246,10 +278,11 @@ def main() -> None:
     parser.add_argument("out", type=Path)
     parser.add_argument("--mb", type=float, default=50)
     parser.add_argument("--encoding", choices=("utf-8", "utf-16"), default="utf-8")
+    parser.add_argument("--style", choices=("ssms", "go-each", "multirow"), default="ssms")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    rows = write_script(args.out, args.mb, args.encoding, args.seed)
+    rows = write_script(args.out, args.mb, args.encoding, args.seed, args.style)
     print(f"{args.out}: {args.out.stat().st_size / 1e6:.1f} MB, {rows} INSERT rows")
 
 

@@ -28,7 +28,8 @@ from .problems import SNIPPET_LENGTH
 from .tokens import ROWS, RowsToken, Source, at_line_start, comment_end, go_tail, token_pattern
 
 _TAIL = 4 * SNIPPET_LENGTH
-_LONGEST_ROW = 1 << 24
+_LONGEST_STATEMENT = 1 << 26
+_BLOCK_TEXT = 1 << 20
 """Text kept after a piece, so a finding's quote of its last statement reads on as it did in the whole text."""
 _WORD_END = r"(?![\w@#$])"
 _NAME = r"(?:\[[^\]]*(?:\]\][^\]]*)*\]|\"[^\"]*(?:\"\"[^\"]*)*\"|(?:[^\W\d]|\#+)[\w@#]*)"
@@ -47,18 +48,22 @@ _PARENS = rf"\((?:{_ATOM})*+\)"
 for _ in range(4):
     _PARENS = rf"\((?:{_ATOM}|{_PARENS})*+\)"
 _ROW = re.compile(_PARENS)
-_GAP = re.compile(r"(?:\s|--[^\n]*)*+,(?:\s|--[^\n]*)*+(?=\()")
+_VALUES_LIST = re.compile(rf"{_PARENS}(?:\s*+,\s*+{_PARENS})*+")
 _AFTER_ROW = re.compile(r"(?:\s|--[^\n]*)*+,")
 _SEMICOLON = re.compile(r"\s*;")
 
 
 def _one_row_insert(head: str) -> str:
-    """Whitespace and comments, then one INSERT (its head matching `head`) of one row, not followed by a comma."""
-    return rf"(?:\s|--[^\n]*)*+(?P<insert>{head})(?:{_PARENS})(?!(?:\s|--[^\n]*)*+,)(?:\s*;)?"
+    """Whitespace, comments and `GO` lines, then one INSERT (its head matching `head`) of one row, not followed by a
+    comma. A `GO` between two INSERTs passed over ends a batch of nothing else: their rows count the same."""
+    gap = r"(?:\n[^\S\n]*[Gg][Oo](?![\w@#$])[ \t]*(?:--[^\n]*)?(?=\n)|\s|--[^\n]*)*+"
+    return rf"{gap}(?P<insert>{head})(?:{_PARENS})(?!(?:\s|--[^\n]*)*+,)(?:\s*;)?"
 
 
 _ONE_ROW_INSERT = re.compile(_one_row_insert(_INSERT.pattern), re.IGNORECASE)
 _AHEAD = 1 << 16
+_KEPT_BEHIND = 1 << 22
+"""Text already handed on that may stay in the buffer before it is dropped."""
 _SETTLED = 1 << 12
 """Text read past a statement before it is taken as ended (a comma there would make it go on)."""
 _TOOL_LINE = re.compile(r"\n[^\S\n]*(?:GO(?![\w@#$])|:|!)", re.IGNORECASE)
@@ -117,9 +122,15 @@ class ScriptStream:
         if chunk is None:
             self._final = True
             return 0
+        moved = self._drop(keep)
+        self._buf += chunk
+        return moved
+
+    def _drop(self, keep: int) -> int:
+        """Drop the text before the line `keep` is on; returns how far offsets moved."""
         keep = self._buf.rfind("\n", 0, keep) + 1  # a piece keeps the start of its first line
         self.line_at(keep)
-        self._buf = self._buf[keep:] + chunk
+        self._buf = self._buf[keep:]
         self._line_pos = 0
         return keep
 
@@ -180,6 +191,10 @@ class ScriptStream:
         module = False
         self._more(0)
         while True:
+            if pos > _KEPT_BEHIND and (piece is None or piece > _KEPT_BEHIND):  # what is behind is handed on
+                moved = self._drop(pos if piece is None else piece)
+                pos -= moved
+                piece = None if piece is None else piece - moved
             lexeme = self._lex(pos)
             if not self._complete(lexeme):
                 moved = self._more(pos if piece is None else piece)
@@ -320,34 +335,30 @@ class ScriptStream:
             lexeme = self._next(lexeme.end)
 
     def _insert(self, first: _Lexeme) -> tuple[int, RowsToken | None] | None:
-        """An INSERT [INTO] table [(columns)] VALUES (...)[, (...)] [;] as `_insert` in statements.py reads it."""
-        self._load(first.start + (1 << 20))
+        """An INSERT [INTO] table [(columns)] VALUES (...)[, (...)] [;] as `_insert` in statements.py reads it.
+
+        The value lists are matched by one pattern and counted by another, both over the whole statement
+        (SQL Server takes at most 1,000 rows in one VALUES, so a statement is never long)."""
+        self._load(first.start + _AHEAD)
         buf = self._buf
         head = _INSERT.match(buf, first.start)
         if head is None or _TOOL_LINE.search(head.group()):
             return None
-        pos = head.end()
-        rows = 0
-        while True:
-            row = _ROW.match(buf, pos)
-            # No match may be a value list that goes on past the text read so far: read more (to a limit).
-            while (row is None or row.end() == len(buf)) and not self._final and len(buf) - pos < _LONGEST_ROW:
-                self._load(len(buf) + max(1 << 20, len(buf) - pos))
-                buf = self._buf
-                row = _ROW.match(buf, pos)
-            if row is None:
+        values = _VALUES_LIST.match(buf, head.end())
+        # A statement that ends near the end of the text read so far may go on: read more (to a limit).
+        while not self._final and (values is None or len(buf) - values.end() < _SETTLED):
+            if len(buf) - first.start > _LONGEST_STATEMENT:
                 return None
-            rows += 1
-            pos = row.end()
-            if len(buf) - pos < _AHEAD:
-                self._load(pos + _AHEAD)
-                buf = self._buf
-            gap = _GAP.match(buf, pos)
-            if gap is None:
-                if _AFTER_ROW.match(buf, pos):
-                    return None  # a comma the reader takes as part of this statement
-                break
-            pos = gap.end()
+            self._load(len(buf) + max(_BLOCK_TEXT, len(buf) - first.start))
+            buf = self._buf
+            values = _VALUES_LIST.match(buf, head.end())
+        if values is None or _AFTER_ROW.match(buf, values.end()):
+            return None  # not values the pattern reads, or a comma the reader takes as part of this statement
+        text = values.group()
+        if "--" in text:  # a comment between rows could hold a parenthesis, and count as a row
+            return None
+        rows = len(_ROW.findall(text))
+        pos = values.end()
         if (semicolon := _SEMICOLON.match(buf, pos)) is not None:
             pos = semicolon.end()
         target = self._target(head["name"])
