@@ -6,11 +6,12 @@ what the user sees in an editor, so newlines are normalised (CRLF and lone CR be
 nothing else is changed.
 
 A script with its data can run to hundreds of megabytes, so a file is never held whole to be
-read: `open_text` looks at it once, in blocks, to settle its encoding and what had to be repaired,
-and `TextFile.chunks()` then gives its text a block at a time, each ending at a line end (a line
-break is never part of another character in any of these encodings, so a block decodes alone
-exactly as it would inside the whole). `TextFile.text` is the whole text, for the kinds of source
-that are read whole (JSON, XML, YAML, CSV, workload statements).
+read: `open_text` looks at it once, in blocks that end at a line break (a line break is never part
+of another character in any of these encodings, so such a block decodes alone exactly as it does
+inside the whole), to settle its encoding and what had to be repaired. `TextFile.chunks()` then
+gives its text a piece at a time, each ending at a line end, decoded by an incremental decoder
+(which carries a character cut by a block's end over to the next). `TextFile.text` is the whole
+text, for the kinds of source that are read whole (JSON, XML, YAML, CSV, workload statements).
 
 Damaged text is read, never guessed at silently: a file cut off in the middle of a character keeps
 everything before it (IN03); a few invalid bytes in otherwise good UTF-8 or UTF-16 become U+FFFD
@@ -48,7 +49,7 @@ _MAX_SPANS = 1000
 _HEAD = 1 << 16
 """Bytes enough to recognise a file: a BOM, the NUL pattern of UTF-16, binary content."""
 BLOCK = 1 << 20
-"""Bytes read at a time; a line longer than `_LONG_LINE` is cut between two characters instead of at its end."""
+"""Bytes read at a time; a line longer than `_LONG_LINE` is handed on in pieces instead of at its end."""
 _LONG_LINE = 1 << 24
 
 Blocks = Callable[[], Iterator[bytes]]
@@ -81,21 +82,28 @@ class TextFile:
         return self._text
 
     def chunks(self) -> Iterator[str]:
-        """The text a piece at a time, newlines normalised; each piece but the last ends with a line end."""
+        """The text a piece at a time, newlines normalised; each piece but the last ends with a line end.
+
+        An incremental decoder carries a character cut by a block's end over to the next block, so the
+        text is what decoding the whole file at once gives."""
         if self._text is not None:
             yield self._text
             return
         assert self._blocks is not None
-        pending = ""
-        for block in _line_blocks(self._blocks, self.encoding, self._skip, self._end):
-            text = pending + block.decode(self.encoding, "replace")
-            pending = ""
-            if text.endswith("\r"):  # a CR that the next block's LF may complete
-                text, pending = text[:-1], "\r"
-            if text:
-                yield normalise_newlines(text)
-        if pending:
-            yield "\n"
+        decoder = codecs.getincrementaldecoder(self.encoding)("replace")
+        carry = ""
+        for block in _byte_range(self._blocks, self._skip, self._end):
+            text = carry + decoder.decode(block)
+            # The last line end (a CR only when something follows it: it may be the first half of a CRLF).
+            cut = max(text.rfind("\n"), text.rfind("\r", 0, len(text) - 1)) + 1
+            if cut == 0 and len(text) >= _LONG_LINE:  # one line that long is handed on in pieces
+                cut = len(text) - text.endswith("\r")
+            carry = text[cut:]
+            if cut:
+                yield normalise_newlines(text[:cut])
+        text = carry + decoder.decode(b"", final=True)
+        if text:
+            yield normalise_newlines(text)
 
     def head(self, size: int = _HEAD) -> str:
         """At least the first `size` characters (fewer only in a shorter file)."""
@@ -196,6 +204,18 @@ class _Error:
         """The bad bytes are the file's last."""
 
 
+def _byte_range(blocks: Blocks, skip: int, end: int | None) -> Iterator[bytes]:
+    """The file's bytes from `skip` up to `end`, in the blocks they are read in."""
+    position = 0
+    for block in blocks():
+        start, stop = max(skip - position, 0), len(block) if end is None else min(len(block), end - position)
+        position += len(block)
+        if stop > start:
+            yield block[start:stop]
+        if end is not None and position >= end:
+            return
+
+
 def _line_blocks(blocks: Blocks, encoding: str, skip: int = 0, end: int | None = None,
                  offsets: list[int] | None = None) -> Iterator[bytes]:
     """The bytes from `skip` to `end` in pieces that end just after a line break (or, in a line longer than
@@ -203,16 +223,8 @@ def _line_blocks(blocks: Blocks, encoding: str, skip: int = 0, end: int | None =
     width = 4 if encoding.startswith("utf-32") else 2 if encoding.startswith("utf-16") else 1
     newline = "\n".encode(encoding)
     carry = b""
-    position = 0  # file offset of carry[0]
-    started = False
-    for block in blocks():
-        if not started:
-            block, position, started = block[skip:], skip, True
-        if end is not None:
-            room = end - position - len(carry)
-            if room <= 0:
-                break
-            block = block[:room]
+    position = skip  # file offset of carry[0]
+    for block in _byte_range(blocks, skip, end):
         data = carry + block if carry else block
         cut = _last_line_end(data, newline, width)
         if cut <= 0 and len(data) >= _LONG_LINE:

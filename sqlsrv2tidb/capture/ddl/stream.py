@@ -28,9 +28,10 @@ from .problems import SNIPPET_LENGTH
 from .tokens import ROWS, RowsToken, Source, at_line_start, comment_end, go_tail, token_pattern
 
 _TAIL = 4 * SNIPPET_LENGTH
-_LONGEST_STATEMENT = 1 << 26
-_BLOCK_TEXT = 1 << 20
 """Text kept after a piece, so a finding's quote of its last statement reads on as it did in the whole text."""
+_LONGEST_STATEMENT = 1 << 26
+"""An INSERT longer than this is left to the tokenizer (SQL Server takes at most 1,000 rows in one VALUES)."""
+_BLOCK_TEXT = 1 << 20
 _WORD_END = r"(?![\w@#$])"
 _NAME = r"(?:\[[^\]]*(?:\]\][^\]]*)*\]|\"[^\"]*(?:\"\"[^\"]*)*\"|(?:[^\W\d]|\#+)[\w@#]*)"
 _INSERT = re.compile(
@@ -337,8 +338,7 @@ class ScriptStream:
     def _insert(self, first: _Lexeme) -> tuple[int, RowsToken | None] | None:
         """An INSERT [INTO] table [(columns)] VALUES (...)[, (...)] [;] as `_insert` in statements.py reads it.
 
-        The value lists are matched by one pattern and counted by another, both over the whole statement
-        (SQL Server takes at most 1,000 rows in one VALUES, so a statement is never long)."""
+        The value lists are matched by one pattern and counted by another, both over the whole statement."""
         self._load(first.start + _AHEAD)
         buf = self._buf
         head = _INSERT.match(buf, first.start)
@@ -354,10 +354,8 @@ class ScriptStream:
             values = _VALUES_LIST.match(buf, head.end())
         if values is None or _AFTER_ROW.match(buf, values.end()):
             return None  # not values the pattern reads, or a comma the reader takes as part of this statement
-        text = values.group()
-        if "--" in text:  # a comment between rows could hold a parenthesis, and count as a row
-            return None
-        rows = len(_ROW.findall(text))
+        # Rows are apart by commas and spaces only, so each row found from the start is one of the list.
+        rows = len(_ROW.findall(values.group()))
         pos = values.end()
         if (semicolon := _SEMICOLON.match(buf, pos)) is not None:
             pos = semicolon.end()
