@@ -149,3 +149,20 @@ def test_a_read_only_file_in_out_names_it_and_keeps_the_rest(tmp_path: Path, ref
                         r"output folder you may write to with -o\); the files written before it are whole\n",
                         done.stderr), done.stderr
     assert _files(out) == {"assessment.json": reference["assessment.json"]}
+
+
+def test_any_other_file_the_system_refuses_is_one_line_not_an_internal_error(capsys: pytest.CaptureFixture[str]):
+    """A refused file outside OUT's own writes still names the file and the system's reason, never a traceback."""
+    import typer
+
+    from sqlsrv2tidb.cli import command
+
+    @command
+    def run() -> None:
+        os.rmdir("/proc/self")  # the kernel refuses: a real OSError that names its file
+
+    with pytest.raises(typer.Exit) as stopped:
+        run()
+    assert stopped.value.exit_code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("Error: /proc/self: ") and "internal error" not in err

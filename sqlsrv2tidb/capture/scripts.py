@@ -57,10 +57,8 @@ def looks_like_schema(text: str | Iterable[str]) -> bool:
     pending = ""  # text from the start of a string or comment, or of code, that the next block may go on
     found = False
     for chunk in chunks:
-        if _SQLCMD_LINE.search(chunk):
+        if found or _SQLCMD_LINE.search(chunk):
             return True
-        if found:
-            continue  # DDL is found; only a SQLCMD line is still looked for, as the whole-text test did
         text = pending + chunk
         settled, pending = _settled(text)
         # Confirm outside strings and comments: `-- CREATE TABLE` or a logged 'CREATE TABLE ...' is not DDL.
