@@ -103,7 +103,8 @@ def read_scripts(files: list[TextFile], progress: Task, pass_over: bool = True) 
     for text_file in files:
         path = Path(text_file.path)
         ctx.state = SqlcmdState()  # each file starts with no SQLCMD variables, as a new sqlcmd run would
-        splitter = BatchSplitter(findings, ctx.state, skip_include=lambda p: p.resolve() in given, pass_over=pass_over)
+        splitter = BatchSplitter(findings, ctx.state, skip_include=lambda p: p.resolve() in given, pass_over=pass_over,
+                                 defined=ctx.defines)
         for batch in splitter.batches(text_file, path):
             reader.read_batch(batch)
         progress.advance()

@@ -19,7 +19,7 @@ from ...errors import InputError
 from ...model import Severity
 from ..textfile import TextFile, read_text
 from .problems import Findings
-from .stream import Piece, ScriptStream
+from .stream import BatchEnd, Piece, ScriptStream
 from .tokens import (
     COMMAND,
     GO,
@@ -77,10 +77,14 @@ class BatchSplitter:
         state: SqlcmdState,
         skip_include: Callable[[Path], bool] = lambda path: False,
         pass_over: bool = True,
+        defined: Callable[[tuple[str, ...]], bool] = lambda table: False,
     ) -> None:
         self.findings = findings
         self.pass_over = pass_over
         """Pass over the statements the schema does not need (stream.py); False tokenizes every one."""
+        self.defined = defined
+        """Whether a table is defined by what was read so far: its INSERTs passed over may be one token (into a
+        table never defined, each is reported on its own line, as a statement read whole would be)."""
         self.state = state
         self.skip_include = skip_include
         self._current: list[Token] = []
@@ -103,16 +107,21 @@ class BatchSplitter:
             self._current = []
 
     def _stream(self, text: TextFile, path: Path | None, clean: bool) -> Iterator[Batch]:
-        for item in ScriptStream(str(text.path), text.chunks(), clean, self.pass_over).items():
+        for item in ScriptStream(str(text.path), text.chunks(), clean, self.pass_over, self.defined).items():
             if isinstance(item, Piece):
                 yield from self._read(item.source, path, item.begin, item.end)
+            elif isinstance(item, BatchEnd):  # a GO line among INSERTs passed over, as a GO token below
+                batch, self._current = self._current, []
+                if batch:
+                    yield Batch(batch, item.repeat, self._truncated)
+                self._truncated = False
             else:
                 self._add_rows(item)
 
     def _add_rows(self, rows: RowsToken) -> None:
         """An INSERT passed over; one into the same table as the one just before adds its rows to that one's."""
         last = self._current[-1] if self._current else None
-        if isinstance(last, RowsToken) and last.target == rows.target:
+        if isinstance(last, RowsToken) and last.target == rows.target and self.defined(rows.target):
             last.rows += rows.rows
         else:
             self._current.append(rows)

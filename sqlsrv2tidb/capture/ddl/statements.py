@@ -88,9 +88,14 @@ class StatementReader:
         if start.kind == OP and start.text == ";":
             cur.next()
             return
-        if isinstance(start, RowsToken):  # an INSERT ... VALUES the script stream passed over (stream.py)
+        if isinstance(start, RowsToken):  # INSERT ... VALUES statements the script stream passed over (stream.py)
             cur.next()
-            self.ctx.add(InsertRows(start, start.target, start.rows * self._repeat))
+            last = self.ctx.actions[-1] if self.ctx.actions else None
+            if (isinstance(last, InsertRows) and isinstance(last.token, RowsToken) and last.target == start.target
+                    and self.ctx.defines(start.target)):  # only counted: one action for a table's rows, batch after batch
+                last.rows = (last.rows or 0) + start.rows * self._repeat
+            else:
+                self.ctx.add(InsertRows(start, start.target, start.rows * self._repeat))
             return
         if start.kind != WORD:
             self._unknown(cur, start)

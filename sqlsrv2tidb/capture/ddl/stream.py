@@ -20,7 +20,7 @@ a SQLCMD `$(var)`, a `GO` or `:command` line, text cut off) is left to the token
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .cursor import CONTINUES_AFTER, SKIPPED_STATEMENTS, STATEMENT_STARTS
@@ -55,10 +55,13 @@ _SEMICOLON = re.compile(r"\s*;")
 
 
 def _one_row_insert(head: str) -> str:
-    """Whitespace, comments and `GO` lines, then one INSERT (its head matching `head`) of one row, not followed by a
-    comma. A `GO` between two INSERTs passed over ends a batch of nothing else: their rows count the same."""
-    gap = r"(?:\n[^\S\n]*[Gg][Oo](?![\w@#$])[ \t]*(?:--[^\n]*)?(?=\n)|\s|--[^\n]*)*+"
-    return rf"{gap}(?P<insert>{head})(?:{_PARENS})(?!(?:\s|--[^\n]*)*+,)(?:\s*;)?"
+    """Whitespace and comments, then one INSERT (its head matching `head`) of one row, not followed by a comma."""
+    return rf"(?:\s|--[^\n]*)*+(?P<insert>{head})(?:{_PARENS})(?!(?:\s|--[^\n]*)*+,)(?:\s*;)?"
+
+
+# The rest of a line, blank or comment lines, then a `GO [n]` line as the tokenizer reads one (tokens.py).
+_GO_LINE = re.compile(r"(?:[^\S\n]|--[^\n]*)*+\n(?:(?:[^\S\n]|--[^\n]*)*+\n)*+[^\S\n]*GO(?![\w@#$])"
+                      r"[ \t]*(\d+)?[ \t]*(?:--[^\n]*)?(?=\n|\Z)", re.IGNORECASE)
 
 
 _ONE_ROW_INSERT = re.compile(_one_row_insert(_INSERT.pattern), re.IGNORECASE)
@@ -78,6 +81,13 @@ _CONTINUE_OPS = (",", ".")
 
 # What a lexeme is, as the tokenizer would make it (tokens.py); comments are lexemes here.
 WORD, OP, OTHER, COMMENT, GO, COMMAND, VARIABLE_REF, OPEN, END = range(9)
+
+
+@dataclass(frozen=True)
+class BatchEnd:
+    """A `GO [n]` line between INSERT statements passed over: the batch ends, run `repeat` times."""
+
+    repeat: int
 
 
 @dataclass(frozen=True)
@@ -102,7 +112,8 @@ class _Lexeme:
 class ScriptStream:
     """Cuts one file's text into `Piece` and `RowsToken` items, holding only the text not handed on yet."""
 
-    def __init__(self, path: str, chunks: Iterator[str], clean: bool = True, pass_over: bool = True) -> None:
+    def __init__(self, path: str, chunks: Iterator[str], clean: bool = True, pass_over: bool = True,
+                 defined: Callable[[tuple[str, ...]], bool] = lambda table: False) -> None:
         self.path = path
         self._chunks = chunks
         self._buf = ""
@@ -113,6 +124,8 @@ class ScriptStream:
         """False: every statement goes to the tokenizer, as when the whole text was read (to prove they agree)."""
         self._clean = clean and pass_over
         """The reader would be at the start of a statement of its own here."""
+        self._defined = defined
+        """Whether a table is defined by what was read before: only then are its INSERTs one token for many."""
         self._targets: dict[str, tuple[str, ...]] = {}
         self._heads: dict[str, tuple[tuple[str, ...] | None, re.Pattern[str]]] = {}
 
@@ -185,7 +198,7 @@ class ScriptStream:
         return self._final or (lexeme.kind != OPEN and lexeme.kind != END and lexeme.end < len(self._buf))
 
     # -- items ---------------------------------------------------------------------------------
-    def items(self) -> Iterator[Piece | RowsToken]:
+    def items(self) -> Iterator[Piece | RowsToken | BatchEnd]:
         piece: int | None = None  # where the text not yet handed on starts
         pos = 0
         paren = block = 0
@@ -364,34 +377,49 @@ class ScriptStream:
             return pos, None
         return pos, self._rows_token(first.start, target, rows)
 
-    def _inserts(self, pos: int) -> Iterator[RowsToken]:
+    def _inserts(self, pos: int) -> Iterator[RowsToken | BatchEnd]:
         """The INSERT ... VALUES (...) statements of one row each that follow, one after the other, as SSMS writes a
-        table's rows: one regular expression each, a token for each run into one table. Returns where they end.
+        table's rows: one regular expression each, a token for each run into one table already defined (for each
+        statement into another, so each can be reported at its line). Returns where they end.
 
         A table's rows repeat the same head (`INSERT [dbo].[t] ([a], [b]) VALUES `), so once one is read the
         next are matched with that head as plain text and only their values as a pattern."""
         buf = self._buf
         run: RowsToken | None = None
         same: re.Pattern[str] | None = None  # the statement that repeats the last one's head
+        same_target: tuple[str, ...] | None = None
+        merges = False
         while True:
             if not self._final and len(buf) - pos < _AHEAD:
                 pos -= self._more(pos)
                 buf = self._buf
                 continue
             statement = same.match(buf, pos) if same is not None else None
-            if statement is None:
+            if statement is not None:
+                target = same_target
+            else:
                 statement = _ONE_ROW_INSERT.match(buf, pos)
                 if statement is None:
-                    break  # not such a statement: the general way reads it
-                start, head_end = statement.span("insert")
-                if buf.find("\n", start, head_end) >= 0 and _TOOL_LINE.search(buf, start, head_end):
-                    break
-                head = buf[start:head_end]
-                target, same = self._heads.get(head) or self._head(head, statement["name"])
-                if run is None or run.target != target:
-                    if run is not None and run.rows:  # (a run may end before its first row is taken)
+                    go = _GO_LINE.match(buf, pos)
+                    if go is None:
+                        break  # not such a statement: the general way reads it
+                    if run is not None and run.rows:
                         yield run
-                    run = None if target is None else self._rows_token(start, target, 0)
+                    run = None  # rows of the next batch are that batch's: its GO n may repeat them
+                    yield BatchEnd(max(1, int(go[1] or 1)))
+                    pos = go.end()
+                    continue
+                head_start, head_end = statement.span("insert")
+                if buf.find("\n", head_start, head_end) >= 0 and _TOOL_LINE.search(buf, head_start, head_end):
+                    break
+                head = buf[head_start:head_end]
+                target, same = self._heads.get(head) or self._head(head, statement["name"])
+                same_target = target
+            if run is None or run.target != target or (run.rows and not merges):
+                if run is not None and run.rows:  # (a run may end before its first row is taken)
+                    yield run
+                run = None if target is None else self._rows_token(statement.start("insert"), target, 0)
+                merges = target is not None and self._defined(target)  # else a token for each statement
             if not self._final and len(buf) - statement.end() < _SETTLED:
                 pos -= self._more(pos)  # what follows may still turn it into another statement: read on first
                 buf = self._buf

@@ -109,7 +109,8 @@ class Token:
 class RowsToken(Token):
     """An INSERT ... VALUES the script stream passed over (kind ROWS): its table as written and its rows.
 
-    Consecutive ones into the same table are one token, their rows added up."""
+    Consecutive ones into a table already defined are one token, their rows added up (into a table not
+    defined, each stays a token of its own, so each is reported at its line as a whole-text read would)."""
 
     target: tuple[str, ...] = ()
     rows: int = 0
