@@ -197,8 +197,13 @@ def test_tricky_statements_read_the_same_passed_over():
 
 def test_go_between_rows_keeps_each_batch_and_its_repeat():
     """`GO 5` repeats its own batch only, not the rows of the batches before it that were passed over."""
-    text = ("CREATE TABLE t (a int)\nGO\nINSERT t VALUES (1)\nGO\nINSERT t VALUES (2)\n  go  -- the second\n"
-            "INSERT t VALUES (3)\n\n-- a comment line\nGO 5\nINSERT t VALUES (4)\nGO\n")
+    text = ("CREATE TABLE t (a int)\nCREATE TABLE u (a int)\nGO\nINSERT t VALUES (1)\nGO\nINSERT t VALUES (2)\n"
+            "  go  -- the second\nINSERT t VALUES (3)\n\n-- a comment line\nGO 5\nINSERT t VALUES (4)\nGO\n"
+            "INSERT u WITH (TABLOCK) VALUES (1);\nINSERT u VALUES (2)\nGO\nINSERT u VALUES (3)\nGO 3\n"
+            "INSERT t VALUES (5)\nINSERT u VALUES (4)\nGO\nINSERT u VALUES (5)\nGO\nINSERT t VALUES (6)\nGO 2\n"
+            "INSERT v VALUES (1)\nGO\nINSERT v VALUES (2)\nGO 4\n")
     _same([TextFile(Path("go.sql"), text)])
-    database, _, _ = _read([TextFile(Path("go.sql"), text)], pass_over=True)
-    assert database.table(None, "t").scripted_rows == 1 + 1 + 5 + 1
+    database, findings, _ = _read([TextFile(Path("go.sql"), text)], pass_over=True)
+    assert database.table(None, "t").scripted_rows == 1 + 1 + 5 + 1 + 1 + 2
+    assert database.table(None, "u").scripted_rows == 2 + 3 + 1 + 1
+    assert [f.line for f in findings if f.rule == "IN07"] == [26, 28]  # v is never defined: each INSERT is named

@@ -123,6 +123,7 @@ class BatchSplitter:
         last = self._current[-1] if self._current else None
         if isinstance(last, RowsToken) and last.target == rows.target and self.defined(rows.target):
             last.rows += rows.rows
+            last.sealed += rows.sealed
         else:
             self._current.append(rows)
 

@@ -93,9 +93,9 @@ class StatementReader:
             last = self.ctx.actions[-1] if self.ctx.actions else None
             if (isinstance(last, InsertRows) and isinstance(last.token, RowsToken) and last.target == start.target
                     and self.ctx.defines(start.target)):  # only counted: one action for a table's rows, batch after batch
-                last.rows = (last.rows or 0) + start.rows * self._repeat
+                last.rows = (last.rows or 0) + start.rows * self._repeat + start.sealed
             else:
-                self.ctx.add(InsertRows(start, start.target, start.rows * self._repeat))
+                self.ctx.add(InsertRows(start, start.target, start.rows * self._repeat + start.sealed))
             return
         if start.kind != WORD:
             self._unknown(cur, start)

@@ -54,14 +54,16 @@ _AFTER_ROW = re.compile(r"(?:\s|--[^\n]*)*+,")
 _SEMICOLON = re.compile(r"\s*;")
 
 
-def _one_row_insert(head: str) -> str:
-    """Whitespace and comments, then one INSERT (its head matching `head`) of one row, not followed by a comma."""
-    return rf"(?:\s|--[^\n]*)*+(?P<insert>{head})(?:{_PARENS})(?!(?:\s|--[^\n]*)*+,)(?:\s*;)?"
-
-
 # The rest of a line, blank or comment lines, then a `GO [n]` line as the tokenizer reads one (tokens.py).
-_GO_LINE = re.compile(r"(?:[^\S\n]|--[^\n]*)*+\n(?:(?:[^\S\n]|--[^\n]*)*+\n)*+[^\S\n]*GO(?![\w@#$])"
-                      r"[ \t]*(\d+)?[ \t]*(?:--[^\n]*)?(?=\n|\Z)", re.IGNORECASE)
+_GO = (r"(?i:(?:[^\S\n]|--[^\n]*)*+\n(?:(?:[^\S\n]|--[^\n]*)*+\n)*+[^\S\n]*GO(?![\w@#$])"
+       r"[ \t]*(?P<repeat>\d+)?[ \t]*(?:--[^\n]*)?(?=\n|\Z))")
+_GO_LINE = re.compile(_GO)
+
+
+def _one_row_insert(head: str) -> str:
+    """A `GO` line (or none), whitespace and comments, then one INSERT (its head matching `head`) of one row, not
+    followed by a comma."""
+    return rf"(?P<go>{_GO})?(?:\s|--[^\n]*)*+(?P<insert>{head})(?:{_PARENS})(?!(?:\s|--[^\n]*)*+,)(?:\s*;)?"
 
 
 _ONE_ROW_INSERT = re.compile(_one_row_insert(_INSERT.pattern), re.IGNORECASE)
@@ -159,8 +161,8 @@ class ScriptStream:
 
     # -- lexemes -------------------------------------------------------------------------------
     def _lex(self, pos: int) -> _Lexeme:
-        """The lexeme at `pos`, read as the tokenizer reads it; the buffer grows as needed (offsets stay valid
-        because only text before `pos` would be dropped, and callers re-base with `_moved`)."""
+        """The lexeme at `pos`, read as the tokenizer reads it, comments, `GO` and SQLCMD lines included (one that
+        reaches the end of the text read so far may go on: see `_complete`)."""
         buf = self._buf
         m = token_pattern.match(buf, pos)
         kind = m.lastgroup if m is not None else None
@@ -199,6 +201,7 @@ class ScriptStream:
 
     # -- items ---------------------------------------------------------------------------------
     def items(self) -> Iterator[Piece | RowsToken | BatchEnd]:
+        """The file's text as pieces for the tokenizer, with the statements passed over between them, in order."""
         piece: int | None = None  # where the text not yet handed on starts
         pos = 0
         paren = block = 0
@@ -388,7 +391,8 @@ class ScriptStream:
         run: RowsToken | None = None
         same: re.Pattern[str] | None = None  # the statement that repeats the last one's head
         same_target: tuple[str, ...] | None = None
-        merges = False
+        merges = False  # the run's table is defined: its rows are one token
+        alone = False  # the run is all its batch holds: a GO in it need not end the batch (see below)
         while True:
             if not self._final and len(buf) - pos < _AHEAD:
                 pos -= self._more(pos)
@@ -403,10 +407,14 @@ class ScriptStream:
                     go = _GO_LINE.match(buf, pos)
                     if go is None:
                         break  # not such a statement: the general way reads it
-                    if run is not None and run.rows:
+                    if not self._final and len(buf) - go.end() < _SETTLED:
+                        pos -= self._more(pos)
+                        buf = self._buf
+                        continue
+                    if run is not None and (run.rows or run.sealed):
                         yield run
-                    run = None  # rows of the next batch are that batch's: its GO n may repeat them
-                    yield BatchEnd(max(1, int(go[1] or 1)))
+                    run, alone = None, False
+                    yield BatchEnd(max(1, int(go["repeat"] or 1)))
                     pos = go.end()
                     continue
                 head_start, head_end = statement.span("insert")
@@ -415,19 +423,34 @@ class ScriptStream:
                 head = buf[head_start:head_end]
                 target, same = self._heads.get(head) or self._head(head, statement["name"])
                 same_target = target
-            if run is None or run.target != target or (run.rows and not merges):
-                if run is not None and run.rows:  # (a run may end before its first row is taken)
-                    yield run
-                run = None if target is None else self._rows_token(statement.start("insert"), target, 0)
-                merges = target is not None and self._defined(target)  # else a token for each statement
             if not self._final and len(buf) - statement.end() < _SETTLED:
                 pos -= self._more(pos)  # what follows may still turn it into another statement: read on first
                 buf = self._buf
                 continue
+            if statement["go"] is not None:
+                repeat = max(1, int(statement["repeat"] or 1))
+                if alone and merges and repeat == 1 and run is not None and run.target == target:
+                    # The batches of this run hold nothing else, each run once: its rows so far are final,
+                    # and one token carries them on (GO after every INSERT, as newer SSMS writes).
+                    run.sealed += run.rows
+                    run.rows = 0
+                else:
+                    if run is not None and (run.rows or run.sealed):
+                        yield run
+                    run = None
+                    yield BatchEnd(repeat)
+                    alone = True
+            if run is None or run.target != target or (run.rows and not merges):
+                if run is not None:
+                    if run.rows or run.sealed:  # (a run may end before its first row is taken)
+                        yield run
+                    alone = False  # the batch now holds the run before too
+                run = None if target is None else self._rows_token(statement.start("insert"), target, 0)
+                merges = target is not None and self._defined(target)  # else a token for each statement
             if run is not None:
                 run.rows += 1
             pos = statement.end()
-        if run is not None and run.rows:
+        if run is not None and (run.rows or run.sealed):
             yield run
         return pos
 

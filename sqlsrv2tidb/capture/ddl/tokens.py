@@ -114,6 +114,9 @@ class RowsToken(Token):
 
     target: tuple[str, ...] = ()
     rows: int = 0
+    """Rows of its batch: a `GO n` ending it repeats them."""
+    sealed: int = 0
+    """Rows of batches before, each run once, that GO lines between INSERTs passed over ended."""
 
 
 @dataclass
