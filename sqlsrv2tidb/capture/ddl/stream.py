@@ -24,6 +24,17 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from .cursor import CONTINUES_AFTER, SKIPPED_STATEMENTS, STATEMENT_STARTS
+from .insert_text import (
+    AFTER_ROW,
+    GO_LINE,
+    INSERT_HEAD,
+    ONE_ROW_INSERT,
+    ROW,
+    SEMICOLON,
+    VALUES_LIST,
+    one_row_insert,
+    table_name,
+)
 from .problems import SNIPPET_LENGTH
 from .tokens import ROWS, RowsToken, Source, at_line_start, comment_end, go_tail, token_pattern
 
@@ -32,41 +43,6 @@ _TAIL = 4 * SNIPPET_LENGTH
 _LONGEST_STATEMENT = 1 << 26
 """An INSERT longer than this is left to the tokenizer (SQL Server takes at most 1,000 rows in one VALUES)."""
 _BLOCK_TEXT = 1 << 20
-_WORD_END = r"(?![\w@#$])"
-_NAME = r"(?:\[[^\]]*(?:\]\][^\]]*)*\]|\"[^\"]*(?:\"\"[^\"]*)*\"|(?:[^\W\d]|\#+)[\w@#]*)"
-_INSERT = re.compile(
-    rf"INSERT{_WORD_END}\s*(?:INTO{_WORD_END}\s*)?+(?P<name>{_NAME}(?:\s*\.\s*{_NAME}){{0,3}}+)"
-    rf"\s*(?:\(\s*{_NAME}(?:\s*,\s*{_NAME})*\s*\)\s*)?VALUES{_WORD_END}\s*(?=\()",
-    re.IGNORECASE,
-)
-_PART = re.compile(r"\[((?:[^\]]|\]\])*)\]|\"((?:[^\"]|\"\")*)\"|([^\s.]+)")
-# One value list: strings, delimited names and line comments whole; a line break only where the next
-# line is no GO or SQLCMD command; nested parentheses to a depth of five. Anything else (a block
-# comment, `$(var)`, an unclosed quote) does not match, and the statement is left to the tokenizer.
-_ATOM = (r"[^()'\"\[\]\-/$\n]+|'[^']*(?:''[^']*)*'|\[[^\]]*(?:\]\][^\]]*)*\]|\"[^\"]*(?:\"\"[^\"]*)*\""
-         r"|--[^\n]*|-|/(?!\*)|\$(?!\()|\n(?![^\S\n]*(?:[Gg][Oo](?![\w@#$])|:|!))")
-_PARENS = rf"\((?:{_ATOM})*+\)"
-for _ in range(4):
-    _PARENS = rf"\((?:{_ATOM}|{_PARENS})*+\)"
-_ROW = re.compile(_PARENS)
-_VALUES_LIST = re.compile(rf"{_PARENS}(?:\s*+,\s*+{_PARENS})*+")
-_AFTER_ROW = re.compile(r"(?:\s|--[^\n]*)*+,")
-_SEMICOLON = re.compile(r"\s*;")
-
-
-# The rest of a line, blank or comment lines, then a `GO [n]` line as the tokenizer reads one (tokens.py).
-_GO = (r"(?i:(?:[^\S\n]|--[^\n]*)*+\n(?:(?:[^\S\n]|--[^\n]*)*+\n)*+[^\S\n]*GO(?![\w@#$])"
-       r"[ \t]*(?P<repeat>\d+)?[ \t]*(?:--[^\n]*)?(?=\n|\Z))")
-_GO_LINE = re.compile(_GO)
-
-
-def _one_row_insert(head: str) -> str:
-    """A `GO` line (or none), whitespace and comments, then one INSERT (its head matching `head`) of one row, not
-    followed by a comma."""
-    return rf"(?P<go>{_GO})?(?:\s|--[^\n]*)*+(?P<insert>{head})(?:{_PARENS})(?!(?:\s|--[^\n]*)*+,)(?:\s*;)?"
-
-
-_ONE_ROW_INSERT = re.compile(_one_row_insert(_INSERT.pattern), re.IGNORECASE)
 _AHEAD = 1 << 16
 _KEPT_BEHIND = 1 << 22
 """Text already handed on that may stay in the buffer before it is dropped."""
@@ -357,23 +333,23 @@ class ScriptStream:
         The value lists are matched by one pattern and counted by another, both over the whole statement."""
         self._load(first.start + _AHEAD)
         buf = self._buf
-        head = _INSERT.match(buf, first.start)
+        head = INSERT_HEAD.match(buf, first.start)
         if head is None or _TOOL_LINE.search(head.group()):
             return None
-        values = _VALUES_LIST.match(buf, head.end())
+        values = VALUES_LIST.match(buf, head.end())
         # A statement that ends near the end of the text read so far may go on: read more (to a limit).
         while not self._final and (values is None or len(buf) - values.end() < _SETTLED):
             if len(buf) - first.start > _LONGEST_STATEMENT:
                 return None
             self._load(len(buf) + max(_BLOCK_TEXT, len(buf) - first.start))
             buf = self._buf
-            values = _VALUES_LIST.match(buf, head.end())
-        if values is None or _AFTER_ROW.match(buf, values.end()):
+            values = VALUES_LIST.match(buf, head.end())
+        if values is None or AFTER_ROW.match(buf, values.end()):
             return None  # not values the pattern reads, or a comma the reader takes as part of this statement
         # Rows are apart by commas and spaces only, so each row found from the start is one of the list.
-        rows = len(_ROW.findall(values.group()))
+        rows = len(ROW.findall(values.group()))
         pos = values.end()
-        if (semicolon := _SEMICOLON.match(buf, pos)) is not None:
+        if (semicolon := SEMICOLON.match(buf, pos)) is not None:
             pos = semicolon.end()
         target = self._target(head["name"])
         if target is None:
@@ -402,9 +378,9 @@ class ScriptStream:
             if statement is not None:
                 target = same_target
             else:
-                statement = _ONE_ROW_INSERT.match(buf, pos)
+                statement = ONE_ROW_INSERT.match(buf, pos)
                 if statement is None:
-                    go = _GO_LINE.match(buf, pos)
+                    go = GO_LINE.match(buf, pos)
                     if go is None:
                         break  # not such a statement: the general way reads it
                     if not self._final and len(buf) - go.end() < _SETTLED:
@@ -458,7 +434,7 @@ class ScriptStream:
         """The table of an INSERT's head, and the pattern of a statement with that head and one row of values."""
         if len(self._heads) > 1000:
             self._heads.clear()
-        found = self._heads[head] = (self._target(name), re.compile(_one_row_insert(re.escape(head))))
+        found = self._heads[head] = (self._target(name), re.compile(one_row_insert(re.escape(head))))
         return found
 
     def _target(self, name: str) -> tuple[str, ...] | None:
@@ -467,7 +443,7 @@ class ScriptStream:
         if target is None:
             if len(self._targets) > 10_000:
                 self._targets.clear()
-            target = self._targets[name] = _target(name)
+            target = self._targets[name] = table_name(name)
         return None if target[-1].startswith(("#", "@")) else target
 
     def _rows_token(self, start: int, target: tuple[str, ...], rows: int) -> RowsToken:
@@ -482,16 +458,3 @@ def _continues(prev: _Lexeme | None) -> bool:
     if prev.kind == OP:
         return prev.value in _CONTINUE_OPS
     return prev.kind == WORD and prev.value in CONTINUES_AFTER
-
-
-def _target(name: str) -> tuple[str, ...]:
-    """`[dbo].[Order Details]` -> ('dbo', 'Order Details'), as `Cursor.qualified_name` spells it."""
-    parts = []
-    for m in _PART.finditer(name):
-        if m[1] is not None:
-            parts.append(m[1].replace("]]", "]"))
-        elif m[2] is not None:
-            parts.append(m[2].replace('""', '"'))
-        else:
-            parts.append(m[3])
-    return tuple(parts)
