@@ -82,7 +82,8 @@ class TextFile:
         return self._text
 
     def chunks(self) -> Iterator[str]:
-        """The text a piece at a time, newlines normalised; each piece but the last ends with a line end.
+        """The text a piece at a time, newlines normalised; each piece but the last ends with a line end (a line
+        longer than `_LONG_LINE` characters is handed on in pieces).
 
         An incremental decoder carries a character cut by a block's end over to the next block, so the
         text is what decoding the whole file at once gives."""
