@@ -86,6 +86,11 @@ def command(func: F) -> F:
             raise _fail(str(exc)) from None
         except KeyboardInterrupt:
             raise _fail("interrupted") from None
+        except OSError as exc:  # a file or disk the system refused (outdir.py names the file for OUT's own files)
+            if os.environ.get("SQLSRV2TIDB_DEBUG"):
+                raise
+            where = f"{exc.filename}: " if exc.filename else ""
+            raise _fail(f"{where}{exc.strerror or exc}") from None
         except Exception as exc:  # noqa: BLE001 - the contract is: never a traceback
             if os.environ.get("SQLSRV2TIDB_DEBUG"):
                 raise

@@ -23,6 +23,10 @@ class ConnectionFailed(ToolError):
     """A server (SQL Server for capture, TiDB/MySQL for replay) could not be reached or refused us."""
 
 
+class OutputError(ToolError):
+    """A file in OUT could not be written (disk full, no permission); the files written before it are whole."""
+
+
 class UsageError(ToolError):
     """Options that contradict each other or name something that does not exist."""
 

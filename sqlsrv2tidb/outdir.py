@@ -2,12 +2,15 @@
 
 OUT may be new, empty, or a folder this tool wrote before (it holds our `assessment.json`,
 `replay.json` or `report.html`). Anything else is refused, as is an OUT that is, or lies inside,
-one of the SOURCES. Files are written to a temporary name and renamed, so a crash or Ctrl-C never
-leaves a half-written `assessment.json` where a good one was.
+one of the SOURCES. Files are written to a temporary name and renamed, so a crash, Ctrl-C or a
+full disk never leaves a half-written `assessment.json` where a good one was. A write that fails
+stops the command with one line naming the file and why (`OutputError`); the files written before
+it stay whole, and the temporary file is removed.
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import tempfile
@@ -15,7 +18,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from .errors import UsageError
+from .errors import OutputError, UsageError
 
 OUR_FILES = ("assessment.json", "replay.json", "report.html", "capture.json", "catalog.json", "data.json",
              "data-checkpoint.json")
@@ -34,7 +37,10 @@ def prepare_output(out: Path, sources: Iterable[Path | str] = ()) -> Path:
         entries = [p for p in out.iterdir() if not p.name.startswith(".")]
         if entries and not any((out / name).exists() for name in OUR_FILES):
             raise UsageError(f"-o {out} already holds files this tool did not write; choose an empty folder")
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise OutputError(f"cannot create the output folder {out}: {_reason(exc)}") from None
     return out
 
 
@@ -44,17 +50,41 @@ def write_text(path: Path, text: str) -> Path:
     The file gets the mode any new file would (the temporary file's private 0600 would stop the
     team from opening a report someone else wrote); none of these files holds a secret.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    except OSError as exc:
+        raise OutputError(f"cannot write {path}: {_reason(exc)}; the files written before it are whole") from None
     try:
         os.fchmod(fd, 0o666 & ~_umask())
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
         os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+    except BaseException as exc:
+        try:
+            Path(tmp).unlink(missing_ok=True)
+        except OSError:
+            pass
+        if isinstance(exc, OSError):
+            raise OutputError(f"cannot write {path}: {_reason(exc)}; the files written before it are whole") from None
         raise
     return path
+
+
+_ADVICE = {
+    errno.ENOSPC: "the disk is full: free space there or choose another output folder with -o",
+    errno.EDQUOT: "the disk quota is used up: free space there or choose another output folder with -o",
+    errno.EACCES: "choose an output folder you may write to with -o",
+    errno.EPERM: "choose an output folder you may write to with -o",
+    errno.EROFS: "choose an output folder on a writable disk with -o",
+}
+
+
+def _reason(exc: OSError) -> str:
+    """`No space left on device (the disk is full: ...)`: the system's words and what to do about them."""
+    reason = exc.strerror or str(exc)
+    advice = _ADVICE.get(exc.errno or 0)
+    return f"{reason} ({advice})" if advice else reason
 
 
 def _umask() -> int:

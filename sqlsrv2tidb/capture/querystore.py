@@ -428,10 +428,10 @@ def _headerless(record: list[str]) -> bool:
 
 
 def looks_like_query_store_export(tf: TextFile) -> bool:
-    """True for a CSV or JSON file of Query Store runtime rows with their query text."""
-    text = tf.text.lstrip("\ufeff \t\n")
+    """True for a CSV or JSON file of Query Store runtime rows with their query text (JSON is read whole)."""
+    text = tf.head(1 << 17).lstrip("\ufeff \t\n")
     if text.startswith(("[", "{")):
-        rows = _json_rows(text)
+        rows = _json_rows(tf.text.lstrip("\ufeff \t\n"))
         return bool(rows) and isinstance(rows[0], dict) and _is_export_header(rows[0].keys())
     try:
         _, records = _csv_records(text[:65536])

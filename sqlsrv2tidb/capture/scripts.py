@@ -9,6 +9,7 @@ done by the `ddl` package; this module is its entry point and the content sniffi
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from pathlib import Path
 
 from ..model import Database, Finding
@@ -18,7 +19,6 @@ from .ddl.builder import build
 from .ddl.context import Context
 from .ddl.problems import Findings
 from .ddl.statements import StatementReader
-from .ddl.tokens import Source
 from .textfile import TextFile
 
 _NAME = r"(?:\[[^\]\n]*\]|\"[^\"\n]*\"|[^\W\d][\w@$#]*)"
@@ -42,20 +42,60 @@ _SCHEMA_DDL = re.compile(
 )
 _SQLCMD_LINE = re.compile(r"^[ \t]*:(?:setvar|r|on\s+error)\b", re.IGNORECASE | re.MULTILINE)
 _SKIP = re.compile(r"N?'(?:[^']|'')*'|--[^\n]*|/\*.*?\*/", re.DOTALL)
+_OPENED = re.compile(r"'|/\*")
+_CODE_KEPT = 1 << 16
+"""Of a long stretch of code with no string or comment, the part kept to be searched with the next block."""
 
 
-def looks_like_schema(text: str) -> bool:
-    """True if the text defines schema (DDL, SQLCMD deployment commands); False for plain DML/SELECT."""
-    if _SQLCMD_LINE.search(text):
-        return True
-    if not _SCHEMA_DDL.search(text):
-        return False
-    # Confirm outside strings and comments: `-- CREATE TABLE` or a logged 'CREATE TABLE ...' is not DDL.
-    return any(_SCHEMA_DDL.search(part) for part in _SKIP.split(text))
+def looks_like_schema(text: str | Iterable[str]) -> bool:
+    """True if the text defines schema (DDL, SQLCMD deployment commands); False for plain DML/SELECT.
+
+    The text may come whole or in blocks that end at line ends (`TextFile.chunks()`); a schema script
+    usually says so in its first block, and only a file of statements is read to its end.
+    """
+    chunks = [text] if isinstance(text, str) else text
+    pending = ""  # text from the start of a string or comment, or of code, that the next block may go on
+    found = False
+    for chunk in chunks:
+        if found or _SQLCMD_LINE.search(chunk):
+            return True
+        text = pending + chunk
+        settled, pending = _settled(text)
+        # Confirm outside strings and comments: `-- CREATE TABLE` or a logged 'CREATE TABLE ...' is not DDL.
+        found = bool(_SCHEMA_DDL.search(settled)) and any(_SCHEMA_DDL.search(part) for part in _SKIP.split(settled))
+        if len(pending) > 2 * _CODE_KEPT and not _OPENED.search(pending):  # code only: keep its last lines
+            found = found or any(_SCHEMA_DDL.search(part) for part in _SKIP.split(pending))
+            cut = pending.find("\n", len(pending) - _CODE_KEPT) + 1
+            pending = pending[cut:] if cut > 0 else pending[-_CODE_KEPT:]
+    if not found and pending:
+        found = any(_SCHEMA_DDL.search(part) for part in _SKIP.split(pending))
+    return found
 
 
-def read_scripts(files: list[TextFile], progress: Task) -> tuple[Database, list[Finding]]:
-    """Read all script files together into one Database; unreadable statements become findings."""
+def _settled(text: str) -> tuple[str, str]:
+    """Split `text` where every string and comment before is closed: (settled, the rest).
+
+    A quote or `/*` whose end is not in the text yet, and code after the last string or comment,
+    may go on in the next block, so they wait for it. A quote that never closes at all reads as
+    code, as it does in the whole text, once the text has ended (`looks_like_schema`).
+    """
+    end = 0
+    for m in _SKIP.finditer(text):
+        if _OPENED.search(text, end, m.start()):
+            break  # an opening before this match never closed
+        end = m.end()
+    opened = _OPENED.search(text, end)
+    if opened is not None:
+        return text[:opened.start()], text[opened.start():]
+    return text[:end], text[end:]
+
+
+def read_scripts(files: list[TextFile], progress: Task, pass_over: bool = True) -> tuple[Database, list[Finding]]:
+    """Read all script files together into one Database; unreadable statements become findings.
+
+    `pass_over=False` cuts every statement into tokens, data included: the slow way the streaming
+    reader must agree with (tests compare the two).
+    """
     findings = Findings()
     ctx = Context(findings)
     reader = StatementReader(ctx)
@@ -63,9 +103,9 @@ def read_scripts(files: list[TextFile], progress: Task) -> tuple[Database, list[
     for text_file in files:
         path = Path(text_file.path)
         ctx.state = SqlcmdState()  # each file starts with no SQLCMD variables, as a new sqlcmd run would
-        splitter = BatchSplitter(findings, ctx.state, skip_include=lambda p: p.resolve() in given)
-        source = Source(str(text_file.path), text_file.text)
-        for batch in splitter.batches(source, path):
+        splitter = BatchSplitter(findings, ctx.state, skip_include=lambda p: p.resolve() in given, pass_over=pass_over,
+                                 defined=ctx.defines)
+        for batch in splitter.batches(text_file, path):
             reader.read_batch(batch)
         progress.advance()
     database = build(ctx.actions, findings)
@@ -81,5 +121,5 @@ def included_files(files: list[TextFile]) -> set[Path]:
     """
     found: set[Path] = set()
     for text_file in files:
-        found |= included_paths(text_file.text, Path(text_file.path))
+        found |= included_paths(text_file, Path(text_file.path))
     return found

@@ -25,7 +25,7 @@ from ..model.capture import is_cut_off, parse_capture
 from ..model.workload import parse_time
 from ..progress import NullProgress, Progress
 from .reservoir import merge as merge_samples
-from .textfile import TextFile, decode, is_binary
+from .textfile import TextFile, is_binary, open_text, read_head
 
 # Extensions worth opening inside a folder; anything else there (.md, .sqlproj, .png) is skipped.
 _FOLDER_EXTENSIONS = {".sql", ".xml", ".json", ".csv", ".yaml", ".yml", ".xel", ".tsql", ".ddl"}
@@ -115,18 +115,15 @@ def _walk(folder: Path) -> list[Path]:
 
 
 def _read_file(path: Path, collected: _Collected, walked: bool = False) -> None:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read ({exc.strerror})") from None
+    head = read_head(path)  # a script of any size is read a block at a time, never whole
     from . import xevents
 
-    if xevents.is_xel(data):
-        collected.workloads.append(_take(collected, xevents.read_xel(path, data)))
+    if xevents.is_xel(head):
+        collected.workloads.append(_take(collected, xevents.read_xel(path, head)))
         return
-    if is_binary(data):
+    if is_binary(head):
         raise _NotASource(f"{path}: binary file, not SQL text or a capture file")
-    text_file = decode(data, path)
+    text_file = open_text(path, head)
     collected.findings.extend(text_file.findings)  # a cut-off character, invalid bytes, an assumed code page
     kind = detect_kind(text_file)
     if kind == "capture":
@@ -203,14 +200,17 @@ def _take(collected: _Collected, result: tuple[Workload, list[Finding]]) -> Work
 
 
 def detect_kind(text_file: TextFile) -> str:
-    """Classify a decoded file by content: capture, catalog, xevents, query_store, spec, sql_workload, script."""
-    text = text_file.text.lstrip("\ufeff \t\n")
-    head = text[:4096]
+    """Classify a decoded file by content: capture, catalog, xevents, query_store, spec, sql_workload, script.
+
+    Only JSON is read whole to be recognised; a script is looked at a block at a time.
+    """
+    head = text_file.head().lstrip("\ufeff \t\n")[:4096]
     from .catalog import looks_like_catalog
 
     if looks_like_catalog(head):  # also a capture-script output saved with headers or messages around it
         return "catalog"
     if head.startswith("{") or head.startswith("["):
+        text = text_file.text.lstrip("\ufeff \t\n")
         fmt, cut_at = _json_format(text)
         if (fmt is not None and fmt.startswith("sqlsrv2tidb.capture/")) or (cut_at and _CAPTURE_START.match(head)):
             return "capture"  # a cut-off capture too: parse_capture says where it ends
@@ -242,7 +242,7 @@ def detect_kind(text_file: TextFile) -> str:
         return "query_store"
     from .scripts import looks_like_schema
 
-    if looks_like_schema(text_file.text):
+    if looks_like_schema(text_file.chunks()):
         return "script"
     return "sql_workload"
 

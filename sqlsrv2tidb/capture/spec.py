@@ -50,7 +50,7 @@ def looks_like_spec(tf: TextFile) -> bool:
 
 def has_spec_marker(tf: TextFile) -> bool:
     """The file names its format (`format: sqlsrv2tidb.workload/1`) near the top."""
-    return bool(_MARKER.search(tf.text[:4096]))
+    return bool(_MARKER.search(tf.head(4096)[:4096]))
 
 
 class _Map(dict):

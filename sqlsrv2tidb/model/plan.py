@@ -52,8 +52,12 @@ class TablePlan:
     post_data_ddl: tuple[str, ...] = ()
     """Secondary indexes and foreign keys added after the load."""
     row_count: int | None = None
+    """Rows on the server, or else the rows the script that defined the table inserts (`row_count_from`)."""
     size_bytes: int | None = None
     source: SourceRef = field(default_factory=SourceRef)
+    row_count_from: str | None = None
+    """`catalog` (rows on the server) or `script` (rows its INSERT ... VALUES add: a lower bound where some come
+    from a query or a file, IN09); None when neither tells."""
 
 
 @dataclass(frozen=True)

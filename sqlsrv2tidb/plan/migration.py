@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from dataclasses import dataclass, replace
+from typing import Any
 
 from ..errors import InputError
 from ..model import Capture, Database, Finding, ForeignKey, Severity, Table
@@ -144,7 +145,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
             primary_key=tuple(lookup.get(c.name.casefold(), c.name) for c in pk.columns) if pk else (),
             clustered=item.design.clustered if pk else False,
             distribution=item.design.distribution, ddl=pt.create_statement, post_data_ddl=post,
-            row_count=item.table.row_count, size_bytes=item.table.size_bytes, source=item.table.source,
+            size_bytes=item.table.size_bytes, source=item.table.source, **_row_count(item.table),
         ))
     findings += _collation_findings(db, work, mapper, options.tidb_version)
     findings += _alias_findings(db, work, config.source)
@@ -248,6 +249,15 @@ def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope
         name = scope.claim(check.name or f"ck_{table.name}_{i + 1}")
         out.append(f"CONSTRAINT {sql_name(name)} CHECK ({unparen(text)})")
     return out
+
+
+def _row_count(table: Table) -> dict[str, Any]:
+    """The table's rows on the server; where the catalog has none, the rows its script inserts."""
+    if table.row_count is not None:
+        return {"row_count": table.row_count, "row_count_from": "catalog"}
+    if table.scripted_rows:
+        return {"row_count": table.scripted_rows, "row_count_from": "script"}
+    return {}
 
 
 def _foreign_keys(work: list[_TableWork], db, renderer: DdlRenderer, findings: list[Finding]) -> dict[int, list[str]]:

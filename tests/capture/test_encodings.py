@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from sqlsrv2tidb.capture.textfile import decode
+from sqlsrv2tidb.capture.textfile import decode, open_text
 from sqlsrv2tidb.cli import app
 from sqlsrv2tidb.model import load_capture
 
@@ -113,3 +113,22 @@ def test_included_file_reports_how_it_was_read(tmp_path: Path):
     capture = load_capture(out)
     assert [t.name for t in capture.database.tables] == ["Café"]
     assert [(f.rule, f.file, f.line) for f in capture.findings] == [("IN16", str(tmp_path / "tables.sql"), 1)]
+
+
+@pytest.mark.parametrize("data", [
+    "CREATE TABLE [Café] (a int)\r\n-- 日本語\rGO\r\n".encode() * 3,
+    b"\xff\xfe" + "CREATE TABLE [注文] (a int)\r\nGO\r\n".encode("utf-16-le") * 3 + b"\x00\xd8" + "x\n".encode("utf-16-le"),
+    "-- déjà\r\nCREATE TABLE t (a int)\r\n".encode("cp1252") * 3,
+    "CREATE TABLE [Café] (a int)\n-- 日本".encode()[:-1],  # cut inside its last character
+    "-- 日本語\nCREATE TABLE [顧客] (a int)\n".encode().replace("顧".encode(), b"\xe9"),  # one bad byte
+], ids=["utf8-crlf-cr", "utf16-lone-surrogate", "cp1252", "utf8-cut", "utf8-bad-byte"])
+@pytest.mark.parametrize("block_size", [1, 2, 3, 5, 4096])
+def test_text_read_in_blocks_is_the_text_read_whole(tmp_path: Path, data: bytes, block_size: int):
+    """A character, a CRLF or a bad sequence cut by a block's end reads as in the whole file, findings included."""
+    path = tmp_path / "s.sql"
+    path.write_bytes(data)
+    whole = decode(data, path)
+    streamed = open_text(path, block_size=block_size)
+    assert "".join(streamed.chunks()) == whole.text
+    assert all(chunk.endswith("\n") for chunk in list(streamed.chunks())[:-1])
+    assert (streamed.encoding, streamed.findings) == (whole.encoding, whole.findings)

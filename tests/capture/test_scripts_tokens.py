@@ -14,6 +14,7 @@ from sqlsrv2tidb.capture.ddl.tokens import (
     GO,
     NUMBER,
     QUOTED,
+    ROWS,
     STRING,
     UNTERMINATED,
     VARIABLE,
@@ -89,17 +90,30 @@ def test_snippet_is_one_line_stops_at_the_statement_end_and_masks_passwords():
     assert len(snippet(Source("t.sql", long), 0)) == 80
 
 
-def _batches(text: str, path: Path | None = None, state: SqlcmdState | None = None):
+def _batches(text: str, path: Path | None = None, state: SqlcmdState | None = None, defined=lambda table: False):
     findings = Findings()
-    splitter = BatchSplitter(findings, state or SqlcmdState())
+    splitter = BatchSplitter(findings, state or SqlcmdState(), defined=defined)
     batches = list(splitter.batches(Source(str(path or "t.sql"), text), path))
     return batches, findings.items
 
 
 def test_go_splits_batches_and_go_n_repeats():
-    batches, findings = _batches("CREATE TABLE a (x int)\nGO\nINSERT a VALUES (1)\nGO 3\nPRINT 'end'")
-    assert [(b.tokens[0].value, b.repeat) for b in batches] == [("CREATE", 1), ("INSERT", 3), ("PRINT", 1)]
+    batches, findings = _batches("CREATE TABLE a (x int)\nGO\nINSERT a VALUES (1)\nGO 3\nEXEC sp_end")
+    assert [(b.tokens[0].value, b.repeat) for b in batches] == [("CREATE", 1), ("INSERT", 3), ("EXEC", 1)]
     assert not findings
+
+
+def test_data_statements_leave_one_token_per_table_and_none_for_what_is_skipped():
+    """INSERT ... VALUES rows into a table already defined are passed over as one token per run of rows into it;
+    into a table not defined (yet), one token per statement, so each can be reported at its line. PRINT and SET
+    leave none."""
+    text = ("SET IDENTITY_INSERT a ON\nINSERT a VALUES (1)\nINSERT [a] (x) VALUES (2), (3);\n"
+            "PRINT 'b'\nINSERT b VALUES (CAST(N'x)' AS nvarchar(9)))\nGO\nPRINT 'only'\nGO")
+    batches, _ = _batches(text, defined=lambda table: True)
+    assert len(batches) == 1
+    assert [(t.kind, t.target, t.rows, t.line) for t in batches[0].tokens] == [(ROWS, ("a",), 3, 2), (ROWS, ("b",), 1, 5)]
+    batches, _ = _batches(text)
+    assert [(t.target, t.rows, t.line) for t in batches[0].tokens] == [(("a",), 1, 2), (("a",), 2, 3), (("b",), 1, 5)]
 
 
 def test_setvar_substitutes_everywhere_and_glues_to_adjacent_words():

@@ -7,6 +7,8 @@ statements that define a schema. Everything else in a script is recognised well 
 skipped, and what is not understood becomes a finding with its file and line.
 
 The stages, each in its own module:
+    stream       a file's text, a block at a time -> the text to tokenize, and the data statements passed over
+    insert_text  the patterns stream reads INSERT ... VALUES rows with, without tokens
     tokens       text -> tokens that know their file and line
     batches      SQLCMD (`:setvar`, `$(var)`, `:r`) and `GO` -> batches of tokens
     statements   one batch -> statements, unwrapping IF / BEGIN...END / EXEC('...')

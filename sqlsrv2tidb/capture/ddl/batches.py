@@ -17,8 +17,9 @@ from pathlib import Path
 
 from ...errors import InputError
 from ...model import Severity
-from ..textfile import read_text
+from ..textfile import TextFile, read_text
 from .problems import Findings
+from .stream import BatchEnd, Piece, ScriptStream
 from .tokens import (
     COMMAND,
     GO,
@@ -28,6 +29,7 @@ from .tokens import (
     UNTERMINATED,
     WORD,
     Problem,
+    RowsToken,
     Source,
     Token,
     tokenize,
@@ -74,19 +76,29 @@ class BatchSplitter:
         findings: Findings,
         state: SqlcmdState,
         skip_include: Callable[[Path], bool] = lambda path: False,
+        pass_over: bool = True,
+        defined: Callable[[tuple[str, ...]], bool] = lambda table: False,
     ) -> None:
         self.findings = findings
+        self.pass_over = pass_over
+        """Pass over the statements the schema does not need (stream.py); False tokenizes every one."""
+        self.defined = defined
+        """Whether a table is defined by what was read so far: its INSERTs passed over may be one token (into a
+        table never defined, each is reported on its own line, as a statement read whole would be)."""
         self.state = state
         self.skip_include = skip_include
         self._current: list[Token] = []
         self._undefined_reported: set[tuple[str, str]] = set()
         self._truncated = False
 
-    def batches(self, source: Source, path: Path | None) -> Iterator[Batch]:
+    def batches(self, text: TextFile | Source, path: Path | None) -> Iterator[Batch]:
+        """The batches of one script, its text read a block at a time (see stream.py), and of the files it includes."""
+        if isinstance(text, Source):
+            text = TextFile(Path(text.path), text.text)
         if path is not None:
             self.state.including.append(path.resolve())
         try:
-            yield from self._read(source, path)
+            yield from self._stream(text, path, clean=True)
         finally:
             if path is not None:
                 self.state.including.pop()
@@ -94,9 +106,30 @@ class BatchSplitter:
             yield Batch(self._current, truncated=self._truncated)
             self._current = []
 
-    def _read(self, source: Source, path: Path | None) -> Iterator[Batch]:
+    def _stream(self, text: TextFile, path: Path | None, clean: bool) -> Iterator[Batch]:
+        for item in ScriptStream(str(text.path), text.chunks(), clean, self.pass_over, self.defined).items():
+            if isinstance(item, Piece):
+                yield from self._read(item.source, path, item.begin, item.end)
+            elif isinstance(item, BatchEnd):  # a GO line among INSERTs passed over, as a GO token below
+                batch, self._current = self._current, []
+                if batch:
+                    yield Batch(batch, item.repeat, self._truncated)
+                self._truncated = False
+            else:
+                self._add_rows(item)
+
+    def _add_rows(self, rows: RowsToken) -> None:
+        """An INSERT passed over; one into the same table as the one just before adds its rows to that one's."""
+        last = self._current[-1] if self._current else None
+        if isinstance(last, RowsToken) and last.target == rows.target and self.defined(rows.target):
+            last.rows += rows.rows
+            last.sealed += rows.sealed
+        else:
+            self._current.append(rows)
+
+    def _read(self, source: Source, path: Path | None, start: int = 0, end: int | None = None) -> Iterator[Batch]:
         problems: list[Problem] = []
-        tokens = list(tokenize(source, problems))
+        tokens = list(tokenize(source, problems, start=start, end=end))
         for problem in problems:
             self.findings.add(
                 "IN03", Severity.HIGH, source.path,
@@ -175,8 +208,8 @@ class BatchSplitter:
         for finding in text_file.findings:  # how the included file's bytes were read
             self.findings.add_finding(finding)
         self.state.including.append(target.resolve())
-        try:
-            yield from self._read(Source(str(target), text_file.text), target)
+        try:  # a file included at the start of a batch starts where the reader is at a statement of its own
+            yield from self._stream(text_file, target, clean=not self._current)
         finally:
             self.state.including.pop()
 
@@ -254,16 +287,17 @@ def _resolve(base: Path, name: str) -> Path | None:
     return current if current.is_file() else None
 
 
-def included_paths(text: str, path: Path) -> set[Path]:
+def included_paths(text: TextFile, path: Path) -> set[Path]:
     """The files a script pulls in with `:r` (resolved, recursively), without reading its statements."""
     from .tokens import unquote_sqlcmd
 
     found: set[Path] = set()
     pending = [(text, path)]
     while pending:
-        current_text, current_path = pending.pop()
-        if ":r" not in current_text.lower() and ":R" not in current_text:
+        current, current_path = pending.pop()
+        if not any(":r" in chunk.lower() for chunk in current.chunks()):  # the common case, read a block at a time
             continue
+        current_text = current.text
         state = SqlcmdState()
         for tok in tokenize(Source(str(current_path), current_text), []):
             if tok.kind != COMMAND:
@@ -275,7 +309,7 @@ def included_paths(text: str, path: Path) -> set[Path]:
                 if target is not None and target.resolve() not in found:
                     found.add(target.resolve())
                     try:
-                        pending.append((read_text(target).text, target))
+                        pending.append((read_text(target), target))
                     except InputError:
                         pass  # reported as IN05 when the script itself is read
     return found

@@ -9,7 +9,7 @@ computed column, CHECK or filter as the T-SQL text the user wrote.
 
 from __future__ import annotations
 
-from .tokens import NUMBER, OP, QUOTED, STRING, WORD, Token
+from .tokens import NUMBER, OP, QUOTED, ROWS, STRING, WORD, Token
 
 # Keywords that begin a statement; seen outside parentheses they end the statement before them.
 STATEMENT_STARTS = frozenset({
@@ -20,10 +20,18 @@ STATEMENT_STARTS = frozenset({
     "SETUSER", "SHUTDOWN", "THROW", "TRUNCATE", "UPDATE", "UPDATETEXT", "USE", "WAITFOR", "WHILE",
     "WRITETEXT",
 })
+# Statements with no bearing on the schema model: the reader skips them (`skip_statement`) without a word,
+# and the script stream passes over them without tokens.
+SKIPPED_STATEMENTS = frozenset({
+    "SET", "PRINT", "DECLARE", "SELECT", "DROP", "GRANT", "DENY", "REVOKE", "RAISERROR", "THROW", "RETURN",
+    "COMMIT", "ROLLBACK", "SAVE", "DELETE", "TRUNCATE", "WAITFOR", "DBCC", "CHECKPOINT", "OPEN", "CLOSE", "FETCH",
+    "DEALLOCATE", "BREAK", "CONTINUE", "GOTO", "RECONFIGURE", "KILL", "BACKUP", "RESTORE", "SETUSER", "REVERT",
+    "SHUTDOWN", "DISABLE", "ENABLE", "READTEXT", "WRITETEXT", "UPDATETEXT", "ELSE", "END", "UPDATE", "MERGE",
+})
 # After these, a statement keyword is part of the current statement: `GRANT INSERT, UPDATE TO`,
 # `AFTER INSERT`, `UNION ALL SELECT`, `CURSOR FOR SELECT`, `THEN UPDATE SET`. `ON` is not among
 # them: `SET NOCOUNT ON` is followed by whole statements far more often than `ON DELETE` is skipped.
-_CONTINUES_AFTER = frozenset({
+CONTINUES_AFTER = frozenset({
     "GRANT", "DENY", "REVOKE", "FOR", "AFTER", "OF", "UNION", "ALL", "EXCEPT", "INTERSECT", "THEN", "INSTEAD",
     "UPDATE",
 })
@@ -43,7 +51,7 @@ def continues_statement(prev: Token | None, tok: Token) -> bool:
         return False
     if prev.kind == OP:
         return prev.text in (",", ".")
-    return prev.kind == WORD and prev.value in _CONTINUES_AFTER
+    return prev.kind == WORD and prev.value in CONTINUES_AFTER
 
 
 class Cursor:
@@ -231,6 +239,8 @@ class Cursor:
                 elif tok.text == ";" and depth == 0:
                     self.pos += 1
                     return
+            elif tok.kind == ROWS and not first:  # an INSERT passed over always starts a statement
+                return
             elif tok.kind == WORD and depth == 0 and not first:
                 value = tok.value
                 if value == "CASE":

@@ -14,7 +14,7 @@ from ...model import Severity
 from .actions import CreateModule, DatabaseName, InsertRows
 from .batches import Batch
 from .context import Context, is_temporary
-from .cursor import STATEMENT_STARTS, Cursor, ParseError, continues_statement
+from .cursor import SKIPPED_STATEMENTS, STATEMENT_STARTS, Cursor, ParseError, continues_statement
 from .indexes import parse_alter_index, parse_create_index, parse_fulltext_index
 from .modules import nested_modules, parse_aggregate, parse_module, unbalanced_block
 from .objects import (
@@ -29,15 +29,8 @@ from .objects import (
 )
 from .procs import parse_exec
 from .tables import parse_alter_table, parse_create_table
-from .tokens import OP, QUOTED, WORD, Problem, Source, Token, tokenize
+from .tokens import OP, QUOTED, ROWS, WORD, Problem, RowsToken, Source, Token, tokenize
 
-# Statements with no bearing on the schema model, skipped without a word.
-_SKIPPED = frozenset({
-    "SET", "PRINT", "DECLARE", "SELECT", "DROP", "GRANT", "DENY", "REVOKE", "RAISERROR", "THROW", "RETURN",
-    "COMMIT", "ROLLBACK", "SAVE", "DELETE", "TRUNCATE", "WAITFOR", "DBCC", "CHECKPOINT", "OPEN", "CLOSE", "FETCH",
-    "DEALLOCATE", "BREAK", "CONTINUE", "GOTO", "RECONFIGURE", "KILL", "BACKUP", "RESTORE", "SETUSER", "REVERT",
-    "SHUTDOWN", "DISABLE", "ENABLE", "READTEXT", "WRITETEXT", "UPDATETEXT", "ELSE", "END", "UPDATE", "MERGE",
-})
 _MODULES = {"VIEW": "view", "PROC": "procedure", "PROCEDURE": "procedure", "FUNCTION": "function", "TRIGGER": "trigger"}
 # CREATE statements for things the schema model has no place for, but that matter to a migration.
 _NOT_MODELLED = {
@@ -95,6 +88,15 @@ class StatementReader:
         if start.kind == OP and start.text == ";":
             cur.next()
             return
+        if isinstance(start, RowsToken):  # INSERT ... VALUES statements the script stream passed over (stream.py)
+            cur.next()
+            last = self.ctx.actions[-1] if self.ctx.actions else None
+            if (isinstance(last, InsertRows) and isinstance(last.token, RowsToken) and last.target == start.target
+                    and self.ctx.defines(start.target)):  # only counted: one action for a table's rows, batch after batch
+                last.rows = (last.rows or 0) + start.rows * self._repeat + start.sealed
+            else:
+                self.ctx.add(InsertRows(start, start.target, start.rows * self._repeat + start.sealed))
+            return
         if start.kind != WORD:
             self._unknown(cur, start)
             return
@@ -142,7 +144,7 @@ class StatementReader:
         elif word == "MERGE":
             while not cur.done and not cur.accept_op(";"):  # MERGE must end with ';'
                 cur.next()
-        elif word in _SKIPPED:
+        elif word in SKIPPED_STATEMENTS:
             cur.pos = begin
             cur.skip_statement()
         else:
@@ -261,6 +263,8 @@ class StatementReader:
             assert tok is not None
             if tok.kind == OP:
                 depth += 1 if tok.text == "(" else -1 if tok.text == ")" else 0
+            elif tok.kind == ROWS:
+                return
             elif depth == 0 and tok.kind == WORD:
                 if tok.value == "CASE":
                     cases += 1

@@ -33,8 +33,9 @@ SQLCMD_VAR = "sqlcmd_var"  # $(name); `value` is the name
 GO = "go"  # `value` is the repeat count as text
 COMMAND = "command"  # a SQLCMD command line, `value` is the line without the colon
 UNTERMINATED = "unterminated"  # a string, identifier or comment that runs to the end of the text
+ROWS = "rows"  # an INSERT ... VALUES the script stream passed over (stream.py); `value` is INSERT
 
-_TOKEN = re.compile(
+token_pattern = _TOKEN = re.compile(
     r"""\s*(?:
       (?P<string>[Nn]?'(?:[^']|'')*')
     | (?P<binary>0[xX][0-9a-fA-F]*)
@@ -50,7 +51,7 @@ _TOKEN = re.compile(
     )""",
     re.VERBOSE,
 )
-_GO_TAIL = re.compile(r"[ \t]*(\d+)?[ \t]*(?:--[^\n]*)?(?=\n|$)")
+go_tail = _GO_TAIL = re.compile(r"[ \t]*(\d+)?[ \t]*(?:--[^\n]*)?(?=\n|$)")
 _COMMENT_EDGE = re.compile(r"/\*|\*/")
 
 
@@ -104,6 +105,20 @@ class Token:
         return f"<{self.kind} {self.text[:30]!r} @{self.start}>"
 
 
+@dataclass(slots=True, repr=False)
+class RowsToken(Token):
+    """An INSERT ... VALUES the script stream passed over (kind ROWS): its table as written and its rows.
+
+    Consecutive ones into a table already defined are one token, their rows added up (into a table not
+    defined, each stays a token of its own, so each is reported at its line as a whole-text read would)."""
+
+    target: tuple[str, ...] = ()
+    rows: int = 0
+    """Rows of its batch: a `GO n` ending it repeats them."""
+    sealed: int = 0
+    """Rows of batches before, each run once, that GO lines between INSERTs passed over ended."""
+
+
 @dataclass
 class Problem:
     """Something wrong with the text itself, found while tokenizing (reported by the caller)."""
@@ -115,17 +130,19 @@ class Problem:
 _SQLCMD_REF = re.compile(r"\$\(([A-Za-z_][\w.\-]*)\)")
 
 
-def tokenize(source: Source, problems: list[Problem], sqlcmd: bool = True) -> Iterator[Token]:
-    """Yield the tokens of `source`; comments are dropped, unterminated text becomes one last token.
+def tokenize(source: Source, problems: list[Problem], sqlcmd: bool = True, start: int = 0,
+             end: int | None = None) -> Iterator[Token]:
+    """Yield the tokens of `source` (of its text from `start` to `end`); comments are dropped, unterminated text
+    becomes one last token.
 
     With `sqlcmd=False` (the SQL inside EXEC strings) `GO` and `:commands` are ordinary text.
     """
     text = source.text
-    n = len(text)
-    pos = 0
+    n = len(text) if end is None else end
+    pos = start
     match = _TOKEN.match
     while pos < n:
-        m = match(text, pos)
+        m = match(text, pos, n)
         if m is None:  # only trailing whitespace is left
             return
         kind = m.lastgroup
@@ -136,7 +153,7 @@ def tokenize(source: Source, problems: list[Problem], sqlcmd: bool = True) -> It
         if kind == "word":
             word = m.group(kind)
             upper = word.upper()
-            if sqlcmd and upper == "GO" and _at_line_start(text, start):
+            if sqlcmd and upper == "GO" and at_line_start(text, start):
                 tail = _GO_TAIL.match(text, end)
                 if tail is not None:
                     yield Token(GO, text[start : tail.end()], start, tail.end(), source, tail.group(1) or "1")
@@ -156,17 +173,17 @@ def tokenize(source: Source, problems: list[Problem], sqlcmd: bool = True) -> It
         elif kind in ("line_comment",):
             pass
         elif kind == "block_comment":
-            end = _comment_end(text, start)
+            end = comment_end(text, start)
             if end < 0:
                 problems.append(Problem("comment /* ... is not closed before the end of the text", start))
-                yield Token(UNTERMINATED, text[start:], start, n, source, "comment")
+                yield Token(UNTERMINATED, text[start:n], start, n, source, "comment")
                 return
-        elif kind == "op" and sqlcmd and m.group(kind) == ":" and _at_line_start(text, start):
+        elif kind == "op" and sqlcmd and m.group(kind) == ":" and at_line_start(text, start):
             line_end = text.find("\n", start)
             line_end = n if line_end < 0 else line_end
             yield Token(COMMAND, text[start:line_end], start, line_end, source, text[start + 1 : line_end].strip())
             end = line_end
-        elif kind == "op" and sqlcmd and text.startswith("!!", start) and _at_line_start(text, start):
+        elif kind == "op" and sqlcmd and text.startswith("!!", start) and at_line_start(text, start):
             line_end = text.find("\n", start)
             line_end = n if line_end < 0 else line_end
             yield Token(COMMAND, text[start:line_end], start, line_end, source, text[start:line_end].strip())
@@ -174,7 +191,7 @@ def tokenize(source: Source, problems: list[Problem], sqlcmd: bool = True) -> It
         elif kind == "open":
             what = {"'": "string", "[": "identifier [", '"': 'identifier "'}[m.group(kind)[-1]]
             problems.append(Problem(f"{what} is not closed before the end of the text", start))
-            yield Token(UNTERMINATED, text[start:], start, n, source, what)
+            yield Token(UNTERMINATED, text[start:n], start, n, source, what)
             return
         else:
             value = m.group(kind)
@@ -191,12 +208,12 @@ def _references(value: str) -> tuple[str, ...]:
     return tuple(_SQLCMD_REF.findall(value))
 
 
-def _at_line_start(text: str, offset: int) -> bool:
+def at_line_start(text: str, offset: int) -> bool:
     line_start = text.rfind("\n", 0, offset) + 1
     return offset == line_start or text[line_start:offset].isspace()
 
 
-def _comment_end(text: str, start: int) -> int:
+def comment_end(text: str, start: int) -> int:
     """End offset of the (nested) block comment opening at `start`, or -1 if it never closes."""
     depth = 0
     for m in _COMMENT_EDGE.finditer(text, start):
