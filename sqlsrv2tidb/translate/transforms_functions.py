@@ -12,6 +12,7 @@ import re
 from sqlglot import exp
 
 from .context import Context, applies_to
+from .expression_types import STRING, remember_type
 from .templates import call, fill, paren
 from .transforms_builtins import isnull_type, random_order, replicate_count, start_positions
 from .type_rules import TEMPORAL as _TEMPORAL
@@ -430,6 +431,51 @@ def connection_collation(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
+_REGEX_SPECIAL = frozenset("\\.^$|?*+()[]{}")
+
+
+@applies_to(exp.Replace)
+def replace_without_case(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`REPLACE(Title, 'sql', 'SQL')` under a case-insensitive collation -> `REGEXP_REPLACE(Title, '(?i)sql', 'SQL')`.
+
+    REPLACE finds its pattern by the input's collation in SQL Server, so under a `_CI_` collation
+    REPLACE('ABC', 'b', 'x') is 'AxC'; TiDB's (and MySQL's) REPLACE matches bytes, case-sensitively, and
+    leaves 'ABC'. A literal pattern with letters becomes a case-insensitive regular expression (its special
+    characters escaped), which TiDB, MySQL and MariaDB all read; a pattern that is no literal is flagged.
+    https://learn.microsoft.com/sql/t-sql/functions/replace-transact-sql#remarks
+    https://docs.pingcap.com/tidb/stable/string-functions#regexp_replace
+    """
+    if not isinstance(node, exp.Replace) or node.meta.get("tidb"):
+        return node
+    collation = ctx.database.collation or ASSUMED_COLLATION
+    column = ctx.types.schema_column(node.this) if isinstance(node.this, exp.Column) else None
+    if column is not None and column.collation:
+        collation = column.collation
+    if "_CI" not in collation.upper():
+        return node
+    pattern, replacement = node.expression, node.args.get("replacement")
+    if not _is_text_literal(pattern):
+        ctx.note("QY76", "review", "REPLACE matches its pattern without case under SQL Server's case-insensitive "
+                 "collation; TiDB's REPLACE matches case: the pattern here is no literal, so it is kept.")
+        return node
+    text = pattern.name
+    if text.lower() == text.upper():
+        return node  # no letters: case changes nothing
+    if not _is_text_literal(replacement) or set(replacement.name) & {"$", "\\"}:
+        ctx.note("QY76", "review", "REPLACE matches its pattern without case in SQL Server; TiDB's matches case, and "
+                 "this replacement cannot be written for a regular expression, so it is kept.")
+        return node
+    escaped = "".join("\\" + c if c in _REGEX_SPECIAL else c for c in text)
+    ctx.note("QY76", "rewritten", "REPLACE matches its pattern without case under SQL Server's case-insensitive "
+             "collation: it becomes REGEXP_REPLACE with (?i), since TiDB's REPLACE matches case.")
+    return remember_type(call("REGEXP_REPLACE", node.this, exp.Literal.string("(?i)" + escaped), replacement),
+                         ctx.types.of(node.this) or STRING)
+
+
+def _is_text_literal(node: exp.Expr | None) -> bool:
+    return isinstance(node, exp.National) or (isinstance(node, exp.Literal) and node.is_string)
+
+
 @applies_to(exp.Ordered)
 def text_order(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`ORDER BY DisplayName`: noted (status unchanged), since text sorts by the collation.
@@ -462,5 +508,6 @@ REWRITES = (
     next_value,
     user_functions,
     connection_collation,
+    replace_without_case,
     text_order,
 )

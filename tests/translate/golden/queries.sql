@@ -111,10 +111,10 @@ SELECT ABS(-1), ROUND(amount, 1), CEILING(amount), FLOOR(amount), POWER(2, 3), S
 -- =>
 SELECT ABS(-1), ROUND(amount, 1), CEIL(amount), FLOOR(amount), POWER(2, 3), SQRT(16.0), SIGN(-3) FROM orders;
 
--- 22 [translated] Plain queries that keep their text
+-- 22 [rewritten QY76] Plain queries that keep their text
 SELECT UPPER(first_name), LOWER(last_name), LTRIM(RTRIM(code)), REPLACE(first_name, 'n', 'N'), SUBSTRING(first_name, 1, 2), LEFT(first_name, 1), RIGHT(first_name, 1), REVERSE(first_name) FROM dbo.customers
 -- =>
-SELECT UPPER(first_name), LOWER(last_name), LTRIM(RTRIM(code)), REPLACE(first_name, 'n', 'N'), SUBSTRING(first_name, 1, 2), LEFT(first_name, 1), RIGHT(first_name, 1), REVERSE(first_name) FROM customers;
+SELECT UPPER(first_name), LOWER(last_name), LTRIM(RTRIM(code)), REGEXP_REPLACE(first_name, '(?i)n', 'N'), SUBSTRING(first_name, 1, 2), LEFT(first_name, 1), RIGHT(first_name, 1), REVERSE(first_name) FROM customers;
 
 -- 23 [translated] Plain queries that keep their text
 SELECT CHARINDEX('n', first_name), REPLICATE('-', 3), SPACE(2) FROM dbo.customers
@@ -1910,3 +1910,8 @@ SELECT id, CAST(CAST(qty AS UNSIGNED) AS SIGNED) - 10 AS below FROM orders ORDER
 SELECT DATEDIFF(wk, '1900-01-01', '2017-05-27') AS a, DATEDIFF(week, '2024-03-02', '2024-03-03') AS b, DATEDIFF(week, '2024-03-03', '2024-03-09') AS c
 -- =>
 SELECT (FLOOR(DATEDIFF('2017-05-27', '1900-01-07') / 7) - FLOOR(DATEDIFF('1900-01-01', '1900-01-07') / 7)) AS a, (FLOOR(DATEDIFF('2024-03-03', '1900-01-07') / 7) - FLOOR(DATEDIFF('2024-03-02', '1900-01-07') / 7)) AS b, (FLOOR(DATEDIFF('2024-03-09', '1900-01-07') / 7) - FLOOR(DATEDIFF('2024-03-03', '1900-01-07') / 7)) AS c;
+
+-- 353 [rewritten QY76] REPLACE matches without case under a case-insensitive collation: 'Ann' loses its 'a' too
+SELECT id, REPLACE(first_name, 'a', '*') AS starred FROM dbo.customers ORDER BY id
+-- =>
+SELECT id, REGEXP_REPLACE(first_name, '(?i)a', '*') AS starred FROM customers ORDER BY id;
