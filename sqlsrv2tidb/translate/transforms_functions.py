@@ -182,6 +182,8 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
         ctx.note("QY20", "rewritten", f"CONVERT(..., {code}) of binary becomes HEX().")
         hexed = call("HEX", value)
         return call("CONCAT", exp.Literal.string("0x"), hexed) if code == 1 else hexed
+    if code in (0, 100) and source in _TEMPORAL and target.this in _STRING_TYPES:
+        return _cast(value, target, safe)  # style 0 and 100 are the default a conversion to text writes (string_conversions)
     if code == 0 or (source in ("integer", "decimal", "float", "string") and target.this in _STRING_TYPES and code in (0, 1, 2, 3, 126, 128, 129)):
         if code not in (0,):
             ctx.note("QY20", "review", f"CONVERT style {code} for numbers (commas, scientific notation) is kept as CAST.")

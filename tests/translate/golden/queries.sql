@@ -1915,3 +1915,18 @@ SELECT (FLOOR(DATEDIFF('2017-05-27', '1900-01-07') / 7) - FLOOR(DATEDIFF('1900-0
 SELECT id, REPLACE(first_name, 'a', '*') AS starred FROM dbo.customers ORDER BY id
 -- =>
 SELECT id, REGEXP_REPLACE(first_name, '(?i)a', '*') AS starred FROM customers ORDER BY id;
+
+-- 354 [rewritten QY77] A datetime converted to text is written in style 0 ('Mar  1 2024 10:59AM'), not as an ISO date
+SELECT id, CAST(ordered_at AS varchar) AS written, CONVERT(varchar(20), ordered_at, 100) AS styled FROM dbo.orders ORDER BY id
+-- =>
+SELECT id, CAST(CONCAT(DATE_FORMAT(ordered_at, '%b '), LPAD(DAY(ordered_at), 2, ' '), DATE_FORMAT(ordered_at, ' %Y '), LPAD(DATE_FORMAT(ordered_at, '%l'), 2, ' '), DATE_FORMAT(ordered_at, ':%i%p')) AS CHAR(30)) AS written, CAST(CONCAT(DATE_FORMAT(ordered_at, '%b '), LPAD(DAY(ordered_at), 2, ' '), DATE_FORMAT(ordered_at, ' %Y '), LPAD(DATE_FORMAT(ordered_at, '%l'), 2, ' '), DATE_FORMAT(ordered_at, ':%i%p')) AS CHAR(20)) AS styled FROM orders ORDER BY id;
+
+-- 355 [rewritten QY77] money converted to text has two decimals (1.25, 9.99)
+SELECT id, CAST(price AS varchar(10)) AS written FROM dbo.products ORDER BY id
+-- =>
+SELECT id, CAST(CAST(price AS DECIMAL(19, 2)) AS CHAR(10)) AS written FROM products ORDER BY id;
+
+-- 356 [rewritten QY35 QY77] varchar without a length is 30 characters in a CAST: longer text is cut
+SELECT CAST(REPLICATE('x', 40) AS varchar) AS cut, LEN(CAST(REPLICATE('y', 35) AS nvarchar)) AS length
+-- =>
+SELECT CAST(REPEAT('x', 40) AS CHAR(30)) AS cut, CHAR_LENGTH(RTRIM(CAST(REPEAT('y', 35) AS CHAR(30)))) AS length;
