@@ -8,7 +8,8 @@ date-time at its precision, CHAR without its padding, a bit as 0/1. A decimal is
 value (1.50 is 1.5), never rounded to the column's scale: rounding SQL Server's 1.414213562373095 to
 the target's DECIMAL(38, 1) would hide that the translation kept one place where SQL Server keeps 15.
 Floating-point values are compared with a relative tolerance (rounded to `FLOAT_DIGITS` significant
-digits, 6 for FLOAT), since two engines may add the same numbers in a different order. Text is
+digits), since two engines may add the same numbers in a different order; a FLOAT (SQL Server's
+real) is compared as the single-precision number it is. Text is
 compared without case only where the target column's collation ignores case and so does the SQL
 Server database's (`fold_case`). A value the column type cannot hold (a fraction in an integer
 column) is kept as it is, tagged, so it differs from anything the other side returns.
@@ -26,6 +27,7 @@ numbers blanked out, and each number with its window's keys.
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -35,7 +37,6 @@ from ..data.normalize import TargetType, Unconvertible, converter, row_digest
 from .ties import Numbered
 
 FLOAT_DIGITS = 12
-FLOAT32_DIGITS = 6
 
 # MySQL protocol type codes (include/field_types.h); TiDB and MariaDB send the same.
 _DECIMAL = {0, 246}
@@ -195,8 +196,16 @@ def _rounded_float(value: Any) -> float:
 
 
 def _rounded_float32(value: Any) -> float:
-    f = _rounded_float(value)
-    return float(format(f, f".{FLOAT32_DIGITS}g")) + 0.0
+    """A FLOAT (SQL Server's real) value as the single-precision number it is: SQL Server sends its exact value
+    widened to a double (0.4814814925193787), TiDB and MySQL its shortest text ('0.4814815'); both read back to
+    the same single. (Rounding to six digits would put 0.48148149 and 0.4814815 on two sides of a boundary.)"""
+    f = float(value)
+    if f != f or f in (float("inf"), float("-inf")):
+        raise Unconvertible(f"{f!r} has no FLOAT value")
+    try:
+        return struct.unpack("<f", struct.pack("<f", f))[0] + 0.0
+    except OverflowError:
+        raise Unconvertible(f"{f!r} is outside FLOAT's range") from None
 
 
 class RowShape:

@@ -182,6 +182,15 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
         ctx.note("QY20", "rewritten", f"CONVERT(..., {code}) of binary becomes HEX().")
         hexed = call("HEX", value)
         return call("CONCAT", exp.Literal.string("0x"), hexed) if code == 1 else hexed
+    money = (ctx.types.of(value) or exp.DataType(this=exp.DType.UNKNOWN)).this in (exp.DType.MONEY, exp.DType.SMALLMONEY)
+    if money and target.this in _STRING_TYPES and code in (1, 2):
+        # money style 1 has commas and two decimals (1,234,567.89), style 2 four decimals (1234567.8900)
+        ctx.note("QY20", "rewritten", f"CONVERT(text, money, {code}) writes {'commas and two decimals: FORMAT(x, 2)' if code == 1 else 'four decimals'}.")
+        written = call("FORMAT", value, exp.Literal.number(2)) if code == 1 else \
+            exp.Cast(this=value.copy(), to=exp.DataType.build("decimal(19, 4)"))
+        cast = _cast(written, target if target.expressions else exp.DataType.build("varchar(30)"), safe)
+        cast.meta["converted"] = True
+        return cast
     if code in (0, 100) and source in _TEMPORAL and target.this in _STRING_TYPES:
         return _cast(value, target, safe)  # style 0 and 100 are the default a conversion to text writes (string_conversions)
     if code == 0 or (source in ("integer", "decimal", "float", "string") and target.this in _STRING_TYPES and code in (0, 1, 2, 3, 126, 128, 129)):
@@ -478,23 +487,25 @@ def _is_text_literal(node: exp.Expr | None) -> bool:
     return isinstance(node, exp.National) or (isinstance(node, exp.Literal) and node.is_string)
 
 
-@applies_to(exp.Ordered)
+@applies_to(exp.Ordered, exp.Max, exp.Min)
 def text_order(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`ORDER BY DisplayName`: noted (status unchanged), since text sorts by the collation.
+    """`ORDER BY DisplayName`, `MAX(DisplayName)`: noted (status unchanged), since text sorts by the collation.
 
-    SQL Server's collations sort punctuation and symbols before digits and letters, and tell accented
-    letters apart (`_AS`); TiDB's utf8mb4_general_ci, which a case-insensitive collation becomes, sorts by
-    code point weights with accents folded, and text that is no column sorts by the connection's
-    utf8mb4_bin. The same rows may come in another order ('>1' before '1' in SQL Server, after it on TiDB),
-    which `compare` shows as the same rows in another order; this note says why.
+    SQL Server's collations sort punctuation and symbols before digits and letters, tell accented letters
+    apart (`_AS`) and order other scripts by their own rules; TiDB's utf8mb4_general_ci, which a
+    case-insensitive collation becomes, sorts by code point weights with accents folded, and text that is
+    no column sorts by the connection's utf8mb4_bin. The same rows may come in another order ('>1'
+    before '1' in SQL Server, after it on TiDB), which `compare` shows as the same rows in another order,
+    and MIN or MAX of text may pick another value; this note says why.
     https://learn.microsoft.com/sql/relational-databases/collations/collation-and-unicode-support
     https://docs.pingcap.com/tidb/stable/character-set-and-collation
     """
-    if not isinstance(node, exp.Ordered) or not isinstance(node.parent, exp.Order):
+    if isinstance(node, exp.Ordered) and not isinstance(node.parent, exp.Order):
         return node
     if ctx.types.category(node.this) == "string":
-        ctx.note("QY75", "translated", "Rows ordered by text come in the order of TiDB's collation, which sorts punctuation, "
-                 "symbols and accented letters otherwise than SQL Server's: the same rows may come in another order.")
+        ctx.note("QY75", "translated", "Text ordered, or its MIN or MAX taken, follows TiDB's collation, which sorts "
+                 "punctuation, symbols, accented letters and other scripts otherwise than SQL Server's: the same rows "
+                 "may come in another order, and MIN or MAX pick another value.")
     return node
 
 

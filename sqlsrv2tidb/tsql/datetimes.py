@@ -27,10 +27,11 @@ _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(.+?)Z?$")
 
 
 def read_datetime(text: str) -> datetime | None:
-    """The datetime SQL Server reads `text` as, or None where it would fail to convert."""
+    """The datetime SQL Server reads `text` as, or None where it would fail to convert. An empty string (or
+    only spaces) is day 0, 1900-01-01, as SQL Server converts it (`ClosedDate != ''` holds for every date)."""
     text = " ".join(text.strip().split())
     if not text:
-        return None
+        return datetime(1900, 1, 1)
     iso = _ISO.match(text)
     if iso:
         day = _date(int(iso[1]), int(iso[2]), int(iso[3]))
