@@ -114,7 +114,11 @@ class Unheld:
         return f"{self.value!r} (not a {self.why})"
 
 
-def _value_normalizer(column: ResultColumn) -> Callable[[Any], Any]:
+COARSE_FLOAT_DIGITS = 9
+"""Digits of a second look at answers that differ only where doubles round otherwise (see `RowShape`)."""
+
+
+def _value_normalizer(column: ResultColumn, float_digits: int) -> Callable[[Any], Any]:
     target = column.target_type()
     convert: Callable[[Any], Any] | None
     if target.family == "integer":
@@ -122,7 +126,7 @@ def _value_normalizer(column: ResultColumn) -> Callable[[Any], Any]:
     elif target.family == "bit":
         convert = _bit
     elif target.family == "double":
-        convert = _rounded_float
+        convert = _rounded_float if float_digits == FLOAT_DIGITS else lambda v: _rounded_float(v, float_digits)
     elif target.family == "float":
         convert = _rounded_float32
     elif target.family == "decimal":
@@ -188,11 +192,11 @@ def _bit(value: Any) -> int:
     return _integral(value)
 
 
-def _rounded_float(value: Any) -> float:
+def _rounded_float(value: Any, digits: int = FLOAT_DIGITS) -> float:
     f = float(value)
     if f != f or f in (float("inf"), float("-inf")):
         raise Unconvertible(f"{f!r} has no DOUBLE value")
-    return float(format(f, f".{FLOAT_DIGITS}g")) + 0.0
+    return float(format(f, f".{digits}g")) + 0.0
 
 
 def _rounded_float32(value: Any) -> float:
@@ -209,12 +213,23 @@ def _rounded_float32(value: Any) -> float:
 
 
 class RowShape:
-    """How the rows of one class's answer are normalized and digested (one per answer, from the target's columns)."""
+    """How the rows of one class's answer are normalized and digested (one per answer, from the target's columns).
+
+    Doubles are rounded to `float_digits` significant digits. Two engines that add or average the same
+    numbers in another order may end a unit apart in the last binary place, and when the exact value lies
+    on a rounding boundary (ln 2 sums over many equal scores did, at 0.3106133312235) the two round to
+    neighbouring 12-digit values, and a whole tie group moves. Answers that differ so are looked at again
+    with `COARSE_FLOAT_DIGITS`, whose boundaries lie elsewhere (runner.py)."""
+
+    @property
+    def has_doubles(self) -> bool:
+        return any(c.target_type().family == "double" for c in self.columns)
 
     def __init__(self, columns: Sequence[ResultColumn], source_collation: str | None,
-                 numbered: Sequence[Numbered] = ()) -> None:
+                 numbered: Sequence[Numbered] = (), float_digits: int = FLOAT_DIGITS) -> None:
         self.columns = tuple(columns)
-        self._normalizers = tuple(_value_normalizer(c) for c in self.columns)
+        self.float_digits = float_digits
+        self._normalizers = tuple(_value_normalizer(c, float_digits) for c in self.columns)
         self.folds = tuple(fold_case(c, source_collation) and c.target_type().is_text for c in self.columns)
         self.pads = tuple(c.target_type().is_text for c in self.columns)
         self.numbered = tuple(n for n in numbered if n.position < len(self.columns)
