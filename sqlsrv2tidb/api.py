@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .assessment import Parts, build_assessment
-from .errors import UsageError
+from .errors import ConnectionFailed, UsageError
 from .model import Capture, Finding
 from .model.plan import MigrationPlan
 from .model.translation import Translation
@@ -284,12 +284,17 @@ def _data_target(target: Target, settings: Any, capture: Capture, options: Optio
     return db, plan_
 
 
-def _specs(db, capture: Capture, plan_: MigrationPlan, settings: Any):
+def _specs(db, capture: Capture, plan_: MigrationPlan, settings: Any, refused: dict[str, str] | None = None):
+    """The tables to load; those whose CREATE the target refused (`refused`, by folded name) are not among them."""
     from .data.tables import build_specs
 
     present = db.tables()
     specs, missing = build_specs(capture.database, plan_, lambda n: db.columns(n) if n.casefold() in present else [],
                                  settings.wants)
+    missing = [name for name in missing if name.casefold() not in (refused or {})]
+    if refused and not specs:
+        first = next(iter(refused.values()))
+        raise ConnectionFailed(f"the target refused the CREATE TABLE of every table ({len(refused)}), the first: {first}")
     if missing:
         shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
         raise UsageError(f"the target {db.target.display} has no table {shown}; apply ddl/ first "
@@ -332,15 +337,13 @@ def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *,
     with _from_sql_server(login, sources, target, settings, options, progress) as (capture, pool, db, plan_, where):
         run = {"mode": "copy", "source": where, "target": target.display, "sample": str(settings.sample or ""),
                "seed": settings.seed}
-        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
-        specs = _specs(db, capture, plan_, settings)
+        checkpoint, notes, refused = _tables_ready(out, db, plan_, capture, settings, run)
+        specs = _specs(db, capture, plan_, settings, refused)
         started = result.now()
         keep = _sample(specs, pool, settings, progress) if settings.sample else None
         outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep,
                         workers=None if keep is not None else _range_workers(pool, login, target, db.driver, settings))
-        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
-        outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
-        outcome["notes"] = notes + more
+        _after_load(db, plan_, capture, specs, checkpoint, outcome, settings, progress, notes, refused)
         return _finish_data(out, "copy", where, target, db.kind, settings, outcome, started)
 
 
@@ -370,7 +373,8 @@ def _sample(specs, pool, settings: Any, progress: Progress) -> dict[str, Any]:
 
 
 def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, settings: Any, run: dict[str, Any]):
-    """The checkpoint of this load, and with --create-tables the tables the target does not have yet."""
+    """The checkpoint of this load, and with --create-tables the tables the target does not have yet: the notes
+    and, by folded target name, the tables whose CREATE the target refused (they are not loaded)."""
     from .data import ddl
     from .data.checkpoint import Checkpoint
     from .data.tables import target_name
@@ -378,28 +382,54 @@ def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, setting
     chosen = [t for t in capture.database.tables if settings.wants(t.schema, t.name)]
     checkpoint = Checkpoint.open(out, {**run, "tables": sorted(t.qualified_name for t in chosen)}, restart=settings.restart)
     notes: list[str] = []
+    refused: dict[str, str] = {}
     if settings.create_tables:
         present = db.tables()
         new = {t.qualified_name: target_name(plan_, t).casefold() for t in chosen
                if target_name(plan_, t).casefold() not in present}
-        notes += ddl.before(db, plan_, set(new.values()))
-        for label in new:
-            checkpoint.update(label, extra={**checkpoint.state(label).extra, "created": True})
-    return checkpoint, notes
+        made, refused = ddl.before(db, plan_, set(new.values()))
+        notes += made
+        for label, name in new.items():
+            if name not in refused:
+                checkpoint.update(label, extra={**checkpoint.state(label).extra, "created": True})
+    return checkpoint, notes, refused
+
+
+def _after_load(db, plan_: MigrationPlan, capture: Capture, specs, checkpoint, outcome: dict[str, Any], settings: Any,
+                progress: Progress, notes: list[str], refused: dict[str, str]) -> None:
+    """What --create-tables does once the rows are in (indexes and foreign keys, then views), and the tables whose
+    CREATE the target refused as failed tables of the outcome: its notes, views and results are filled in."""
+    from .data.copy import TableResult
+    from .data.tables import TableSpec, target_name
+
+    notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
+    for res in outcome["results"]:  # the indexes and keys the target refused, by this run or the one it resumed
+        res.extra["refused"] = checkpoint.state(res.spec.label).extra.get("refused", [])
+    outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
+    outcome["notes"] = notes + more
+    for table in capture.database.tables:
+        name = target_name(plan_, table)
+        if settings.wants(table.schema, table.name) and name.casefold() in refused:
+            outcome["results"].append(TableResult(TableSpec(table, name, ()), status="failed",
+                                                  message=refused[name.casefold()]))
+            outcome["verifies"].append(None)
 
 
 def _indexes_after(db, plan_: MigrationPlan, specs, checkpoint, outcome: dict[str, Any]) -> list[str]:
-    """With --create-tables, once every table is in: the indexes and foreign keys of the tables this load created."""
+    """With --create-tables, once every table is in: the indexes and foreign keys of the tables this load created,
+    each table marked in the checkpoint as its own are done (with what the target refused of them)."""
     from .data import ddl
 
     if outcome["interrupted"] or any(r.status == "failed" for r in outcome["results"]):
         return []
-    pending = [s for s in specs if checkpoint.state(s.label).extra.get("created")
-               and not checkpoint.state(s.label).extra.get("indexed")]
-    notes = ddl.after(db, plan_, {s.target_name.casefold() for s in pending}, {s.target_name.casefold() for s in specs})
-    for spec in pending:
-        checkpoint.update(spec.label, extra={**checkpoint.state(spec.label).extra, "indexed": True})
-    return notes
+    pending = {s.target_name.casefold(): s.label for s in specs if checkpoint.state(s.label).extra.get("created")
+               and not checkpoint.state(s.label).extra.get("indexed")}
+
+    def finished(name: str, refusals: list[str]) -> None:
+        label = pending[name]
+        checkpoint.update(label, extra={**checkpoint.state(label).extra, "indexed": True, "refused": refusals})
+
+    return ddl.after(db, plan_, set(pending), {s.target_name.casefold() for s in specs}, finished)
 
 
 def _views_after(db, plan_: MigrationPlan, checkpoint, outcome: dict[str, Any], settings: Any, progress: Progress):
@@ -553,8 +583,8 @@ def run_data_synthesize(sources: Sequence[Path | str], out: Path, options: Optio
         where = ", ".join(capture.sources)
         run = {"mode": "synthesize", "source": where, "target": target.display, "seed": settings.seed,
                "scale": settings.scale}
-        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
-        specs = _specs(db, capture, plan_, settings)
+        checkpoint, notes, refused = _tables_ready(out, db, plan_, capture, settings, run)
+        specs = _specs(db, capture, plan_, settings, refused)
         synth = Synthesizer(specs, seed=settings.seed, scale=settings.scale)
         started = result.now()
         outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=lambda: synth,
@@ -562,9 +592,7 @@ def run_data_synthesize(sources: Sequence[Path | str], out: Path, options: Optio
         for res in outcome["results"]:
             columns, table_notes = synth.describe(res.spec)
             res.extra["columns"], res.extra["notes"] = columns, table_notes
-        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
-        outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
-        outcome["notes"] = notes + more
+        _after_load(db, plan_, capture, specs, checkpoint, outcome, settings, progress, notes, refused)
         return _finish_data(out, "synthesize", where, target, db.kind, settings, outcome, started)
     finally:
         db.close()
