@@ -638,6 +638,8 @@ class CompareSettings:
     queries: tuple[str, ...] = ()
     reconnect_within: float = 120.0
     """Seconds of waiting, in all, for a side whose session was lost before a class is an error (compare.reopen)."""
+    resume: bool = False
+    """Keep the classes OUT's compare.json already judged (compare.judged) and judge only the others."""
 
 
 def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
@@ -646,35 +648,88 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
 
     Only reads are sent, to either server (compare.classes); nothing is written anywhere but OUT.
     """
-    import time
-
-    from .compare import document as compare_doc
-    from .compare.classes import Left, choose, prepare
-    from .compare.reopen import Reconnect
-    from .compare.runner import run_classes
-    from .compare.sides import SqlServerSide, TargetSide
-    from .errors import ConnectionFailed
-    from .errors import UsageError as _Usage
-    from .replay.params import MarkerColumn
-    from .replay.safety import check_not_source
-    from .replay.statements import target_values
-
     settings = settings or CompareSettings()
     progress = progress or NullProgress()
     if not sources:
-        raise _Usage("compare needs SOURCES: the capture whose query classes are compared")
+        raise UsageError("compare needs SOURCES: the capture whose query classes are compared")
     if settings.parameter_sets < 1 or settings.timeout <= 0 or settings.reconnect_within < 0:
-        raise _Usage("--parameter-sets must be 1 or more, --statement-timeout more than 0 and --reconnect-within "
-                     "0 or more")
+        raise UsageError("--parameter-sets must be 1 or more, --statement-timeout more than 0 and --reconnect-within "
+                         "0 or more")
     out = prepare_output(out, sources)
     capture = read(sources, progress)
-    check_not_source(target, capture.server)
     translation = translate(capture, options, progress)
+    return _compare(capture, translation, out, options, login=login, target=target, settings=settings,
+                    progress=progress)
+
+
+def _compare(capture: Capture, translation: Translation, out: Path, options: Options, *, login: SourceLogin,
+             target: Target, settings: CompareSettings, progress: Progress) -> Outcome:
+    """compare's work once the capture is read and translated: choose, (keep what OUT judged,) run, write."""
+    import time
+
+    from .capture.live import parse_connection
+    from .compare import document as compare_doc
+    from .compare.classes import Left, choose
+    from .compare.judged import Judged, earlier
+    from .compare.runner import Run
+    from .errors import Interrupted
+    from .replay.safety import check_not_source
+
+    check_not_source(target, capture.server)
     chosen, left = choose(capture, translation, settings.queries, options)
     if not chosen:
-        raise _Usage(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
-                     "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
+        raise UsageError(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
+                         "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
+    recorded = {"parameter_sets": settings.parameter_sets, "timeout_s": settings.timeout, "seed": settings.seed,
+                "queries": list(settings.queries) or None, "reconnect_within_s": settings.reconnect_within}
+    where = f"{parse_connection(login.connection).host}/{capture.database.name or ''}"
+    judged = (earlier(out / compare_doc.FILE, source=where, target=target.display, settings=recorded)
+              if settings.resume else Judged())
+    if judged.not_kept:
+        progress.note(judged.not_kept)
+    kept = {c.query.id: entry for c in chosen if (entry := judged.kept(c)) is not None}
+    todo = [c for c in chosen if c.query.id not in kept]
+    if kept:
+        progress.note(f"Resuming the comparison: {len(kept)} of {len(chosen)} class(es) kept as "
+                      f"{out / compare_doc.FILE} judged them; judging the other {len(todo)}")
     started = time.perf_counter()
+    if todo:
+        run, kind = _judge(todo, capture, login, target, settings, progress)
+    else:  # every class kept: neither server is asked anything
+        run, kind = Run([]), judged.server
+    results = run.results
+    if run.stopped:
+        left = [*left, *(Left(c.query.id, f"not run: the run stopped ({run.stopped})") for c in run.not_run)]
+    # A differing answer may come from a view the query reads rather than from its own text (QY65).
+    compared = {f"query {r.compared.query.id}" for r in results} | {f"query {qid}" for qid in kept}
+    through_views = [f for f in check(capture, options, plan=plan(capture, options), translation=translation,
+                                      only=("QY65",)) if f.object in compared]
+    found = _with_rule_settings(compare_doc.findings(results, list(kept.values())) + through_views, options)
+    doc = compare_doc.document(
+        source=where, target=target.display, server=kind, settings=recorded, results=results, left=left, found=found,
+        seconds=time.perf_counter() - started, reconnects=run.reconnects, stopped=run.stopped,
+        kept=list(kept.values()), order=[c.query.id for c in chosen])
+    path = write_json(out / compare_doc.FILE, doc)
+    judged_now = len(results) + len(kept)
+    if run.interrupted:
+        raise Interrupted(f"interrupted: {path} holds the {judged_now} class(es) judged so far; run it again with "
+                          f"--resume to judge the other {len(run.not_run)}")
+    if run.stopped:
+        raise ConnectionFailed(f"compare stopped: {run.stopped}; {path} holds the {judged_now} class(es) judged "
+                               f"before, and lists the {len(run.not_run)} not run")
+    return Outcome(out, [path], found, doc)
+
+
+def _judge(todo, capture: Capture, login: SourceLogin, target: Target, settings: CompareSettings,
+           progress: Progress):
+    """Each class of `todo` run on both servers and judged (compare.runner); the run and the target's kind."""
+    from .compare.classes import prepare
+    from .compare.reopen import Reconnect
+    from .compare.runner import run_classes
+    from .compare.sides import SqlServerSide, TargetSide
+    from .replay.params import MarkerColumn
+    from .replay.statements import target_values
+
     session = _open_source(login)
     sql_server = SqlServerSide(session, settings.timeout)
     try:
@@ -686,31 +741,12 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
         def pools(column: MarkerColumn) -> tuple[Any, ...]:
             return target_values(target_side.conn, column)
 
-        with progress.task(f"Choosing parameter values for {len(chosen)} class(es)"):
+        with progress.task(f"Choosing parameter values for {len(todo)} class(es)"):
             classes = [prepare(c.query, c.source, capture, settings.parameter_sets, settings.seed, pools, c.batch)
-                       for c in chosen]
+                       for c in todo]
         run = run_classes(classes, capture.database, sql_server, target_side, progress,
                           Reconnect(within=settings.reconnect_within))
-        results = run.results
-        kind = target_side.kind
+        return run, target_side.kind
     finally:
         sql_server.close()
         target_side.close()
-    if run.stopped:
-        left = [*left, *(Left(c.query.id, f"not run: the run stopped ({run.stopped})") for c in run.not_run)]
-    # A differing answer may come from a view the query reads rather than from its own text (QY65).
-    compared = {f"query {r.compared.query.id}" for r in results}
-    through_views = [f for f in check(capture, options, plan=plan(capture, options), translation=translation,
-                                      only=("QY65",)) if f.object in compared]
-    found = _with_rule_settings(compare_doc.findings(results) + through_views, options)
-    doc = compare_doc.document(
-        source=f"{session.conn.host}/{capture.database.name or ''}", target=target.display, server=kind,
-        settings={"parameter_sets": settings.parameter_sets, "timeout_s": settings.timeout, "seed": settings.seed,
-                  "queries": list(settings.queries) or None, "reconnect_within_s": settings.reconnect_within},
-        results=results, left=left, found=found, seconds=time.perf_counter() - started, reconnects=run.reconnects,
-        stopped=run.stopped)
-    path = write_json(out / compare_doc.FILE, doc)
-    if run.stopped:
-        raise ConnectionFailed(f"compare stopped: {run.stopped}; {path} holds the {len(results)} class(es) judged "
-                               f"before, and lists the {len(run.not_run)} not run")
-    return Outcome(out, [path], found, doc)

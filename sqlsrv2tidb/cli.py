@@ -548,6 +548,7 @@ def compare_cmd(
     statement_timeout: Annotated[float, typer.Option("--statement-timeout", help="Seconds each side may take per statement before the class is reported as timed out.")] = 30.0,
     query: Annotated[list[str] | None, typer.Option("--query", help="Only this query class id (repeatable).")] = None,
     reconnect_within: Annotated[float, typer.Option("--reconnect-within", help="Seconds to wait, in all, for a server whose session was lost before the class is an error (waits of 1, 2, 4 ... s).")] = 120.0,
+    resume: Annotated[bool, typer.Option("--resume", help="Keep the classes OUT's compare.json already judged (same servers, settings and text) and judge only the others: after a run that stopped or was interrupted.")] = False,
     seed: DataSeed = 1, password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
     timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, tidb_version: TidbVersion = "8.5",
     config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
@@ -559,7 +560,7 @@ def compare_cmd(
     from .target import parse_target
 
     settings = api.CompareSettings(parameter_sets=parameter_sets, timeout=statement_timeout, seed=seed,
-                                   queries=tuple(query or ()), reconnect_within=reconnect_within)
+                                   queries=tuple(query or ()), reconnect_within=reconnect_within, resume=resume)
     login = api.SourceLogin(connection, password_env, password_prompt, timeout)
     outcome = api.run_compare(sources, out, _options(tidb_version, 3, None, config), login=login,
                               target=parse_target(target, prompt=target_password_prompt), settings=settings,
@@ -567,7 +568,8 @@ def compare_cmd(
     summary = (outcome.assessment or {}).get("summary", {})
     typer.echo(f"Compared {summary.get('classes', 0)} class(es): {summary.get('same', 0)} same, "
                f"{summary.get('same_up_to_ties', 0)} same up to ties, {summary.get('differs', 0)} differ, {summary.get('error', 0)} error, "
-               f"{summary.get('not_comparable', 0)} not comparable, {summary.get('left_out', 0)} left out", err=True)
+               f"{summary.get('not_comparable', 0)} not comparable, {summary.get('left_out', 0)} left out"
+               + (f" ({summary['kept']} kept as the earlier run judged them)" if summary.get("kept") else ""), err=True)
     _finish(outcome.findings, fail_on, f"{out}/compare.json")
 
 
