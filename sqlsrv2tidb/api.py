@@ -790,6 +790,8 @@ def _judge(todo, capture: Capture, login: SourceLogin, target: Target, settings:
 
 CAPTURE_FOLDER = "capture"
 """Where `assess --connection` keeps its capture in OUT (catalog.json, as `capture` writes it)."""
+NO_WORKLOAD = ("no workload: neither Query Store nor SOURCES gave a query class; give one as SOURCES beside "
+               "--connection (an Extended Events or Query Store export, a workload script or spec)")
 
 
 @dataclass(frozen=True)
@@ -893,9 +895,13 @@ def _assess_live(sources: Sequence[Path | str], out: Path, options: Options, liv
         def compare_stage() -> Outcome:
             from .compare.classes import choose
 
+            if live.data is not None and live.data.sample:
+                raise LeftOut(f"the target holds a sample ({live.data.sample}) of the rows SQL Server answers from, "
+                              "so their answers differ by construction; run without --sample to compare them")
+            if not capture.workload.queries:
+                raise LeftOut(NO_WORKLOAD)
             if not choose(capture, assessed.translation, settings_.queries, options)[0]:
-                raise LeftOut("no query class is a read with a TiDB statement (the workload comes from Query Store, "
-                              "or from SOURCES beside --connection: an Extended Events export, a workload script)")
+                raise LeftOut("no query class of the workload is a read with a TiDB statement")
             return _compare(capture, assessed.translation, out, options, login=login, target=target,
                             settings=settings_, progress=stages.display)
 
@@ -913,6 +919,8 @@ def _assess_live(sources: Sequence[Path | str], out: Path, options: Options, liv
             from .replay import runner
             from .replay.selection import select
 
+            if not capture.workload.queries:
+                raise LeftOut(NO_WORKLOAD)
             try:
                 select(capture, assessed.translation, config)
             except (UsageError, Refused) as exc:

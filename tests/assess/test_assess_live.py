@@ -190,6 +190,24 @@ def test_a_stage_that_fails_is_a_finding_and_the_others_still_run(mssql, greenho
         assert cur.fetchall() == (("a plant of the DBA's own",),)  # nothing of the user's was written over
 
 
+@pytest.mark.slow
+def test_a_sample_is_copied_and_verified_and_compare_says_why_it_is_left_out(mssql, greenhouse, mariadb, database,
+                                                                              tmp_path):
+    workload = workload_file(tmp_path / "workload.sql")
+    out = tmp_path / "out"
+    code, said = _assess(*_args(mssql, greenhouse, mariadb, database, out, workload), "--sample", "10%", "--no-replay",
+                         target=mariadb)
+    assert code == 0, said
+    assert ("compare: left out: the target holds a sample (10%) of the rows SQL Server answers from, so their answers "
+            "differ by construction; run without --sample to compare them") in said
+    copied = {f"{t['schema']}.{t['name']}".casefold(): t for t in _doc(out, "data.json")["tables"]}
+    assert all(t["verify"]["status"] == "equal" for t in copied.values()), copied
+    assert 0 < copied["dbo.readings"]["rows"] < TABLES["dbo.readings"] // 2
+    assert not (out / "compare.json").exists() and not (out / "replay.json").exists()
+    assert [(s["name"], s["status"]) for s in _doc(out, "assessment.json")["run"]["stages"]] == [
+        ("capture", "done"), ("plan", "done"), ("data", "done"), ("compare", "left out")]
+
+
 def test_without_sources_or_connection_assess_says_what_it_needs(tmp_path):
     result = CliRunner().invoke(app, ["assess", "-o", str(tmp_path / "out")])
     assert result.exit_code == 2
