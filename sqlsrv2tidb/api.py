@@ -499,7 +499,7 @@ def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progr
     from .data.targetdb import TargetDb
 
     order = load_order([s.target_name for s in specs], [(f.table, f.referenced) for f in db.foreign_keys()])
-    _refuse_non_empty(db, specs, checkpoint, settings.truncate)
+    _refuse_non_empty(db, specs, checkpoint, settings.truncate, settings.restart)
     if not checkpoint.resumed:
         (out / "data-rejects.jsonl").unlink(missing_ok=True)  # the rejects of an earlier load of ours
     method = "load data" if local_infile_works(db, specs[0]) else "insert"
@@ -521,7 +521,7 @@ def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progr
             "method": copier.method}
 
 
-def _refuse_non_empty(db, specs, checkpoint, truncate: bool) -> None:
+def _refuse_non_empty(db, specs, checkpoint, truncate: bool, restart: bool = False) -> None:
     """Nothing the user loaded is written over: a table this load has not started must be empty."""
     if truncate:
         return
@@ -529,7 +529,8 @@ def _refuse_non_empty(db, specs, checkpoint, truncate: bool) -> None:
     if full:
         shown = ", ".join(full[:8]) + (f" and {len(full) - 8} more" if len(full) > 8 else "")
         raise UsageError(f"the target already holds rows in {shown}; empty them, or pass --truncate to have them "
-                         "emptied, or give the -o folder of the load that wrote them to continue it")
+                         "emptied" + (" (--restart loads every table again from its start)" if restart else
+                                      ", or give the -o folder of the load that wrote them to continue it"))
 
 
 def _verify(results, target: Target, driver: str, settings: Any, progress: Progress, reader, stop, *,
