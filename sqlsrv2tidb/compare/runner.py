@@ -107,20 +107,27 @@ class Run:
     not_run: list[Compared] = field(default_factory=list)
     stopped: str | None = None
     reconnects: int = 0
+    interrupted: bool = False
+    """Ctrl-C stopped the run: `results` are the classes judged before it, `not_run` the rest."""
 
 
 def run_classes(classes: Sequence[Compared], database: Database, sql_server: SqlServerSide, target: TargetSide,
                 progress: Progress | None = None, reconnect: Reconnect | None = None,
                 sleep: Callable[[float], None] | None = None) -> Run:
     """Compare every class in turn (one statement on each server at a time), with progress; a side lost on
-    the way is opened again (`sessions`), and a side that stays away stops the run after the classes judged."""
+    the way is opened again (`sessions`), and a side that stays away stops the run after the classes judged, as
+    Ctrl-C does (`Run.interrupted`): the classes judged are kept for the caller to write."""
     progress = progress or NullProgress()
     sessions = Sessions(sql_server, target, reconnect, progress.note, sleep)
     run = Run([])
     with progress.task(f"Comparing {len(classes)} query class(es) on SQL Server and {target.target.display}",
                        total=len(classes)) as task:
         for n, compared in enumerate(classes):
-            result = judge(compared, database, sessions)
+            try:
+                result = judge(compared, database, sessions)
+            except KeyboardInterrupt:
+                run.stopped, run.interrupted, run.not_run = "interrupted", True, list(classes[n:])
+                break
             run.results.append(result)
             task.advance()
             try:

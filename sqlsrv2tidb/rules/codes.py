@@ -21,6 +21,7 @@ PREFIXES: dict[str, str] = {
     "QY": "queries",
     "RP": "replay",
     "DA": "data",
+    "ST": "stages",
 }
 """Code prefix -> category, as rules/README.md lists them."""
 
