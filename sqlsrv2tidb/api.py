@@ -177,7 +177,8 @@ def run_assess(
     if replay_target is not None:
         from .replay import runner
 
-        result = runner.run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress)
+        result = runner.run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress,
+                                   options=options)
         findings.extend(_with_rule_settings(result.findings, options))
         files.append(out / "replay.json")
     # Anonymized, every file written above is rewritten in place with the page's pseudonyms.
@@ -203,7 +204,7 @@ def run_replay(
     out = prepare_output(out, sources)
     capture = read(sources, progress)
     translation = translate(capture, options, progress)
-    outcome = runner.run_replay(capture, translation, target, config, out=out, progress=progress)
+    outcome = runner.run_replay(capture, translation, target, config, out=out, progress=progress, options=options)
     return Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
 
 
@@ -621,6 +622,7 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
     import time
 
     from .compare import document as compare_doc
+    from .compare.calls import choose_calls, compare_any, prepare_call
     from .compare.classes import Left, choose, prepare
     from .compare.reopen import Reconnect
     from .compare.runner import run_classes
@@ -628,6 +630,7 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
     from .errors import ConnectionFailed
     from .errors import UsageError as _Usage
     from .replay.params import MarkerColumn
+    from .replay.procedure_calls import calls_of
     from .replay.safety import check_not_source
     from .replay.statements import target_values
 
@@ -643,7 +646,8 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
     check_not_source(target, capture.server)
     translation = translate(capture, options, progress)
     chosen, left = choose(capture, translation, settings.queries, options)
-    if not chosen:
+    calls, left = choose_calls(capture, translation, calls_of(capture, options), left)  # procedure calls (compare.calls)
+    if not chosen and not calls:
         raise _Usage(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
                      "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
     started = time.perf_counter()
@@ -661,8 +665,10 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
         with progress.task(f"Choosing parameter values for {len(chosen)} class(es)"):
             classes = [prepare(c.query, c.source, capture, settings.parameter_sets, settings.seed, pools, c.batch)
                        for c in chosen]
+            classes += [prepare_call(tq, source, capture, call, settings.parameter_sets, settings.seed, pools)
+                        for tq, source, call in calls]
         run = run_classes(classes, capture.database, sql_server, target_side, progress,
-                          Reconnect(within=settings.reconnect_within))
+                          Reconnect(within=settings.reconnect_within), compare=compare_any)
         results = run.results
         kind = target_side.kind
     finally:

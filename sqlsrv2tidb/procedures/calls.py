@@ -178,6 +178,8 @@ class Runner:
     # -- steps ---------------------------------------------------------------------------------------------
 
     def _count(self, state: CallState) -> None:
+        if state.frames and state.frames[-1].program.wrapper:
+            return  # the application's own call around the procedures
         state.result.statements += 1
         if state.result.statements > self.limits.statements:
             raise TsqlError(50000, f"the call ran more than {self.limits.statements:,} statements: stopped (the runner "

@@ -51,7 +51,7 @@ class Summary:
         return f"{first.construct} at {self.program.where(first.line)}: {first.message}{more}"
 
 
-def _key(name: str) -> tuple[str | None, str]:
+def name_key(name: str) -> tuple[str | None, str]:
     """(schema or None, name), case-folded, of `[db].[schema].[name]`, `schema.name` or `name`."""
     parts = [part.strip().strip("[]\"").strip() for part in name.split(".")]
     if len(parts) == 1:
@@ -85,7 +85,7 @@ class Procedures:
 
     def module(self, name: str) -> Module | None:
         """The procedure a call names: `dbo.P`, `[dbo].[P]`, `P` (dbo's, or the only one of that name), `db.dbo.P`."""
-        schema, bare = _key(name)
+        schema, bare = name_key(name)
         if schema is not None:
             return self._modules.get((schema, bare))
         found = self._by_name.get(bare, [])

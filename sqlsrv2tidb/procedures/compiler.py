@@ -10,6 +10,7 @@ what it cannot run: that is the program's `blockers`, each with its line, and th
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 from ..model import Database, Module, Parameter
 from ..options import Options
@@ -56,8 +57,9 @@ def compile_procedure(module: Module, database: Database, names: NameMap, option
 
 
 def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Database, names: NameMap, options: Options,
-                  name: str = "batch", file: str | None = None, first_line: int = 1) -> p.Program:
-    """A batch of T-SQL run as a procedure would be, its declared parameters given by the caller."""
+                  name: str = "batch", file: str | None = None, first_line: int = 1, wrapper: bool = False) -> p.Program:
+    """A batch of T-SQL run as a procedure would be, its declared parameters given by the caller (`wrapper`: a
+    captured call around procedures, whose own statements are not counted)."""
     unit = Unit(name, database, names, options, _nested(database, names, options, name))
     declared = []
     for parameter in parameters:
@@ -66,7 +68,8 @@ def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Databa
         declared.append(p.Parameter(parameter.name if parameter.name.startswith("@") else "@" + parameter.name, type_text))
     body, read = blocks.read_body(text, 1)
     unit.blockers.extend(read)
-    return _finish(unit, tuple(declared), _step(unit, body), file, first_line)
+    program = _finish(unit, tuple(declared), _step(unit, body), file, first_line)
+    return replace(program, wrapper=True) if wrapper else program
 
 
 def _nested(database: Database, names: NameMap, options: Options, owner: str):

@@ -226,6 +226,9 @@ class Program:
     """The line of the file its definition starts on (its lines are the definition's)."""
     variables: tuple[tuple[str, str], ...] = field(default=())
     """Every variable it declares, (name, type): the runner's scope knows their types."""
+    wrapper: bool = False
+    """A captured batch around procedure calls (`exec dbo.P @a = @1`): its own statements are the application's
+    call, not statements the application takes over, and are not counted."""
 
     @property
     def runnable(self) -> bool:

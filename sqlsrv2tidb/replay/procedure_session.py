@@ -30,6 +30,7 @@ class DriverSession:
         return cls(drivers.connect(target, driver, timeout=timeout, found_rows=True), driver)
 
     def execute(self, sql: str, values: Sequence[Any]) -> Outcome:
+        """The statement's answer; its `description` is (the driver's description, PyMySQL's fields or ())."""
         cursor = self.conn.cursor
         if values:
             text = self._texts.get(sql)
@@ -41,9 +42,10 @@ class DriverSession:
         description = cursor.description
         if description is None:
             return Outcome(None, [], max(cursor.rowcount, 0))
+        fields = getattr(getattr(cursor, "_result", None), "fields", None) or ()  # PyMySQL's, with each charset
         rows = list(cursor.fetchall())
         columns = tuple(str(d[0]) for d in description)
-        return Outcome(columns, rows, len(rows), description)
+        return Outcome(columns, rows, len(rows), (tuple(description), tuple(fields)))
 
     def failure(self, error: BaseException) -> Failure | None:
         if not isinstance(error, self.errors):
