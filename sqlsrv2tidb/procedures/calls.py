@@ -243,7 +243,10 @@ class Runner:
         if isinstance(step, p.WhileStep):
             self._while(state, frame, step)
             return
-        state.error = 0
+        self._simple(state, frame, step)
+        state.error = 0  # it ran: @@ERROR says so (a failure set it where it was met)
+
+    def _simple(self, state: CallState, frame: Frame, step: p.Step) -> None:
         if isinstance(step, p.Run):
             self._run(state, frame, step)
         elif isinstance(step, p.Declare):

@@ -160,3 +160,17 @@ def _call_line(program: Program, called: str) -> int:
 
 def _worst(statuses: list[Status]) -> Status:
     return worst(s for s in statuses if s != "unsupported")
+
+
+_LAST: list[Procedures] = []
+
+
+def procedures_of(database: Database, options: Options | None = None) -> Procedures:
+    """The procedures of `database`, compiled once for the stages of one command that ask (the rules' MO01 and
+    assessment.json read the same summaries): the last schema asked about is kept."""
+    options = options or Options()
+    if _LAST and _LAST[0].database is database and _LAST[0].options == options:
+        return _LAST[0]
+    found = Procedures(database, options)
+    _LAST[:] = [found]
+    return found

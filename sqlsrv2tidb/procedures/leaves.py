@@ -33,7 +33,8 @@ _UNREADABLE_CONSTRUCTS = {"QY25": "dynamic SQL", "QY24": "procedure call", "QY11
 def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
     """The step of one statement, or None when it needs nothing done (a blocker may be recorded)."""
     text = statement.sql.strip().rstrip(";").strip()
-    head = text.split(None, 1)[0].upper() if text else ""
+    first = re.match(r"[A-Za-z_]+", text)
+    head = first[0].upper() if first else ""
     if re.search(r"\bCURRENT\s+OF\b", _code(text), re.IGNORECASE):
         unit.block("positioned update", line, "WHERE CURRENT OF changes the row a cursor stands on: the runner keeps a "
                                               "cursor's rows on the client")
@@ -56,7 +57,7 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
     if isinstance(tree, exp.Command):
         return _command(unit, tree, text, line)
     if isinstance(tree, exp.Set) and all(_assigns(i) for i in tree.expressions):
-        return p.Assign(line, tuple((parameter_name(i.this.this), unit.value(i.this.expression, i.this.expression.sql("tsql"), line))
+        return p.Assign(line, tuple((parameter_name(i.this.this).lower(), unit.value(i.this.expression, i.this.expression.sql("tsql"), line))
                                     for i in tree.expressions))
     if isinstance(tree, exp.Select) and tree.selects and any(_assignment(s) for s in tree.selects):
         return _assign_from_select(unit, tree, text, line)
@@ -118,9 +119,20 @@ def writes_of(tree: exp.Expr) -> str | None:
     return verb or None
 
 
+def _declared_types(text: str) -> dict[str, str]:
+    """Each variable's type as the DECLARE writes it (`real`, `ntext`: sqlglot writes another type's name)."""
+    found: dict[str, str] = {}
+    for piece in split_top_level(re.sub(r"^\s*DECLARE\b", "", text, flags=re.IGNORECASE)):
+        m = re.match(r"(@[\w@#$]+)\s+(?:AS\s+)?(.*?)\s*(?:=.*)?$", piece, re.IGNORECASE | re.DOTALL)
+        if m:
+            found[m[1].lstrip("@").lower()] = " ".join(m[2].split())
+    return found
+
+
 def _declare(unit: Unit, tree: exp.Declare, text: str, line: int) -> p.Step | None:
     variables: list[tuple[str, str, p.Value | None]] = []
     tables: list[p.Step] = []
+    written = _declared_types(text)
     for item in tree.expressions:
         kind = item.args.get("kind")
         for name_node in item.this if isinstance(item.this, list) else [item.this]:
@@ -129,7 +141,7 @@ def _declare(unit: Unit, tree: exp.Declare, text: str, line: int) -> p.Step | No
                 single = exp.Declare(expressions=[exp.DeclareItem(this=[name_node.copy()], kind=kind.copy())])
                 tables.append(p.Run(line, unit.translate(single, text, line), text, unit.session_status()))
                 continue
-            type_text = kind.sql("tsql") if isinstance(kind, exp.DataType) else ""
+            type_text = written.get(name.lower()) or (kind.sql("tsql") if isinstance(kind, exp.DataType) else "")
             if re.fullmatch(r"\s*CURSOR\s*", type_text, re.IGNORECASE) or type_text.upper() == "CURSOR":
                 unit.block("cursor variable", line, f"@{name} CURSOR: a cursor held in a variable; the runner keeps named "
                                                     "cursors (DECLARE name CURSOR FOR ...)")
@@ -344,7 +356,7 @@ def call_step(unit: Unit, tree: exp.Expr, text: str, line: int) -> p.Step | None
             return None
         declared: tuple[Parameter, ...] = ()
         rest = args[1:]
-        if rest and isinstance(rest[0], (exp.National, exp.Literal)) and rest[0].is_string:
+        if rest and (isinstance(rest[0], exp.National) or (isinstance(rest[0], exp.Literal) and rest[0].is_string)):
             declared = parse_declarations(rest[0].name)
             rest = rest[1:]
         return p.CallText(line, unit.nested(body.name, declared, line), tuple(_argument(unit, a, line) for a in rest))

@@ -25,6 +25,7 @@ _INTEGERS = {"tinyint": (0, 255), "smallint": (-(2**15), 2**15 - 1), "int": (-(2
 _TEXT = {"char", "nchar", "varchar", "nvarchar", "sysname", "text", "ntext"}
 _PADDED = {"char", "nchar"}
 _DATES = {"datetime", "datetime2", "smalldatetime", "datetimeoffset"}
+_SYNONYMS = {"integer": "int", "dec": "decimal", "character": "char", "double": "float"}
 
 
 def base_type(type_text: str) -> tuple[str, str | None, str | None]:
@@ -32,7 +33,8 @@ def base_type(type_text: str) -> tuple[str, str | None, str | None]:
     m = _TYPE.match(type_text or "")
     if m is None:
         return "", None, None
-    return m[1].lower(), (m[2] or "").lower() or None, m[3]
+    base = m[1].lower()
+    return _SYNONYMS.get(base, base), (m[2] or "").lower() or None, m[3]
 
 
 def assign(value: Any, type_text: str | None) -> Any:
