@@ -152,6 +152,11 @@ def _drop_if_exists(statements: list[Statement]) -> list[Statement]:
     return out
 
 
+_TEXT = frozenset(t for t in (getattr(TokenType, n, None) for n in (
+    "STRING", "NATIONAL_STRING", "RAW_STRING", "UNICODE_STRING", "HEREDOC_STRING", "HEX_STRING", "BIT_STRING",
+    "BYTE_STRING")) if t is not None)
+"""Token types of literal text (`'x'`, `N'x'`, `0x..`): a word inside one (`N'BEGIN'`) starts no statement."""
+
 _STARTERS = frozenset({*ALWAYS_STARTS, *_DML, "SELECT", "EXEC", "EXECUTE", "SET", "WITH"})
 """Every word `_starts_statement` can take for the start of a statement."""
 
@@ -169,7 +174,7 @@ def _one_statement(tokens: list[Token]) -> bool:
             depth = max(0, depth - 1)
         elif tt == TokenType.SEMICOLON:
             return False
-        elif depth == 0 and tt != TokenType.STRING:
+        elif depth == 0 and tt not in _TEXT:
             text = tok.text
             found = starts.get(text)
             if found is None:
@@ -196,7 +201,7 @@ def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
     depth = case_depth = 0
     module = False
     for i, tok in enumerate(tokens):
-        word = tok.text.upper() if tok.token_type != TokenType.STRING else ""
+        word = tok.text.upper() if tok.token_type not in _TEXT else ""
         if tok.token_type == TokenType.SEMICOLON and depth == 0 and not module:
             if start is not None:
                 spans.append((start, i - 1))
@@ -229,7 +234,7 @@ def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
 
 def _starts_statement(tokens: list[Token], i: int, first: str, seen: set[str], case_depth: int, main: str = "") -> bool:
     tok = tokens[i]
-    if tok.token_type == TokenType.STRING:
+    if tok.token_type in _TEXT:
         return False
     word = tok.text.upper()
     prev = tokens[i - 1].text.upper() if i else ""
@@ -292,7 +297,7 @@ _DIALECT = SqlServer()
 
 
 def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> Statement:
-    words = [t.text.upper() for t in tokens[:6] if t.token_type != TokenType.STRING]
+    words = [t.text.upper() for t in tokens[:6] if t.token_type not in _TEXT]
     head = words[0] if words else ""
     if head in CONTROL_FLOW and not (head == "BEGIN" and len(words) > 1 and words[1] in ("TRAN", "TRANSACTION", "DISTRIBUTED")):
         return Statement(sql, control_flow=True)

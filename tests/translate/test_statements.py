@@ -37,6 +37,7 @@ def test_go_lines_split_batches_and_go_inside_text_does_not():
     ("BEGIN TRAN UPDATE t SET a = 1 COMMIT", ["BEGIN TRAN", "UPDATE t SET a = 1", "COMMIT"]),
     ("DECLARE c CURSOR FOR SELECT a FROM t OPEN c", ["DECLARE c CURSOR FOR SELECT a FROM t", "OPEN c"]),
     ("SET NOCOUNT ON UPDATE t SET a = 1", ["SET NOCOUNT ON", "UPDATE t SET a = 1"]),
+    ("SET @s = N'BEGIN' + N'END' + N'SELECT' SELECT @s", ["SET @s = N'BEGIN' + N'END' + N'SELECT'", "SELECT @s"]),
     ("SET XACT_ABORT OFF\nINSERT INTO #t EXEC dbo.p 1", ["SET XACT_ABORT OFF", "INSERT INTO #t EXEC dbo.p 1"]),
 ])
 def test_statements_without_semicolons(sql, expected):
