@@ -97,6 +97,8 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
                                           "round_trips": answered.round_trips,
                                           "result_sets": {SQL_SERVER: len(left), TARGET: len(answered.result_sets)}}
         verdict, reason, comparison = _judge(left, answered, database, target)
+        if verdict == DIFFERS:
+            reason += _noted(call)
         result.comparison = comparison
         if comparison is not None:
             result.rows = {SQL_SERVER: comparison.sql_server_rows, TARGET: comparison.target_rows}
@@ -118,6 +120,13 @@ def compare_any(compared: Compared, database: Database, sql_server: SqlServerSid
     if compared.call is not None:
         return compare_call(compared, database, sql_server, target)
     return compare_class(compared, database, sql_server, target)
+
+
+def _noted(call: CapturedCall) -> str:
+    """What the translation of the procedures the call ran said may change an answer (their `review` notes)."""
+    notes = {f"{n.code} {n.message}" for program in call.plan.programs.values() for n in program.notes
+             if n.status == "review"}
+    return ("; the procedure's translation noted: " + "; ".join(sorted(notes)[:3])) if notes else ""
 
 
 def _case_insensitive(database: Database) -> bool:

@@ -79,10 +79,17 @@ class Runner:
         self.limits = limits or Limits()
         self.case_insensitive = case_insensitive
 
-    def call(self, program: p.Program, arguments: Sequence[p.Argument | tuple[str | None, Any]] = ()) -> CallResult:
-        """Run `program` once with `arguments`: (`@name` or None for the next position, value) pairs."""
+    def call(self, program: p.Program, arguments: Sequence[p.Argument | tuple[str | None, Any]] = (),
+             enclosing: bool = False) -> CallResult:
+        """Run `program` once with `arguments`: (`@name` or None for the next position, value) pairs.
+
+        `enclosing`: the caller holds a transaction the call runs in (BEGIN is sent first, @@TRANCOUNT starts at 1, and
+        the caller ends it): a procedure's COMMIT then commits nothing, its ROLLBACK rolls all of it back, as in SQL Server."""
         result = CallResult(program.name)
         state = CallState(result)
+        if enclosing:
+            self.session.execute("BEGIN", ())
+            state.trancount, state.enclosing = 1, True
         given = [(a[0], a[1]) if isinstance(a, tuple) else (a.name, a.value) for a in arguments]
         try:
             status, frame = self._run_program(state, program, given, level=1)
@@ -533,8 +540,9 @@ class Runner:
         tables.clear()
 
     def _end(self, state: CallState) -> None:
-        """A transaction the call left open is rolled back (SQL Server: error 266, and it stays open)."""
-        if state.trancount > 0:
+        """A transaction the call left open is rolled back (SQL Server: error 266, and it stays open); the caller's own
+        (`enclosing`) is the caller's to end."""
+        if state.trancount > (1 if state.enclosing else 0):
             state.result.notes.append(f"the call ended with @@TRANCOUNT {state.trancount}: its transaction was rolled back")
             try:
                 self._send_text(state, "ROLLBACK")

@@ -48,6 +48,8 @@ class CallState:
     doomed: bool = False
     """XACT_STATE() = -1: an error under XACT_ABORT left the transaction uncommittable."""
     transaction_name: str | None = None
+    enclosing: bool = False
+    """The call runs in its caller's transaction (`Runner.call(..., enclosing=True)`)."""
     nocount: bool = False
     xact_abort: bool = False
     row_limit: int = 0
