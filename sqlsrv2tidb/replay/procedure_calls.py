@@ -56,25 +56,38 @@ def run_call(conn: drivers.Connection, driver: str, class_id: str, plan: CallPla
     return result.ok, False
 
 
-def plan_values(capture: Capture, chosen: Chosen, pools: Callable[[MarkerColumn], tuple[Any, ...]]) -> ParameterPlan:
-    """Where each of the class's parameters gets its value: captured, else from the target's rows where a
-    procedure compares it with a column, else from its declared type."""
+def plan_values(capture: Capture, chosen: Chosen, pools: Callable[[MarkerColumn], tuple[Any, ...]],
+                keys: Callable[[list[MarkerColumn]], frozenset[str]] | None = None) -> ParameterPlan:
+    """Where each of the class's parameters gets its value: captured, except a key the procedure INSERTs, which gets
+    a fresh value so no replayed call repeats it (`keys`: the key columns of the table the markers fill); else
+    from the target's rows where a procedure compares it with a column; else from its declared type."""
     source = chosen.source
     parameters = tuple(p.name for p in source.parameters) if source is not None else ()
     shaped = TranslatedQuery(chosen.query.id, chosen.query.fingerprint, chosen.query.source_sql, None, "translated",
                              parameters=parameters)
-    plan = plan_parameters(source, shaped, len(parameters), capture.database, None, [MarkerColumn()] * len(parameters))
-    if chosen.call is None or all(m.kind != "type" for m in plan.markers):
-        return plan
-    uses = parameter_uses(chosen.call.plan)
-    found: dict[int, tuple[Any, ...]] = {}
-    for index, name in enumerate(parameters):
-        for sql, position in uses.get(name.lower(), []):
-            columns = marker_columns(sql)
-            column = columns[position] if position < len(columns) else MarkerColumn()
-            if column.role == "where" and (values := pools(column)):
-                found[index] = values
-                break
+    columns = _columns(chosen, parameters)
+    written = keys(columns) if keys is not None and any(c.role == "insert" for c in columns) else frozenset()
+    plan = plan_parameters(source, shaped, len(parameters), capture.database, None, columns, written)
+    wanted = [i for i, (m, c) in enumerate(zip(plan.markers, columns, strict=True)) if m.kind == "type" and c.role == "where"]
+    found = {i: values for i in wanted if (values := pools(columns[i]))}
     if not found:
         return plan
-    return plan_parameters(source, shaped, len(parameters), capture.database, found, [MarkerColumn()] * len(parameters))
+    return plan_parameters(source, shaped, len(parameters), capture.database, found, columns, written)
+
+
+def _columns(chosen: Chosen, parameters: tuple[str, ...]) -> list[MarkerColumn]:
+    """The column each of the class's parameters meets in the procedures it is passed to: one it is inserted into
+    (a key to keep fresh), else one it is compared with (where values are found)."""
+    if chosen.call is None:
+        return [MarkerColumn()] * len(parameters)
+    uses = parameter_uses(chosen.call.plan)
+    out = []
+    for name in parameters:
+        met = []
+        for sql, position in uses.get(name.lower(), []):
+            found = marker_columns(sql)
+            if position < len(found) and found[position].role in ("insert", "where"):
+                met.append(found[position])
+        met.sort(key=lambda c: c.role != "insert")
+        out.append(met[0] if met else MarkerColumn())
+    return out

@@ -50,7 +50,8 @@ def prepare(probe: drivers.Connection, capture: Capture, selection: Selection, p
     for chosen in selection.chosen:
         tq = chosen.query
         if chosen.call is not None:  # a procedure call: the runner sends its statements (`procedure_calls`)
-            plans[tq.id] = plan_values(capture, chosen, lambda column: target_values(probe, column))
+            plans[tq.id] = plan_values(capture, chosen, lambda column: target_values(probe, column),
+                                       lambda columns: written_keys(probe, capture, columns))
             markers[tq.id], parts_of[tq.id], calls[tq.id] = 0, (), chosen.call.plan
             out.append((tq.id, "", plans[tq.id]))
             continue
