@@ -72,6 +72,7 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
     started = time.perf_counter()
     result = ClassResult(compared, method="result sets")
     call: CapturedCall = compared.call
+    result.extra["target_sql"] = call.plan.target_sql()
     names = [p.name for p in call.plan.batch.parameters]
     for values in compared.value_sets:
         result.sets_run += 1
@@ -84,8 +85,8 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
             result.reason = f"SQL Server failed: {exc.message}"
             break
         answered = Runner(DriverSession(target.conn, "pymysql"), call.plan.resolve,
-                          case_insensitive=_case_insensitive(database)).call(call.plan.batch, list(zip(names, values.target,
-                                                                                                          strict=False)))
+                          case_insensitive=call.plan.case_insensitive).call(call.plan.batch,
+                                                                            list(zip(names, values.target, strict=False)))
         if answered.lost is not None or answered.errors:
             message = answered.lost.message if answered.lost else answered.errors[0].text()
             error = SideError(TARGET, message, lost=answered.lost is not None)
@@ -127,10 +128,6 @@ def _noted(call: CapturedCall) -> str:
     notes = {f"{n.code} {n.message}" for program in call.plan.programs.values() for n in program.notes
              if n.status == "review"}
     return ("; the procedure's translation noted: " + "; ".join(sorted(notes)[:3])) if notes else ""
-
-
-def _case_insensitive(database: Database) -> bool:
-    return "_cs_" not in (database.collation or "_ci_").lower() and not (database.collation or "").lower().endswith("_bin")
 
 
 def _judge(left: list[Any], answered: CallResult, database: Database,

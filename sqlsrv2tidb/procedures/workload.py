@@ -30,6 +30,13 @@ class CallPlan:
     batch: p.Program
     programs: dict[tuple[str | None, str], p.Program] = field(default_factory=dict)
     by_name: dict[str, tuple[tuple[str | None, str], ...]] = field(default_factory=dict)
+    case_insensitive: bool = True
+    """Text compares without case (the database's collation is case-insensitive, SQL Server's default)."""
+
+    def target_sql(self) -> str:
+        """Every TiDB statement the procedures may send, each once, in the order of the programs (for the files)."""
+        seen = dict.fromkeys(s.sql for program in self.programs.values() for s in statements_of(program))
+        return ";\n".join(seen)
 
     def resolve(self, name: str) -> p.Program | None:
         schema, bare = name_key(name)
@@ -129,7 +136,9 @@ def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
     by_name: dict[str, list[tuple[str | None, str]]] = {}
     for key in programs:
         by_name.setdefault(key[1], []).append(key)
-    return CallPlan(batch, programs, {name: tuple(keys) for name, keys in by_name.items()})
+    collation = (procedures.database.collation or "").lower()
+    return CallPlan(batch, programs, {name: tuple(keys) for name, keys in by_name.items()},
+                    "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation)
 
 
 def statements_of(program: p.Program) -> Iterator[SentStatement]:

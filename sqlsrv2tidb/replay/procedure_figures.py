@@ -38,7 +38,7 @@ def figures(selection: Selection, step: StepResult, steps: list[StepResult],
                "round_trips_per_call": round(trips / calls, 2) if calls else None,
                "failed_calls": failed, "target_ms_per_call": latency.get("mean"), "target_p99_ms": latency.get("p99"),
                "sql_server_ms_per_call": sql_server, "writes": bool(chosen.call.writes)}
-        per_class[chosen.query.id] = {"procedure_call": row}
+        per_class[chosen.query.id] = {"procedure_call": row, "target_sql": chosen.call.plan.target_sql()}
         name = ", ".join(chosen.call.procedures)
         entry = per_procedure.setdefault(name, {"procedure": name, "classes": [], "calls": 0, "statements": 0,
                                                 "round_trips": 0, "failed_calls": 0, "_target": [], "_server": []})
