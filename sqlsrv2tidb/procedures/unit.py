@@ -99,7 +99,22 @@ class Unit:
 
     def translate(self, tree: exp.Expr, sql: str, line: int, what: str = "statement") -> tuple[SentStatement, ...]:
         """The TiDB statements of one T-SQL statement, with the runner's values bound in it."""
-        return self.keep(self.session.statement(self.with_runtime(tree), sql), line, what)
+        return self.keep(self.session.statement(self.typed_columns(self.with_runtime(tree)), sql), line, what)
+
+    def typed_columns(self, tree: exp.Expr) -> exp.Expr:
+        """`SELECT @when AS w`: a variable a query returns as a column is cast to its declared date or time type. Bound
+        as a value, a date reaches the target as text, and the column would be text; in SQL Server it has the
+        variable's type. (Numbers keep theirs: they are bound as numbers.)"""
+        if not isinstance(tree, exp.Select):
+            return tree
+        for projection in tree.expressions:
+            node = projection.this if isinstance(projection, exp.Alias) else projection
+            if not (isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter)):
+                continue
+            declared = self.variables.get(node.name.lower(), "")
+            if declared.split("(")[0].strip().lower() in _MOMENTS:
+                node.replace(exp.Cast(this=node.copy(), to=exp.DataType.build(declared, dialect="tsql")))
+        return tree
 
     def with_runtime(self, tree: exp.Expr) -> exp.Expr:
         """The tree with `@@ROWCOUNT`, `ERROR_MESSAGE()`... as the runner's variables, and
@@ -140,6 +155,9 @@ class Unit:
         if local is not None:
             self.sent -= len(remote)
         return Value(text, local, remote)
+
+
+_MOMENTS = {"date", "datetime", "datetime2", "smalldatetime", "time", "datetimeoffset"}
 
 
 def _procedure_name(node: exp.Expr) -> bool:

@@ -268,6 +268,40 @@ CREATE PROCEDURE dbo.CallsDynamic
 AS
     EXEC dbo.Dynamic N'dbo.Orders'
 GO
+CREATE PROCEDURE dbo.Forms (@n int = 3, @name nvarchar(50) = N'a, ''b''', @when datetime = '2024-01-05')
+AS
+BEGIN
+    SET NOCOUNT ON
+    DECLARE @t TABLE (id int IDENTITY(1,1) PRIMARY KEY, v nvarchar(10));
+    INSERT INTO @t (v) VALUES (N'x'), (N'y'), (N'z');
+    DECLARE @c int = @@ROWCOUNT;
+    UPDATE @t SET v = UPPER(v) WHERE id <= 2;
+    DECLARE @u int = @@ROWCOUNT;
+    INSERT INTO dbo.Log (Message, Number) VALUES (@name, @n);
+    DECLARE @id int = SCOPE_IDENTITY();
+    WHILE (SELECT COUNT(*) FROM @t) > 1
+    BEGIN
+        DELETE TOP (1) FROM @t WHERE v <> N'z';
+        IF (SELECT COUNT(*) FROM @t) = 2 CONTINUE;
+    END
+    DECLARE @s nvarchar(100) = UPPER(@name) + N'-' + CAST(@n AS nvarchar(10));
+    DECLARE @d datetime = DATEADD(day, @n, @when);
+    SELECT TOP (@n) v FROM @t ORDER BY v;
+    SELECT @c AS c, @u AS u, @id AS id, @s AS s, @d AS d, (SELECT Message FROM dbo.Log WHERE LogID = @id) AS logged;
+    BEGIN TRY
+        BEGIN TRY
+            THROW 50010, N'inner', 1;
+        END TRY
+        BEGIN CATCH
+            RAISERROR(N'caught %s, then %d', 16, 1, N'inner', @n);
+        END CATCH
+    END TRY
+    BEGIN CATCH
+        SELECT ERROR_MESSAGE() AS outer_message, ERROR_NUMBER() AS number;
+    END CATCH
+    IF @n > 100 RETURN 5 ELSE RETURN 6;
+END
+GO
 """
 
 ROWS = ("INSERT INTO Orders (OrderID, Customer, Amount) VALUES (1, 'A', 10), (2, 'A', 5.5), (3, 'B', 7), "
@@ -405,6 +439,19 @@ def test_output_parameters_return_status_and_insert_exec(on_target):
 
 def test_sp_executesql_and_exec_of_literal_sql(on_target):
     assert sets(on_target.call("dbo.Literal", 3)) == [[(3,)], [(4,)]]
+
+
+def test_table_variables_scope_identity_remote_conditions_and_nested_try(on_target):
+    from datetime import datetime
+
+    result = on_target.call("dbo.Forms", 2)
+    assert result.ok and result.return_status == 6
+    first, second, third = sets(result)
+    assert first == [("z",)]  # the loop deleted until one row was left; TOP (@n) of it
+    # @@ROWCOUNT of a multi-row INSERT and an UPDATE of a table variable; SCOPE_IDENTITY() of the Log row; a date
+    # variable returned as a column keeps its type (datetime, not text).
+    assert second == [(3, 2, 1, "A, 'B'-2", datetime(2024, 1, 7), "a, 'b'")]
+    assert third == [("caught inner, then 2", 50000)]
 
 
 def test_what_cannot_run_is_said_with_its_construct_and_line(on_target):
