@@ -29,14 +29,15 @@ from paths import CORPUS  # noqa: E402
 
 from sqlsrv2tidb import api  # noqa: E402
 from sqlsrv2tidb.model import Capture, Module, Parameter, QueryClass, Workload, save_capture  # noqa: E402
+from sqlsrv2tidb.model.workload import jsonable  # noqa: E402
 from sqlsrv2tidb.procedures.calls import Runner  # noqa: E402
 from sqlsrv2tidb.procedures.catalog import Procedures  # noqa: E402
 from sqlsrv2tidb.procedures.workload import captured_calls  # noqa: E402
+from sqlsrv2tidb.replay.evidence import quote_table  # noqa: E402
 from sqlsrv2tidb.replay.params import ParameterMaker  # noqa: E402
 from sqlsrv2tidb.replay.procedure_calls import plan_values  # noqa: E402
 from sqlsrv2tidb.replay.procedure_session import DriverSession  # noqa: E402
 from sqlsrv2tidb.replay.selection import Chosen  # noqa: E402
-from sqlsrv2tidb.replay.statements import target_values  # noqa: E402
 from sqlsrv2tidb.target import parse_target  # noqa: E402
 from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id  # noqa: E402
 
@@ -298,7 +299,7 @@ def _user_types(endpoint: Capture, corpus: str) -> tuple:
 
 def _call_on_tidb(outcome: Outcome, capture: Capture, query: QueryClass, call, session: DriverSession) -> tuple:
     tq = _shaped(query)
-    plan = plan_values(capture, Chosen(tq, query, 0.0, call), lambda column: target_values(session.conn, column))
+    plan = plan_values(capture, Chosen(tq, query, 0.0, call), lambda column: _pool(session, column))
     values = ParameterMaker(plan, 1, 0, 1, query.id).next() if plan.markers else ()
     names = [p.name for p in call.plan.batch.parameters]
     # In a transaction rolled back afterwards, as on the endpoint: each call meets the rows as copied.
@@ -351,6 +352,19 @@ def _judge_failure(outcome: Outcome, source, query: QueryClass, values: tuple) -
     if answer is None:
         return
     outcome.ran = "fails on SQL Server too" if answer == outcome.number else "fails on the endpoint too, otherwise"
+
+
+def _pool(session: DriverSession, column) -> tuple:
+    """The values a column holds, the same on every run (replay's own pool takes the first rows, in any order)."""
+    if not column.table or not column.column:
+        return ()
+    name = column.column.replace("`", "``")
+    try:
+        rows = session.conn.fetch(f"SELECT DISTINCT `{name}` FROM {quote_table(column.table)} WHERE `{name}` IS NOT NULL "
+                                  f"ORDER BY `{name}` LIMIT 200")
+    except Exception:  # noqa: BLE001 - a table the target lacks: values of the declared type instead
+        return ()
+    return tuple(jsonable(r[0]) for r in rows)
 
 
 def _shaped(query: QueryClass):
