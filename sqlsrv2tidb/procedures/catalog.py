@@ -83,15 +83,20 @@ class Procedures:
     def modules(self) -> list[Module]:
         return sorted(self._modules.values(), key=lambda m: m.qualified_name.casefold())
 
-    def module(self, name: str) -> Module | None:
-        """The procedure a call names: `dbo.P`, `[dbo].[P]`, `P` (dbo's, or the only one of that name), `db.dbo.P`."""
+    def module(self, name: str, hops: int = 0) -> Module | None:
+        """The procedure a call names: `dbo.P`, `[dbo].[P]`, `P` (dbo's, or the only one of that name), `db.dbo.P`, or
+        a synonym of one."""
         schema, bare = name_key(name)
         if schema is not None:
-            return self._modules.get((schema, bare))
-        found = self._by_name.get(bare, [])
-        if len(found) == 1:
-            return found[0]
-        return self._modules.get(("dbo", bare))
+            found_one = self._modules.get((schema, bare))
+        else:
+            found = self._by_name.get(bare, [])
+            found_one = found[0] if len(found) == 1 else self._modules.get(("dbo", bare))
+        if found_one is not None or hops > 3:
+            return found_one
+        synonym = next((m for m in self.database.modules_of("synonym") if m.base_object
+                        and name_key(m.qualified_name) == ((schema or (m.schema or "dbo").casefold()), bare)), None)
+        return self.module(synonym.base_object, hops + 1) if synonym is not None and synonym.base_object else None
 
     def program(self, name: str) -> Program | None:
         module = self.module(name)

@@ -32,6 +32,8 @@ class CallPlan:
     by_name: dict[str, tuple[tuple[str | None, str], ...]] = field(default_factory=dict)
     case_insensitive: bool = True
     """Text compares without case (the database's collation is case-insensitive, SQL Server's default)."""
+    aliases: dict[tuple[str | None, str], tuple[str | None, str]] = field(default_factory=dict)
+    """Names calls give that are not the procedure's own (a synonym, another schema's spelling) -> its key."""
 
     def target_sql(self) -> str:
         """Every TiDB statement the procedures may send, each once, in the order of the programs (for the files)."""
@@ -40,6 +42,8 @@ class CallPlan:
 
     def resolve(self, name: str) -> p.Program | None:
         schema, bare = name_key(name)
+        if (schema, bare) in self.aliases:
+            return self.programs.get(self.aliases[(schema, bare)])
         if schema is not None:
             return self.programs.get((schema, bare))
         keys = self.by_name.get(bare, ())
@@ -119,6 +123,7 @@ def _system(name: str) -> bool:
 def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
     """The batch with every program it can reach through EXEC (each procedure once)."""
     programs: dict[tuple[str | None, str], p.Program] = {}
+    aliases: dict[tuple[str | None, str], tuple[str | None, str]] = {}
     pending = list(batch.calls)
     while pending:
         name = pending.pop()
@@ -126,6 +131,10 @@ def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
         if module is None:
             continue
         key = ((module.schema or "dbo").casefold(), module.name.casefold())
+        if name_key(name) != key and name_key(name)[0] is not None:
+            aliases[name_key(name)] = key
+        elif name_key(name)[0] is None and module.name.casefold() != name_key(name)[1]:
+            aliases[name_key(name)] = key
         if key in programs:
             continue
         program = procedures.program(name)
@@ -138,7 +147,7 @@ def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
         by_name.setdefault(key[1], []).append(key)
     collation = (procedures.database.collation or "").lower()
     return CallPlan(batch, programs, {name: tuple(keys) for name, keys in by_name.items()},
-                    "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation)
+                    "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation, aliases)
 
 
 def statements_of(program: p.Program) -> Iterator[SentStatement]:

@@ -134,3 +134,14 @@ def test_source_lines_of_a_catalog_definition_are_its_own():
                     source=SourceRef(None, None))
     summary = Procedures(Database(modules=(module,))).summary("dbo.P")
     assert summary is not None and summary.program.where(summary.blockers[0].line) == "line 3"
+
+
+def test_a_call_through_a_synonym_runs_the_procedure_it_names():
+    database = Database(modules=(Module("dbo", "P", "procedure", "CREATE PROCEDURE dbo.P AS EXEC dbo.Q"),
+                                 Module("dbo", "Q", "procedure", "CREATE PROCEDURE dbo.Q AS SELECT 1 AS one"),
+                                 Module("app", "Alias", "synonym", base_object="[dbo].[P]")))
+    call = captured_calls(Workload(queries=(QueryClass("q1", "exec app.alias", "EXEC app.Alias", "exec"),)),
+                          Procedures(database))["q1"]
+    assert call.runs and call.procedures == ("dbo.P",)
+    assert call.plan.resolve("app.Alias") is call.plan.resolve("dbo.P") is not None
+    assert call.plan.resolve("dbo.Q") is not None
