@@ -13,6 +13,8 @@ import os
 import pytest
 from corpus_procedures import COMMAND, FIXTURES, RECORD, CorpusRun, render, run_corpus
 
+pytestmark = pytest.mark.slow
+
 _RUNS: dict[str, CorpusRun] = {}
 
 

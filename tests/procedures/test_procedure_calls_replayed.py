@@ -150,6 +150,7 @@ NORTHWIND_CALLS = [
 ]
 
 
+@pytest.mark.slow
 def test_northwind_calls_replay_on_tidb_and_answer_as_on_sql_server(compare_northwind, tidb, tmp_path):
     import sys
 
