@@ -66,6 +66,9 @@ class _Lost(Exception):
 _TARGET_ERRORS = {1062: 2627, 1451: 547, 1452: 547, 1216: 547, 1217: 547, 1048: 515, 1264: 8115, 1690: 8115,
                   1365: 8134, 1213: 1205, 1205: 1222, 1406: 2628, 1146: 208, 1054: 207}
 """A target's error code -> SQL Server's number for the same error (ERROR_NUMBER(), @@ERROR)."""
+_ENDS_BATCH = frozenset({137, 241, 245, 8114, 8115, 8134})
+"""Errors that end the batch in SQL Server, not only their statement (with ARITHABORT ON, clients' default): an
+undeclared variable, a failed conversion, an arithmetic overflow, a division by zero."""
 _CREATED = re.compile(r"^\s*CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|\S+)", re.IGNORECASE)
 _DML = re.compile(r"^\s*(?:WITH\b.*?\)\s*)?(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE | re.DOTALL)
 
@@ -235,7 +238,7 @@ class Runner:
         if state.try_depth > 0 and error.severity > 10:
             raise error
         state.to_client(error)
-        if aborts or state.xact_abort or error.severity >= 20:
+        if aborts or state.xact_abort or error.severity >= 20 or error.number in _ENDS_BATCH:
             raise _Abort
 
     def _statement(self, state: CallState, frame: Frame, step: p.Step) -> None:

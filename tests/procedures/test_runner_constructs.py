@@ -268,6 +268,16 @@ CREATE PROCEDURE dbo.CallsDynamic
 AS
     EXEC dbo.Dynamic N'dbo.Orders'
 GO
+CREATE PROCEDURE dbo.Converts @text varchar(10)
+AS
+BEGIN
+    DECLARE @i int;
+    INSERT INTO dbo.Orders (OrderID, Customer, Amount) VALUES (1, N'dup', 1);
+    SELECT 'after a statement error' AS went_on;
+    SET @i = @text;
+    SELECT 'after a conversion error' AS not_reached;
+END
+GO
 CREATE PROCEDURE dbo.Forms (@n int = 3, @name nvarchar(50) = N'a, ''b''', @when datetime = '2024-01-05')
 AS
 BEGIN
@@ -452,6 +462,15 @@ def test_table_variables_scope_identity_remote_conditions_and_nested_try(on_targ
     # variable returned as a column keeps its type (datetime, not text).
     assert second == [(3, 2, 1, "A, 'B'-2", datetime(2024, 1, 7), "a, 'b'")]
     assert third == [("caught inner, then 2", 50000)]
+
+
+def test_a_conversion_error_ends_the_call_where_a_statement_error_does_not(on_target):
+    result = on_target.call("dbo.Converts", "12")
+    assert sets(result) == [[("after a statement error",)], [("after a conversion error",)]]
+    refused = on_target.call("dbo.Converts", "abc")
+    # A duplicate key ends its statement only; a failed conversion ends the batch (SQL Server's error 245).
+    assert [e.number for e in refused.errors] == [2627, 245] and refused.aborted
+    assert sets(refused) == [[("after a statement error",)]]
 
 
 def test_what_cannot_run_is_said_with_its_construct_and_line(on_target):
