@@ -23,7 +23,8 @@ from typing import Any
 
 from ..translate.session import SentStatement
 from . import program as p
-from .expressions import RUNTIME_PREFIX, NotLocal, Scope, TsqlError, evaluate
+from .expressions import RUNTIME_PREFIX, NotLocal, Scope, evaluate
+from .failures import TsqlError
 from .results import CallResult, ResultSet
 from .session import Failure, Outcome, TargetSession
 from .state import CallState, Cursor, Frame

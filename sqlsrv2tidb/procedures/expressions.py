@@ -25,21 +25,12 @@ from typing import Any
 from sqlglot import exp
 
 from ..translate.scopes import parameter_name
+from .failures import TsqlError
+from .values import assign, base_type
 
 
 class NotLocal(Exception):
     """The client cannot work this value out by T-SQL's rules: the target is asked."""
-
-
-class TsqlError(Exception):
-    """An error T-SQL raises: SQL Server's number, its message, severity and state."""
-
-    def __init__(self, number: int, message: str, severity: int = 16, state: int = 1, line: int | None = None,
-                 target_code: int | None = None) -> None:
-        super().__init__(message)
-        self.number, self.message, self.severity, self.state, self.line = number, message, severity, state, line
-        self.target_code = target_code
-        self.procedure: str | None = None
 
 
 @dataclass(frozen=True)
@@ -93,7 +84,16 @@ class InList:
     negated: bool = False
 
 
-Local = Const | Var | Runtime | Unary | Binary | IsNull | FirstNotNull | InList
+@dataclass(frozen=True)
+class Converted:
+    """CAST(x AS type) / CONVERT(type, x) without a style, where the client converts as SQL Server does: an integer to
+    text, text of digits or an integer to an integer type."""
+
+    operand: Local
+    type: str
+
+
+Local = Const | Var | Runtime | Unary | Binary | IsNull | FirstNotNull | InList | Converted
 
 RUNTIME_GLOBALS = {
     "ROWCOUNT": "rowcount", "ERROR": "error", "TRANCOUNT": "trancount", "FETCH_STATUS": "fetch_status",
@@ -178,12 +178,26 @@ def local_form(node: exp.Expr) -> Local | None:
         if operand is None or any(i is None for i in items):
             return None
         return InList(operand, tuple(items))  # type: ignore[arg-type]
+    if isinstance(node, (exp.Cast, exp.Convert)) and not isinstance(node, exp.TryCast) and not node.args.get("style"):
+        target, operand = (node.to, node.this) if isinstance(node, exp.Cast) else (node.this, node.expression)
+        inner = local_form(operand) if isinstance(operand, exp.Expr) else None
+        if inner is None or not isinstance(target, exp.DataType):
+            return None
+        type_text = target.sql("tsql")
+        if base_type(type_text)[0] in _CONVERTIBLE:
+            return Converted(inner, type_text)
+        return None
     if isinstance(node, exp.Between):
         operand, low, high = local_form(node.this), local_form(node.args["low"]), local_form(node.args["high"])
         if operand is None or low is None or high is None:
             return None
         return Binary("AND", Binary(">=", operand, low), Binary("<=", operand, high))
     return None
+
+
+_TEXT_TYPES = {"char", "varchar", "nchar", "nvarchar"}
+_INTEGER_TYPES = {"tinyint", "smallint", "int", "bigint"}
+_CONVERTIBLE = _TEXT_TYPES | _INTEGER_TYPES
 
 
 def _number(text: str) -> int | Decimal:
@@ -247,6 +261,8 @@ def evaluate(node: Local, scope: Scope) -> Any:
         if isinstance(value, int) and not isinstance(value, bool):
             return -value
         raise NotLocal
+    if isinstance(node, Converted):
+        return _convert(evaluate(node.operand, scope), node.type)
     if isinstance(node, Binary):
         if node.op in ("AND", "OR"):
             return _logic(node.op, evaluate(node.left, scope), lambda: evaluate(node.right, scope))
@@ -254,6 +270,21 @@ def evaluate(node: Local, scope: Scope) -> Any:
         if node.op in ("=", "<>", ">", ">=", "<", "<="):
             return _compare(node.op, left, right, scope)
         return _arithmetic(node.op, left, right)
+    raise NotLocal
+
+
+def _convert(value: Any, type_text: str) -> Any:
+    base, size, _ = base_type(type_text)
+    if value is None:
+        return None
+    if base in _TEXT_TYPES and type(value) is int:  # money and decimals are written by styles the server keeps
+        text = str(value)
+        length = 30 if size is None else None if size == "max" else int(size)  # CAST's default length is 30
+        if length is not None and len(text) > length:
+            raise NotLocal  # too long: SQL Server writes `*` or fails, by type
+        return assign(text, f"{base}({size or 30})")
+    if base in _INTEGER_TYPES and (type(value) is int or (isinstance(value, str) and value.strip().lstrip("+-").isdigit())):
+        return assign(value, base)
     raise NotLocal
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from .expressions import TsqlError
+from .failures import TsqlError
 from .program import CursorDeclare, Program
 from .results import CallError, CallResult
 

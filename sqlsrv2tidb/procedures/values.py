@@ -17,7 +17,7 @@ from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
 from ..tsql.datetimes import read_datetime
-from .expressions import TsqlError
+from .failures import TsqlError
 
 _TYPE = re.compile(r"^\s*(\w+)\s*(?:\(\s*(max|\d+)\s*(?:,\s*(\d+)\s*)?\))?", re.IGNORECASE)
 _INTEGERS = {"tinyint": (0, 255), "smallint": (-(2**15), 2**15 - 1), "int": (-(2**31), 2**31 - 1),
