@@ -21,13 +21,15 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..translate.session import SentStatement
 from . import program as p
-from .expressions import RUNTIME_PREFIX, NotLocal, Scope, evaluate
+from .cursors import cursor_step
 from .failures import TsqlError
+from .raising import raise_step, text_of
 from .results import CallResult, ResultSet
-from .session import Failure, Outcome, TargetSession
-from .state import CallState, Cursor, Frame
+from .sending import Lost, Sender
+from .session import Outcome, TargetSession
+from .state import CallState, Frame
+from .transactions import transaction
 from .values import assign
 
 Resolve = Callable[[str], "p.Program | None"]
@@ -59,14 +61,6 @@ class _Abort(Exception):
     """The call ends here (a THROW outside TRY, an error under XACT_ABORT)."""
 
 
-class _Lost(Exception):
-    def __init__(self, failure: Failure) -> None:
-        self.failure = failure
-
-
-_TARGET_ERRORS = {1062: 2627, 1451: 547, 1452: 547, 1216: 547, 1217: 547, 1048: 515, 1264: 8115, 1690: 8115,
-                  1365: 8134, 1213: 1205, 1205: 1222, 1406: 2628, 1146: 208, 1054: 207}
-"""A target's error code -> SQL Server's number for the same error (ERROR_NUMBER(), @@ERROR)."""
 _ENDS_BATCH = frozenset({137, 241, 245, 8114, 8115, 8134})
 """Errors that end the batch in SQL Server, not only their statement (with ARITHABORT ON, clients' default): an
 undeclared variable, a failed conversion, an arithmetic overflow, a division by zero."""
@@ -81,7 +75,7 @@ class Runner:
                  case_insensitive: bool = True) -> None:
         self.session, self.resolve = session, resolve
         self.limits = limits or Limits()
-        self.case_insensitive = case_insensitive
+        self.sender = Sender(session, case_insensitive)
 
     def call(self, program: p.Program, arguments: Sequence[p.Argument | tuple[str | None, Any]] = (),
              enclosing: bool = False) -> CallResult:
@@ -102,7 +96,7 @@ class Runner:
                              for param in program.parameters if param.output}
         except _Abort:
             result.aborted = True
-        except _Lost as lost:
+        except Lost as lost:
             result.lost, result.aborted = lost.failure, True
             return result
         except TsqlError as error:  # raised where no TRY was left to take it
@@ -156,7 +150,7 @@ class Runner:
             if key in values and values[key] is not _DEFAULT:
                 value = values[key]
             elif param.has_default:
-                value = self._value(state, frame, param.default) if param.default else None
+                value = self.sender.value(state, frame, param.default) if param.default else None
             elif param.output and key in values:
                 value = None
             else:
@@ -173,7 +167,7 @@ class Runner:
             callee = step.program
         given: list[tuple[str | None, Any]] = []
         for argument in step.arguments:
-            value = _DEFAULT if argument.value is None else self._value(state, frame, argument.value)
+            value = _DEFAULT if argument.value is None else self.sender.value(state, frame, argument.value)
             given.append((argument.name, value))
         status, inner = self._run_program(state, callee, given, frame.level + 1)
         for argument in step.arguments:
@@ -244,7 +238,7 @@ class Runner:
 
     def _statement(self, state: CallState, frame: Frame, step: p.Step) -> None:
         if isinstance(step, p.IfStep):
-            holds = self._condition(state, frame, step.condition)
+            holds = self.sender.condition(state, frame, step.condition)
             state.error = 0
             if holds:
                 self._step(state, frame, step.then)
@@ -264,13 +258,13 @@ class Runner:
             for name, type_text, value in step.variables:
                 frame.types[name] = type_text
                 if value is not None or name not in frame.variables:  # declared again in a loop: it keeps its value
-                    frame.variables[name] = assign(self._value(state, frame, value) if value else None, type_text)
+                    frame.variables[name] = assign(self.sender.value(state, frame, value) if value else None, type_text)
         elif isinstance(step, p.Assign):
             for name, value in step.targets:
-                self._set(frame, name, self._value(state, frame, value))
+                self._set(frame, name, self.sender.value(state, frame, value))
             state.rowcount = 1
         elif isinstance(step, p.AssignFromQuery):
-            outcome = self._send_all(state, frame, step.statements)
+            outcome = self.sender.send_all(state, frame, step.statements)
             if outcome.rows:
                 for name, value in zip(step.names, outcome.rows[-1], strict=False):
                     self._set(frame, name, value)
@@ -280,18 +274,18 @@ class Runner:
         elif isinstance(step, p.InsertFromCall):
             self._insert_from_call(state, frame, step)
         elif isinstance(step, p.Transaction):
-            self._transaction(state, step)
+            transaction(self.sender, state, step)
         elif isinstance(step, (p.CursorDeclare, p.CursorAction)):
-            self._cursor(state, frame, step)
+            cursor_step(self.sender, state, frame, step, self._set)
         elif isinstance(step, p.Option):
             self._option(state, frame, step)
         elif isinstance(step, p.Print):
-            state.result.messages.append(_text(self._value(state, frame, step.value)))
+            state.result.messages.append(text_of(self.sender.value(state, frame, step.value)))
             state.rowcount = 0
         elif isinstance(step, p.Raise):
-            self._raise(state, frame, step)
+            raise_step(self.sender, state, frame, step, self._fail)
         elif isinstance(step, p.Return):
-            raise _Return(None if step.value is None else assign(self._value(state, frame, step.value), "int"))
+            raise _Return(None if step.value is None else assign(self.sender.value(state, frame, step.value), "int"))
         elif isinstance(step, p.Loop):
             raise _Break if step.word == "BREAK" else _Continue
 
@@ -300,7 +294,7 @@ class Runner:
         while True:
             if turns:
                 self._count(state)  # the condition is tested again: a statement each time
-            if not self._condition(state, frame, step.condition):
+            if not self.sender.condition(state, frame, step.condition):
                 return
             turns += 1
             if turns > self.limits.loop_iterations:
@@ -324,7 +318,7 @@ class Runner:
                                    "SET ROWCOUNT to result sets only", 16)
         outcome = Outcome()
         for statement in step.statements:
-            outcome = self._send(state, frame, statement)
+            outcome = self.sender.send(state, frame, statement)
             created = _CREATED.match(statement.sql)
             if created:
                 frame.temp_tables.append(created[1].strip("`"))
@@ -348,87 +342,11 @@ class Runner:
                 state.bound = {f"c{i}": value for i, value in enumerate(row)}
                 try:
                     for statement in step.insert:
-                        self._send(state, frame, statement)
+                        self.sender.send(state, frame, statement)
                 finally:
                     state.bound = {}
                 inserted += 1
         state.rowcount = inserted
-
-    def _transaction(self, state: CallState, step: p.Transaction) -> None:
-        state.rowcount = 0
-        if step.action == "begin":
-            if state.trancount == 0:
-                self._send_text(state, "BEGIN")
-                state.transaction_name = step.name
-            state.trancount += 1
-        elif step.action == "commit":
-            if state.trancount == 0:
-                raise TsqlError(3902, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION.")
-            if state.doomed:
-                raise TsqlError(3930, "The current transaction cannot be committed and cannot support operations that "
-                                      "write to the log file. Roll back the transaction.")
-            state.trancount -= 1
-            if state.trancount == 0:
-                self._send_text(state, "COMMIT")
-        elif step.action == "save":
-            if state.trancount == 0:
-                raise TsqlError(628, "Cannot issue SAVE TRANSACTION when there is no active transaction.")
-            self._send_text(state, f"SAVEPOINT `{step.name}`")
-        else:
-            if state.trancount == 0:
-                raise TsqlError(3903, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION.")
-            if step.name and step.name != state.transaction_name and not state.doomed:
-                self._send_text(state, f"ROLLBACK TO SAVEPOINT `{step.name}`")
-                return
-            self._send_text(state, "ROLLBACK")
-            state.trancount, state.doomed = 0, False
-
-    def _cursor(self, state: CallState, frame: Frame, step: p.CursorDeclare | p.CursorAction) -> None:
-        if isinstance(step, p.CursorDeclare):
-            state.cursors[step.name] = Cursor(step)
-            state.rowcount = 1
-            return
-        cursor = state.cursors.get(step.name)
-        if cursor is None:
-            raise TsqlError(16916, f"A cursor with the name '{step.name}' does not exist.")
-        if step.action == "open":
-            if cursor.rows is not None:
-                raise TsqlError(16905, "The cursor is already open.")
-            cursor.rows, cursor.position = self._send_all(state, frame, cursor.declared.statements).rows, -1
-            state.cursor_rows = len(cursor.rows)
-        elif step.action == "close":
-            if cursor.rows is None:
-                raise TsqlError(16917, "Cursor is not open.")
-            cursor.rows = None
-            state.rowcount = 0
-        elif step.action == "deallocate":
-            del state.cursors[step.name]
-            state.rowcount = 0
-        else:
-            self._fetch(state, frame, cursor, step)
-
-    def _fetch(self, state: CallState, frame: Frame, cursor: Cursor, step: p.CursorAction) -> None:
-        if cursor.rows is None:
-            raise TsqlError(16917, "Cursor is not open.")
-        if step.direction != "NEXT" and not cursor.declared.scroll:
-            raise TsqlError(16911, f"fetch: The fetch type {step.direction} cannot be used with forward only cursors.")
-        count = len(cursor.rows)
-        offset = assign(self._value(state, frame, step.offset), "int") if step.offset is not None else 0
-        target = {"NEXT": cursor.position + 1, "PRIOR": cursor.position - 1, "FIRST": 0, "LAST": count - 1,
-                  "ABSOLUTE": (offset - 1 if offset > 0 else count + offset) if offset else -1,
-                  "RELATIVE": cursor.position + offset}[step.direction]
-        if 0 <= target < count:
-            cursor.position = target
-            row = cursor.rows[target]
-            if step.into and len(step.into) != len(row):
-                raise TsqlError(16924, "Cursorfetch: The number of variables declared in the INTO list must match that "
-                                       "of selected columns.")
-            for name, value in zip(step.into, row, strict=False):
-                self._set(frame, name, value)
-            state.fetch_status, state.rowcount = 0, 1
-        else:
-            cursor.position = count if target >= count else -1
-            state.fetch_status, state.rowcount = -1, 0
 
     def _option(self, state: CallState, frame: Frame, step: p.Option) -> None:
         if step.name == "NOCOUNT":
@@ -436,101 +354,8 @@ class Runner:
         elif step.name == "XACT_ABORT":
             state.xact_abort = step.on
         elif step.name == "ROWCOUNT" and step.value is not None:
-            state.row_limit = max(0, assign(self._value(state, frame, step.value), "int") or 0)
+            state.row_limit = max(0, assign(self.sender.value(state, frame, step.value), "int") or 0)
         state.rowcount = 0
-
-    def _raise(self, state: CallState, frame: Frame, step: p.Raise) -> None:
-        state.rowcount = 0
-        if step.kind == "rethrow":
-            if not state.handling:
-                raise TsqlError(10704, "To rethrow an error, a THROW statement must be used inside a CATCH block.")
-            again = state.handling[-1]
-            self._fail(state, TsqlError(again.number, again.message, again.severity, again.state, again.line,
-                                        again.target_code), aborts=True)
-            return
-        values = [self._value(state, frame, v) for v in step.arguments]
-        if step.kind == "throw":
-            number = assign(values[0], "int")
-            if number is None or number < 50000:
-                raise TsqlError(35100, "Error number in THROW statement is outside the valid range.")
-            error = TsqlError(number, _text(values[1]), 16, assign(values[2], "int") or 1, step.line)
-            error.procedure = frame.program.name
-            self._fail(state, error, aborts=True)
-            return
-        message, number = values[0], 50000
-        if isinstance(message, int):
-            number, message = message, f"(message {message} of sys.messages)"
-        severity = assign(values[1], "int") or 0
-        text = _format(_text(message), values[3:])
-        if severity <= 10:
-            state.result.messages.append(text)
-            return
-        error = TsqlError(number, text, severity, assign(values[2], "int") or 1, step.line)
-        error.procedure = frame.program.name
-        self._fail(state, error)
-
-    # -- values and statements -----------------------------------------------------------------------------
-
-    def _scope(self, state: CallState, frame: Frame) -> Scope:
-        return Scope(frame.variables, state.runtime, self.case_insensitive)
-
-    def _value(self, state: CallState, frame: Frame, value: p.Value | None) -> Any:
-        if value is None:
-            return None
-        if value.local is not None:
-            try:
-                return evaluate(value.local, self._scope(state, frame))
-            except NotLocal:
-                if not value.remote:
-                    raise TsqlError(50000, f"the value of `{value.text}` needs the server's rules, and its translation "
-                                           "is not runnable", 16) from None
-        outcome = self._send_all(state, frame, value.remote)
-        return outcome.rows[0][0] if outcome.rows and outcome.rows[0] else None
-
-    def _condition(self, state: CallState, frame: Frame, condition: p.Value) -> bool:
-        if condition.local is not None:
-            try:
-                return evaluate(condition.local, self._scope(state, frame)) is True
-            except NotLocal:
-                if not condition.remote:
-                    raise TsqlError(50000, f"the condition `{condition.text}` needs the server's rules, and its "
-                                           "translation is not runnable", 16) from None
-        outcome = self._send_all(state, frame, condition.remote)
-        return bool(outcome.rows) and outcome.rows[0][0] == 1
-
-    def _send_all(self, state: CallState, frame: Frame, statements: Sequence[SentStatement]) -> Outcome:
-        outcome = Outcome()
-        for statement in statements:
-            outcome = self._send(state, frame, statement)
-        return outcome
-
-    def _send(self, state: CallState, frame: Frame, statement: SentStatement) -> Outcome:
-        values = [self._bound(state, frame, name) for name in statement.parameters]
-        return self._execute(state, statement.sql, values)
-
-    def _bound(self, state: CallState, frame: Frame, name: str) -> Any:
-        key = name.lstrip("@").lower()
-        if key.startswith(RUNTIME_PREFIX):
-            return state.runtime(key[len(RUNTIME_PREFIX):])
-        if key not in frame.variables:
-            raise TsqlError(137, f'Must declare the scalar variable "{name}".', 15)
-        return frame.variables[key]
-
-    def _send_text(self, state: CallState, sql: str) -> None:
-        self._execute(state, sql, ())
-
-    def _execute(self, state: CallState, sql: str, values: Sequence[Any]) -> Outcome:
-        state.result.round_trips += 1
-        try:
-            return self.session.execute(sql, values)
-        except Exception as exc:  # noqa: BLE001 - the session says which exceptions are the target's answers
-            failure = self.session.failure(exc)
-            if failure is None:
-                raise
-            if failure.lost:
-                raise _Lost(failure) from None
-            raise TsqlError(_TARGET_ERRORS.get(failure.code, failure.code or 50000), failure.message, 16, 1,
-                            target_code=failure.code) from None
 
     def _drop(self, state: CallState, tables: list[str]) -> None:
         """Drop the temp tables a procedure made, as SQL Server does when it ends."""
@@ -538,7 +363,7 @@ class Runner:
             return
         names = ", ".join(f"`{t}`" for t in dict.fromkeys(tables))
         try:
-            self._send_text(state, f"DROP TEMPORARY TABLE IF EXISTS {names}")
+            self.sender.text(state, f"DROP TEMPORARY TABLE IF EXISTS {names}")
         except TsqlError:
             pass
         tables.clear()
@@ -549,8 +374,8 @@ class Runner:
         if state.trancount > (1 if state.enclosing else 0):
             state.result.notes.append(f"the call ended with @@TRANCOUNT {state.trancount}: its transaction was rolled back")
             try:
-                self._send_text(state, "ROLLBACK")
-            except (TsqlError, _Lost):
+                self.sender.text(state, "ROLLBACK")
+            except (TsqlError, Lost):
                 pass
             state.trancount = 0
 
@@ -568,30 +393,6 @@ def _parameter_for(callee: p.Program, arguments: tuple[p.Argument, ...], argumen
         return next((q for q in callee.parameters if q.name.lower() == argument.name.lower()), None)
     position = [a for a in arguments if a.name is None].index(argument)
     return callee.parameters[position] if position < len(callee.parameters) else None
-
-
-def _text(value: Any) -> str:
-    return "" if value is None else str(value)
-
-
-_PRINTF = re.compile(r"%[-+ 0#]*(\d+|\*)?(?:\.(\d+|\*))?(?:h|l|I64)?([diosuxX%])")
-
-
-def _format(message: str, args: Sequence[Any]) -> str:
-    """RAISERROR's printf-style message: `%s`, `%d`, `%i`, `%u`, `%x`, widths ignored."""
-    values = iter(args)
-
-    def one(match: re.Match[str]) -> str:
-        if match[3] == "%":
-            return "%"
-        value = next(values, None)
-        if value is None:
-            return "(null)"
-        if match[3] in "xX" and isinstance(value, int):
-            return format(value, match[3])
-        return str(value)
-
-    return _PRINTF.sub(one, message)
 
 
 def argument_values(values: Mapping[str, Any]) -> list[tuple[str | None, Any]]:
