@@ -130,7 +130,9 @@ class Procedures:
             callee = self.module(called)
             line = _call_line(program, called)
             if callee is None:
-                blockers.append(Blocker("procedure call", line, f"EXEC {called}: the schema has no such procedure"))
+                what = "a system procedure, which the runner does not run" if is_system(called) else \
+                    "the schema has no such procedure"
+                blockers.append(Blocker("procedure call", line, f"EXEC {called}: {what}"))
                 continue
             if callee.qualified_name.casefold() in (*seen, key):
                 continue  # recursion: judged where it starts
@@ -165,6 +167,11 @@ def _call_line(program: Program, called: str) -> int:
 
 def _worst(statuses: list[Status]) -> Status:
     return worst(s for s in statuses if s != "unsupported")
+
+
+def is_system(name: str) -> bool:
+    """`sp_...` and `xp_...`: SQL Server's own procedures (a schema does not define them)."""
+    return name_key(name)[1].startswith(("sp_", "xp_"))
 
 
 _LAST: list[Procedures] = []

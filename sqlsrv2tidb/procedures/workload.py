@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from ..model import QueryClass, Workload
 from ..translate.session import SentStatement
 from . import program as p
-from .catalog import Procedures, name_key
+from .catalog import Procedures, is_system, name_key
 from .compiler import children, compile_batch
 from .expressions import Var
 from .header import Blocker
@@ -98,7 +98,7 @@ def captured_call(query: QueryClass, procedures: Procedures) -> CapturedCall | N
     for called in batch.calls:
         summary = procedures.summary(called)
         if summary is None:
-            if not _system(called):
+            if not is_system(called):
                 blockers.append(f"EXEC {called}: the schema has no such procedure")
             else:
                 blockers.append(f"EXEC {called}: a system procedure, which the runner does not run")
@@ -114,10 +114,6 @@ def captured_call(query: QueryClass, procedures: Procedures) -> CapturedCall | N
 
 def _said(program: p.Program, blocker: Blocker) -> str:
     return f"{blocker.construct} at {program.where(blocker.line)}: {blocker.message}"
-
-
-def _system(name: str) -> bool:
-    return name_key(name)[1].startswith(("sp_", "xp_"))
 
 
 def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
