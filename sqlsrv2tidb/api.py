@@ -175,7 +175,8 @@ def run_assess(
     if replay_target is not None:
         from .replay import runner
 
-        result = runner.run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress)
+        result = runner.run_replay(capture, translation, replay_target, replay_config, out=out, progress=progress,
+                                   options=options)
         findings.extend(_with_rule_settings(result.findings, options))
         files.append(out / "replay.json")
     # Anonymized, every file written above is rewritten in place with the page's pseudonyms.
@@ -229,7 +230,7 @@ def run_replay(
     out = prepare_output(out, sources)
     capture = read(sources, progress)
     translation = translate(capture, options, progress)
-    outcome = runner.run_replay(capture, translation, target, config, out=out, progress=progress)
+    outcome = runner.run_replay(capture, translation, target, config, out=out, progress=progress, options=options)
     return Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
 
 
@@ -704,15 +705,18 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
 
     from .capture.live import parse_connection
     from .compare import document as compare_doc
+    from .compare.calls import choose_calls
     from .compare.classes import Left, choose
     from .compare.judged import Judged, earlier
     from .compare.runner import Run
     from .errors import Interrupted
+    from .replay.procedure_calls import calls_of
     from .replay.safety import check_not_source
 
     check_not_source(target, capture.server)
     chosen, left = choose(capture, translation, settings.queries, options)
-    if not chosen:
+    calls, left = choose_calls(capture, translation, calls_of(capture, options), left)  # procedure calls (compare.calls)
+    if not chosen and not calls:
         raise UsageError(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
                          "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
     recorded = {"parameter_sets": settings.parameter_sets, "timeout_s": settings.timeout, "seed": settings.seed,
@@ -728,8 +732,8 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
         progress.note(f"Resuming the comparison: {len(kept)} of {len(chosen)} class(es) kept as "
                       f"{out / compare_doc.FILE} judged them; judging the other {len(todo)}")
     started = time.perf_counter()
-    if todo:
-        run, kind = _judge(todo, capture, login, target, settings, progress)
+    if todo or calls:
+        run, kind = _judge(todo, calls, capture, login, target, settings, progress)
     else:  # every class kept: neither server is asked anything
         run, kind = Run([]), judged.server
     results = run.results
@@ -743,7 +747,7 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
     doc = compare_doc.document(
         source=where, target=target.display, server=kind, settings=recorded, results=results, left=left, found=found,
         seconds=time.perf_counter() - started, reconnects=run.reconnects, stopped=run.stopped,
-        kept=list(kept.values()), order=[c.query.id for c in chosen])
+        kept=list(kept.values()), order=[c.query.id for c in chosen] + [tq.id for tq, _, _ in calls])
     path = write_json(out / compare_doc.FILE, doc)
     judged_now = len(results) + len(kept)
     if run.interrupted:
@@ -755,9 +759,11 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
     return Outcome(out, [path], found, doc)
 
 
-def _judge(todo, capture: Capture, login: SourceLogin, target: Target, settings: CompareSettings,
+def _judge(todo, calls, capture: Capture, login: SourceLogin, target: Target, settings: CompareSettings,
            progress: Progress):
-    """Each class of `todo` run on both servers and judged (compare.runner); the run and the target's kind."""
+    """Each class of `todo`, and each procedure call of `calls` (compare.calls), run on both servers and judged
+    (compare.runner); the run and the target's kind."""
+    from .compare.calls import compare_any, prepare_call
     from .compare.classes import prepare
     from .compare.reopen import Reconnect
     from .compare.runner import run_classes
@@ -776,11 +782,13 @@ def _judge(todo, capture: Capture, login: SourceLogin, target: Target, settings:
         def pools(column: MarkerColumn) -> tuple[Any, ...]:
             return target_values(target_side.conn, column)
 
-        with progress.task(f"Choosing parameter values for {len(todo)} class(es)"):
+        with progress.task(f"Choosing parameter values for {len(todo) + len(calls)} class(es)"):
             classes = [prepare(c.query, c.source, capture, settings.parameter_sets, settings.seed, pools, c.batch)
                        for c in todo]
+            classes += [prepare_call(tq, source, capture, call, settings.parameter_sets, settings.seed, pools)
+                        for tq, source, call in calls]
         run = run_classes(classes, capture.database, sql_server, target_side, progress,
-                          Reconnect(within=settings.reconnect_within))
+                          Reconnect(within=settings.reconnect_within), compare=compare_any)
         return run, target_side.kind
     finally:
         sql_server.close()

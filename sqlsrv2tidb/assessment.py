@@ -72,6 +72,10 @@ def build_assessment(parts: Parts) -> dict[str, Any]:
         doc["queries"] = _queries(capture, parts.translation)
     if parts.deployment is not None:
         doc["deployment"] = parts.deployment
+    if capture.database.modules_of("procedure"):
+        from .procedures.inventory import procedure_rows
+
+        doc["procedures"] = procedure_rows(capture.database, options, workload)
     doc["summary"] = _summary(capture, parts, findings)
     return doc
 

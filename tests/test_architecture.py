@@ -161,6 +161,9 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     ("model", frozenset({"model", "workload_rates", "workload_durations"})),
     ("T-SQL reading", frozenset({"tsql"})),
     ("translate", frozenset({"translate"})),
+    # The procedure runner: a procedure's body interpreted, its statements translated; replay, compare,
+    # the report and MO01's effort use it.
+    ("procedures", frozenset({"procedures"})),
     # Capture asks the translator's statement reader whether a statement can be translated (IN48).
     ("capture", frozenset({"capture"})),
     ("rules", frozenset({"rules"})),

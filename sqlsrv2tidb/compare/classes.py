@@ -65,6 +65,9 @@ class Compared:
     """Temporary tables the setup makes on the target: dropped before it runs and after the answer."""
     batch: str | None = None
     """How the class was run with its batch, in words; None when it ran alone."""
+    call: Any = None
+    """A procedure call (`procedures.workload.CapturedCall`), compared by `calls`: EXEC on SQL Server, the
+    procedure runner on the target."""
 
 
 @dataclass(frozen=True)
@@ -188,10 +191,10 @@ def _prepare(tq: TranslatedQuery, source: QueryClass, capture: Capture, sets: in
         if wanted:
             plan = plan_parameters(source, tq, count, capture.database, wanted, columns)
     return Compared(tq, source.text, tuple(source.parameters), target_sql if count else tq.target_sql or "",
-                    _value_sets(plan, source, sets, seed, tq.id), plan.summary()["description"])
+                    value_sets(plan, source, sets, seed, tq.id), plan.summary()["description"])
 
 
-def _value_sets(plan: ParameterPlan, source: QueryClass, sets: int, seed: int, class_id: str) -> tuple[ValueSet, ...]:
+def value_sets(plan: ParameterPlan, source: QueryClass, sets: int, seed: int, class_id: str) -> tuple[ValueSet, ...]:
     maker = ParameterMaker(plan, seed, 0, 1, class_id)
     captured = list(dict.fromkeys(plan.samples)) if plan.samples and plan.takes_captured else []
     declared = len(source.parameters)

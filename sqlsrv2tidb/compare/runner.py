@@ -65,6 +65,8 @@ class ClassResult:
     """Sessions opened again for this class: before it ran once more, or after it broke one."""
     errors: list[SideError] = field(default_factory=list)
     """Every side error of this run of the class, in order (the sessions' keeper reads them)."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """More fields of its compare.json entry (a procedure call's `procedure_call`: what the call cost)."""
 
     def to_json(self) -> dict[str, Any]:
         q = self.compared.query
@@ -96,6 +98,7 @@ class ClassResult:
                 doc["order_only"] = True
         elif self.verdict == SAME_UP_TO_TIES and self.comparison is not None:
             doc["ties"] = self.comparison.ties
+        doc.update(self.extra)
         return doc
 
 
@@ -111,12 +114,17 @@ class Run:
     """Ctrl-C stopped the run: `results` are the classes judged before it, `not_run` the rest."""
 
 
+CompareOne = Callable[[Compared, Database, SqlServerSide, TargetSide], "ClassResult"]
+"""How one class is run and judged on both sides (`compare_class`; a procedure call's is `calls.compare_call`)."""
+
+
 def run_classes(classes: Sequence[Compared], database: Database, sql_server: SqlServerSide, target: TargetSide,
                 progress: Progress | None = None, reconnect: Reconnect | None = None,
-                sleep: Callable[[float], None] | None = None) -> Run:
+                sleep: Callable[[float], None] | None = None, compare: CompareOne | None = None) -> Run:
     """Compare every class in turn (one statement on each server at a time), with progress; a side lost on
     the way is opened again (`sessions`), and a side that stays away stops the run after the classes judged, as
-    Ctrl-C does (`Run.interrupted`): the classes judged are kept for the caller to write."""
+    Ctrl-C does (`Run.interrupted`): the classes judged are kept for the caller to write. `compare` runs and
+    judges one class (`compare_class` when not given)."""
     progress = progress or NullProgress()
     sessions = Sessions(sql_server, target, reconnect, progress.note, sleep)
     run = Run([])
@@ -124,7 +132,7 @@ def run_classes(classes: Sequence[Compared], database: Database, sql_server: Sql
                        total=len(classes)) as task:
         for n, compared in enumerate(classes):
             try:
-                result = judge(compared, database, sessions)
+                result = judge(compared, database, sessions, compare or compare_class)
             except KeyboardInterrupt:
                 run.stopped, run.interrupted, run.not_run = "interrupted", True, list(classes[n:])
                 break
@@ -140,13 +148,14 @@ def run_classes(classes: Sequence[Compared], database: Database, sql_server: Sql
     return run
 
 
-def judge(compared: Compared, database: Database, sessions: Sessions) -> ClassResult:
+def judge(compared: Compared, database: Database, sessions: Sessions, compare: CompareOne | None = None) -> ClassResult:
     """One class's verdict with its sessions kept usable: run once more on a new session after it lost one,
     its own error when it breaks the new one too (see `sessions`)."""
+    compare = compare or compare_class
     down = sessions.ready()
     if down is not None:
         return _unreachable(ClassResult(compared), down)
-    result = compare_class(compared, database, sessions.sql_server, sessions.target)
+    result = compare(compared, database, sessions.sql_server, sessions.target)
     broken = sessions.broken(result.errors) if result.errors else {}
     if broken:
         reopened = []
@@ -157,7 +166,7 @@ def judge(compared: Compared, database: Database, sessions: Sessions) -> ClassRe
                 result.reopened = reopened
                 return _unreachable(result, down)
         first = result.reason
-        result = compare_class(compared, database, sessions.sql_server, sessions.target)
+        result = compare(compared, database, sessions.sql_server, sessions.target)
         result.retried, result.reopened = f"the first run lost its session: {first}", reopened
     if result.errors:
         count = len(sessions.reopened)

@@ -65,6 +65,14 @@ class Answer:
             self.release()
 
 
+@dataclass
+class Answered:
+    """A result set read whole: its column names and rows."""
+
+    names: tuple[str, ...]
+    rows: Sequence[Sequence[Any]]
+
+
 def declared_batch(text: str, parameters: Sequence[Parameter]) -> str:
     """The class's T-SQL with its parameters declared in front, each bound to a `?` in order."""
     if not parameters:
@@ -147,6 +155,29 @@ class SqlServerSide:
             raise error from None
         names = tuple(str(d[0] or "") for d in cursor.description)
         return Answer(names, self._batches(cursor), release=lambda: self._end(cursor))
+
+    def all_sets(self, text: str, parameters: Sequence[Parameter], values: Sequence[Any]) -> list[Answered]:
+        """Every result set a batch returns (a procedure's call: its result sets in order), read whole, then rolled back."""
+        if not self.connected:
+            raise SideError(SQL_SERVER, f"no session to {self.display}", lost=True)
+        try:
+            cursor = self.session.handle.cursor()
+        except Exception as exc:  # noqa: BLE001 - a session that cannot give a cursor is gone
+            raise SideError(SQL_SERVER, f"the session is unusable: {self.session.failure(exc)}", lost=True) from None
+        found: list[Answered] = []
+        try:
+            cursor.execute(declared_batch(text, parameters), list(values))
+            while True:
+                if cursor.description is not None:
+                    found.append(Answered(tuple(str(d[0] or "") for d in cursor.description), cursor.fetchall()))
+                if not cursor.nextset():
+                    break
+        except Exception as exc:  # noqa: BLE001 - every driver error is this side's answer
+            error = self._error(exc)
+            self._end(cursor, cancel=error.timed_out)
+            raise error from None
+        self._end(cursor)
+        return found
 
     def _batches(self, cursor: Any) -> Iterator[Sequence[Sequence[Any]]]:
         cancel = False
@@ -285,15 +316,20 @@ class TargetSide:
             _close(cursor)
             raise self._error(exc) from None
         fields = getattr(getattr(cursor, "_result", None), "fields", None) or ()  # PyMySQL keeps each field's charset
-        described = list(fields) or [None] * len(cursor.description)
-        columns = tuple(ResultColumn(str(d[0]), int(d[1]), d[5], self._collation(f, getattr(f, "charsetnr", None)),
-                                     getattr(f, "charsetnr", None) == BINARY_CHARSET)
-                        for d, f in zip(cursor.description, described, strict=False))
+        columns = self.result_columns(cursor.description, fields)
+
         def release() -> None:
             _close(cursor)
             self._drop(temporary)
 
         return Answer(tuple(c.name for c in columns), self._batches(cursor), columns, release)
+
+    def result_columns(self, description: Sequence[Sequence[Any]], fields: Sequence[Any] = ()) -> tuple[ResultColumn, ...]:
+        """The result columns of an answer, from the driver's description and PyMySQL's fields (each one's charset)."""
+        described = list(fields) or [None] * len(description)
+        return tuple(ResultColumn(str(d[0]), int(d[1]), d[5], self._collation(f, getattr(f, "charsetnr", None)),
+                                  getattr(f, "charsetnr", None) == BINARY_CHARSET)
+                     for d, f in zip(description, described, strict=False))
 
     def _run_setup(self, setup: Sequence[tuple[str, int]], temporary: Sequence[str],
                    values: Sequence[Any]) -> Sequence[Any]:

@@ -104,12 +104,16 @@ class Connection:
 
 
 def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool = False,
-            local_infile: bool = False) -> Connection:
+            local_infile: bool = False, found_rows: bool = False) -> Connection:
     """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient; `prepared` adds
     server-side prepared statements (mysqlclient only, see `binary`); `local_infile` lets the
-    connection answer LOAD DATA LOCAL INFILE (the data stage's loader)."""
+    connection answer LOAD DATA LOCAL INFILE (the data stage's loader); `found_rows` makes an UPDATE
+    count the rows it matched, not only those it changed, as SQL Server's @@ROWCOUNT does (the
+    procedure runner's connections)."""
     common = {"host": target.host, "port": target.port, "user": target.user, "charset": "utf8mb4",
               "autocommit": True, "connect_timeout": max(1, int(timeout))}
+    if found_rows:
+        common["client_flag"] = _FOUND_ROWS
     password = target.password.reveal()
     if driver == "mysqlclient":
         import MySQLdb
@@ -132,6 +136,10 @@ def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool
         raw = pymysql.connect(password=password, database=target.database, local_infile=local_infile, **common)
         return Connection(raw, raw.cursor(), unbuffered=lambda: raw.cursor(pymysql.cursors.SSCursor))
     raise UsageError(f"driver {driver!r} has no blocking connection")
+
+
+_FOUND_ROWS = 2
+"""CLIENT_FOUND_ROWS of the MySQL protocol: affected rows are the rows found (matched)."""
 
 
 def _mysqlclient_sender(raw: Any) -> Callable[[str, tuple[Any, ...]], None]:

@@ -119,6 +119,8 @@ def marker_columns(target_sql: str) -> list[MarkerColumn]:
             if isinstance(other, exp.Column):
                 column = other
                 role = "set" if isinstance(parent.parent, exp.Update) else "where"
+        elif isinstance(parent, exp.Between) and ph is not parent.this and isinstance(parent.this, exp.Column):
+            column, role = parent.this, "where"  # `col BETWEEN ? AND ?`: a bound of the column's range
         elif isinstance(parent, exp.Tuple) and isinstance(tree, exp.Insert):
             schema = tree.this
             if isinstance(schema, exp.Schema) and ph in parent.expressions:

@@ -55,6 +55,11 @@ Top level (times in seconds, latencies in milliseconds, rates in statements per 
   `max`, `executions`, `source`, `max_may_predate_run`, `shared_with`} and on TiDB `plan_cache_hits`,
   `prepared_executions`, `plan_cache_unqualified`; the top level has `server_time` {`source`, `classes`,
   `note`: why some or all classes have no server-side figure}, and `config.protocol`;
+- `procedures` (when classes call procedures, sent through the procedure runner): one entry per procedure
+  called: `procedure`, `classes`, `calls`, `statements_per_call`, `round_trips_per_call`,
+  `target_ms_per_call` (the mean latency of a call, every statement of it), `sql_server_ms_per_call` (the
+  captured duration of the EXEC), `failed_calls`; each such class's `per_query` entry has the same figures
+  as `procedure_call` {`procedures`, `calls`, ..., `target_p99_ms`, `writes`};
 - `target_data`: what the target database held when the replay started: {`tables`, `rows` (each
   table counted up to `cap`), `empty`, `at_least` (tables at the cap), `per_table`, `said` (one
   line)}; reads against empty tables measure nothing (finding RP08).
@@ -251,11 +256,11 @@ def _per_query(selection: Selection, step: StepResult, index: int, cid: str, sha
         "achieved_qps": round(cell.ok / step.measured, 3) if step.measured > 0 else 0.0,
         "statements": cell.ok + cell.errors, "errors": cell.errors,
         "latency_ms": cell.latency.summary_ms(), "service_ms": cell.service.summary_ms(),
-        "captured_duration_ms": _captured_ms(captured),
+        "captured_duration_ms": captured_ms(captured),
     }
 
 
-def _captured_ms(d: CapturedDuration | None) -> dict[str, float | None] | None:
+def captured_ms(d: CapturedDuration | None) -> dict[str, float | None] | None:
     """SQL Server's own duration for the class in the window: average and extremes, and percentiles
     where the capture kept every execution's duration (Extended Events)."""
     if d is None or not d.executions:

@@ -25,14 +25,18 @@ from ..errors import ConnectionFailed, Interrupted, SendersLost, one_line
 from ..model import Capture, Finding, Severity
 from ..model.translation import Translation
 from ..model.workload import parse_time
+from ..options import Options
 from ..outdir import write_json
 from ..progress import NullProgress, Progress
 from ..target import Target
+from ..workload_durations import captured_durations
 from . import drivers, evidence, resultfile, servertime
 from .config import ReplayConfig
 from .duplicates import explain_duplicates, tables_holding_rows
 from .engine import StepData, live_printer, run_schedule
 from .params import serial_span
+from .procedure_calls import calls_of
+from .procedure_figures import figures as procedure_figures
 from .protocol import check_requested
 from .resultfile import StepResult
 from .safety import check_not_source, check_writes_confirmed
@@ -52,12 +56,14 @@ class ReplayOutcome:
 
 
 def run_replay(capture: Capture, translation: Translation, target: Target, config: ReplayConfig | None, *,
-               out: Path, progress: Progress | None = None) -> ReplayOutcome:
-    """Replay the translated workload against TARGET; writes OUT/replay.json and returns its findings."""
+               out: Path, progress: Progress | None = None, options: Options | None = None) -> ReplayOutcome:
+    """Replay the translated workload against TARGET; writes OUT/replay.json and returns its findings.
+    Classes that call procedures go through the procedure runner (`procedure_calls`), their programs
+    translated with `options`."""
     config = (config or ReplayConfig()).with_seed()
     check_not_source(target, capture.server)
     check_writes_confirmed(target, config)
-    selection = select(capture, translation, config)
+    selection = select(capture, translation, config, calls_of(capture, options))
     with _sender(config) as sender:
         return _run(capture, translation, target, config, selection, sender, out, progress)
 
@@ -85,6 +91,12 @@ def _sender(config: ReplayConfig) -> Iterator[_Sender]:
 def _run(capture: Capture, translation: Translation, target: Target, config: ReplayConfig, selection: Selection,
          sender: _Sender, out: Path, progress: Progress | None) -> ReplayOutcome:
     check_requested(config.protocol, sender.driver)
+    calling = any(c.call is not None for c in selection.chosen)
+    if calling and sender.driver == "asyncmy":
+        from ..errors import UsageError
+
+        raise UsageError("--driver asyncmy cannot send procedure calls (the procedure runner needs a blocking "
+                         "connection): use --driver pymysql or mysqlclient")
     probe = _probe(target, sender.driver)
     try:
         server = evidence.detect_server(probe)
@@ -115,7 +127,7 @@ def _run(capture: Capture, translation: Translation, target: Target, config: Rep
                 sys.stderr.write(f"Replaying {schedule.total_qps:.1f} q/s for {schedule.duration:.0f}s "
                                  f"against {target.display}\n")
             job = Job(target, sender.driver, statements, schedule, config.seed, step=number, serial_base=serial_base,
-                      prepared=sending.choice.any_prepared)
+                      prepared=sending.choice.any_prepared, procedures=calling)
             serial_base += _serial_span(schedule)
             data = sender.send(job, live)
             step = StepResult(schedule.total_qps, warmup, schedule.duration - warmup, data,
@@ -157,13 +169,22 @@ def _run(capture: Capture, translation: Translation, target: Target, config: Rep
     server_side = servertime.per_class(timing, timing_before, timing_after)
     for qid, figures in server_side.items():
         per_class[qid].update(figures)
+    extra: dict[str, Any] = {"server_time": servertime.summary(timing, server_side, len(selection.chosen))}
+    if calling:
+        window = selection.window
+        durations = captured_durations(capture.workload, window)
+        calls, per_procedure = procedure_figures(selection, chosen, steps,
+                                                 {qid: resultfile.captured_ms(d) for qid, d in durations.items()})
+        for qid, figures in calls.items():
+            per_class[qid].update(figures)
+        extra["procedures"] = per_procedure
     doc = resultfile.build(
         capture=capture, selection=selection, config=config, steps=steps, chosen=chosen, target=target.display,
         server={"kind": server.kind, "version": server.version}, driver=sender.driver, mode=mode, evidence=proof,
         parameters={qid: d["values"]["description"] for qid, d in per_class.items()},
         ceiling=ceiling, stopped_by=stopped_by, per_class=per_class, notes=list(sending.choice.notes),
         target_data=holdings,
-        extra={"server_time": servertime.summary(timing, server_side, len(selection.chosen))},
+        extra=extra,
         why={f.details["code"]: f.details["why"] for f in findings if f.rule == "RP05" and f.details.get("why")},
     )
     path = write_json(Path(out) / "replay.json", doc)

@@ -8,11 +8,13 @@ can say exactly what was not measured.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from ..errors import Refused, UsageError
 from ..model import Capture, QueryClass, Window
 from ..model.translation import TranslatedQuery, Translation
+from ..procedures.workload import CapturedCall
 from ..workload_rates import class_rates, peak_window
 from .config import ReplayConfig
 from .safety import may_send
@@ -24,6 +26,8 @@ class Chosen:
     source: QueryClass | None
     rate: float
     """Captured executions per second in the window (before --scale/--qps)."""
+    call: CapturedCall | None = None
+    """A class that calls procedures, sent through the procedure runner (`procedure_calls`)."""
 
 
 @dataclass(frozen=True)
@@ -58,8 +62,10 @@ def choose_window(capture: Capture, config: ReplayConfig) -> Window | None:
     return peak_window(workload)
 
 
-def select(capture: Capture, translation: Translation, config: ReplayConfig) -> Selection:
-    """Pick the classes to send; raise a usage error when nothing is left to send."""
+def select(capture: Capture, translation: Translation, config: ReplayConfig,
+           calls: Mapping[str, CapturedCall] | None = None) -> Selection:
+    """Pick the classes to send; raise a usage error when nothing is left to send. `calls` are the classes
+    that call procedures: the procedure runner sends those it runs, a reading one without --allow-writes."""
     window = choose_window(capture, config)
     rates = class_rates(capture.workload, window) if capture.workload.intervals else {}
     rated = bool(rates)
@@ -68,7 +74,14 @@ def select(capture: Capture, translation: Translation, config: ReplayConfig) -> 
     for tq in translation.queries:
         source = capture.workload.query(tq.id)
         kind = tq.kind if tq.kind != "other" or source is None else source.kind
-        if tq.status == "unsupported" or not tq.target_sql:
+        call = (calls or {}).get(tq.id)
+        if call is not None and not call.runs:
+            skipped.append(Skipped(tq.id, f"unsupported: a procedure call the runner cannot run ({call.stops})", kind,
+                                   tq.status, tq.fingerprint))
+            continue
+        if call is not None:
+            kind = "select" if call.reads_only else "exec"
+        elif tq.status == "unsupported" or not tq.target_sql:
             skipped.append(Skipped(tq.id, "unsupported: no TiDB statement was produced", kind, tq.status, tq.fingerprint))
             continue
         verdict = may_send(kind, config)
@@ -82,7 +95,7 @@ def select(capture: Capture, translation: Translation, config: ReplayConfig) -> 
             skipped.append(Skipped(tq.id, f"did not run in the window {window.name if window else ''}".strip(),
                                    kind, tq.status, tq.fingerprint))
             continue
-        chosen.append(Chosen(tq, source, rate))
+        chosen.append(Chosen(tq, source, rate, call))
     if not chosen:
         if any(s.reason.startswith("changes data") for s in skipped):
             raise Refused(f"nothing to replay without writes: the {len(skipped)} query class(es) that could be sent "

@@ -16,6 +16,7 @@ from ..model.workload import jsonable
 from ..translate.emit import split_target_sql
 from . import drivers, evidence
 from .params import MarkerColumn, ParameterPlan, marker_columns, plan_parameters
+from .procedure_calls import plan_values
 from .protocol import Choice, choose
 from .selection import Selection
 from .sqltext import to_format_style
@@ -45,8 +46,15 @@ def prepare(probe: drivers.Connection, capture: Capture, selection: Selection, p
     """Driver-ready statements with their parameter plans and protocols (see the module docstring)."""
     out, plans, markers = [], {}, {}
     parts_of: dict[str, tuple[str, ...]] = {}
+    calls: dict[str, Any] = {}
     for chosen in selection.chosen:
         tq = chosen.query
+        if chosen.call is not None:  # a procedure call: the runner sends its statements (`procedure_calls`)
+            plans[tq.id] = plan_values(capture, chosen, lambda column: target_values(probe, column),
+                                       lambda columns: written_keys(probe, capture, columns))
+            markers[tq.id], parts_of[tq.id], calls[tq.id] = 0, (), chosen.call.plan
+            out.append((tq.id, "", plans[tq.id]))
+            continue
         sql, count = to_format_style(tq.target_sql or "")
         columns = marker_columns(tq.target_sql or "") if count else []
         keys = written_keys(probe, capture, columns) if tq.kind == "insert" else frozenset()
@@ -61,13 +69,16 @@ def prepare(probe: drivers.Connection, capture: Capture, selection: Selection, p
         parts_of[tq.id] = tuple(split_target_sql(tq.target_sql or ""))
         out.append((tq.id, sql, plan))
     choice = choose(protocol, selection.chosen, driver, markers)
+    for qid in calls:
+        choice.protocols[qid] = "text"
+        choice.why[qid] = "a procedure call: the runner sends the procedure's statements as text, one by one"
     statements = []
     for qid, sql, plan in out:
         parts = parts_of[qid]
         batch = tuple(to_format_style(part) for part in parts) if len(parts) > 1 else ()
         prepared = tuple((part, to_format_style(part)[1]) for part in parts) \
             if choice.protocols[qid] == "prepared" else ()
-        statements.append(Statement(qid, sql, plan, batch, prepared))
+        statements.append(Statement(qid, sql, plan, batch, prepared, calls.get(qid)))
     return Prepared(tuple(statements), choice, plans, parts_of)
 
 

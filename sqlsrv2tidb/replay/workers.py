@@ -24,9 +24,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..procedures.workload import CallPlan
 from ..target import Target
 from . import drivers
 from .params import ParameterMaker, ParameterPlan
+from .procedure_calls import run_call
 from .schedule import RateSchedule, Schedule
 from .stats import Recorder
 
@@ -50,6 +52,8 @@ class Statement:
     plan: ParameterPlan
     batch: tuple[tuple[str, int], ...] = ()
     prepared: tuple[tuple[str, int], ...] = ()
+    call: CallPlan | None = None
+    """A class that calls procedures: each send is one call, run by the procedure runner (`procedure_calls`)."""
 
 
 def run_batch(run: Callable[[str, tuple[Any, ...]], Any], batch: tuple[tuple[str, int], ...],
@@ -84,6 +88,8 @@ class Job:
     """Send numbers the earlier steps may have used (see `params.serial_span`)."""
     prepared: bool = False
     """Some statements are sent as server-side prepared statements: connections are opened for them."""
+    procedures: bool = False
+    """Some classes call procedures: connections count the rows an UPDATE matched, as @@ROWCOUNT does."""
 
 
 @dataclass
@@ -97,6 +103,17 @@ class WorkerTotals:
     fatal: str | None = None
     cpu_s: float = 0.0
     """CPU seconds the worker process used (all its threads), to report client cost per statement."""
+    calls: dict[str, list[int]] = field(default_factory=dict)
+    """Procedure calls by class id: [calls, statements run, round trips, calls that failed]."""
+
+    def call(self, class_id: str, statements: int, round_trips: int, failed: bool) -> None:
+        entry = self.calls.get(class_id)
+        if entry is None:
+            entry = self.calls[class_id] = [0, 0, 0, 0]
+        entry[0] += 1
+        entry[1] += statements
+        entry[2] += round_trips
+        entry[3] += int(failed)
 
     def error(self, code: int, class_id: str, message: str) -> None:
         entry = self.errors.get(code)
@@ -113,6 +130,10 @@ class WorkerTotals:
             for s in samples:
                 if len(entry[1]) < SAMPLES_PER_CODE and s not in entry[1]:
                     entry[1].append(s)
+        for class_id, figures in other.calls.items():
+            entry = self.calls.setdefault(class_id, [0, 0, 0, 0])
+            for i, figure in enumerate(figures):
+                entry[i] += figure
         self.reconnects += other.reconnects
         self.missed += other.missed
         self.fatal = self.fatal or other.fatal
@@ -205,7 +226,8 @@ def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None,
         params = sender.values(cls, captured)
         if conn is None and sender.may_reconnect(clock() - start):
             try:
-                conn = drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared)
+                conn = drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared,
+                                       found_rows=job.procedures)
                 totals.reconnects += 1
             except errors as exc:
                 sender.failed(cls, exc)
@@ -217,8 +239,15 @@ def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None,
             totals.error(2003, statements[cls].id, "not connected (waiting to reconnect)")
             done(cls, t, sent, sent, False)
             continue
+        statement = statements[cls]
+        if statement.call is not None:
+            ok, lost = run_call(conn, job.driver, statement.id, statement.call, params, totals)
+            if lost:
+                conn.close()
+                conn = None
+            done(cls, t, sent, clock() - start, ok)
+            continue
         try:
-            statement = statements[cls]
             if statement.prepared:
                 run_batch(conn.run_prepared, statement.prepared, params)  # type: ignore[arg-type]
             elif statement.batch:
@@ -304,8 +333,8 @@ def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, star
                                       cpu_at_start))
             return
         try:
-            conns = [drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared)
-                     for _ in shards]
+            conns = [drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared,
+                                     found_rows=job.procedures) for _ in shards]
         except errors as exc:
             queue.put(("ready", worker, _describe(exc)))
             return

@@ -18,6 +18,7 @@ from . import formatting as fmt
 from .build_compare import build_compare, compare_fact
 from .build_data import build_data, data_fact
 from .build_deployment import build_deployment
+from .build_procedures import build_procedures, procedures_fact
 from .build_replay import build_replay, without_password
 from .build_schema import build_schema
 from .build_workload import build_workload, listed_query_ids
@@ -112,6 +113,9 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
         r = inputs.replay
         where = without_password(str(r.get("target") or "the target"))
         facts.append(Fact("Replay", f"{fmt.qps(r.get('achieved_qps'))} of {fmt.qps(r.get('target_qps'))} queries per second on {where}"))
+    procedures = procedures_fact(doc)
+    if procedures is not None:
+        facts.append(procedures)
     compared = compare_fact(inputs.compare)
     if compared is not None:
         facts.append(compared)
@@ -206,6 +210,9 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
     nav = [Link("Summary", "#summary"), Link("Schema", "#schema")]
     if workload:
         nav.append(Link("Workload", "#workload"))
+    procedures = build_procedures(doc, inputs.replay, inputs.compare)
+    if procedures:
+        nav.append(Link("Procedures", "#procedures"))
     data = build_data(inputs.data)
     if data:
         nav.append(Link("Data", "#data"))
@@ -237,4 +244,5 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
         replan=replan,
         data=data,
         compare=compare,
+        procedures=procedures,
     )

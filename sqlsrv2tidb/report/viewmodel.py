@@ -335,6 +335,14 @@ class DataSection:
 
 
 @dataclass(frozen=True)
+class ProceduresSection:
+    """Each stored procedure as the procedure runner sees it, with what a replay measured of its calls."""
+
+    facts: tuple[Fact, ...]
+    table: GenericTable
+
+
+@dataclass(frozen=True)
 class AnswerRow:
     """One compared query class: its text, its verdict and why, linked to the query's entry on the page; the
     statements each side ran, shown on demand."""
@@ -380,5 +388,6 @@ class Report:
     replan: Replan | None = None
     data: DataSection | None = None
     compare: AnswersSection | None = None
+    procedures: ProceduresSection | None = None
     page_size: int = 25
     """Rows per page of every long table; the HTML itself hides the rest until the page's script pages them."""

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterator
 
 from ..model import Module, SourceRef
+from ..procedures.catalog import procedures_of
 from ..workload_rates import executions_in
 from .context import RuleContext
 from .references import ExternalReference, find_external_references
@@ -52,6 +53,13 @@ def module_effort_days(lines: int) -> float:
     return math.ceil(3.0 * lines / 500 * 4) / 4
 
 
+def straight_port_days(lines: int) -> float:
+    """Person-days to port a procedure the procedure runner runs as it stands: its statements move into the
+    application as they are (each already translated) and its control flow becomes the application's, a
+    quarter of a rewrite by its size, in quarter days (at least a quarter)."""
+    return max(0.25, math.ceil(module_effort_days(lines)) / 4 if lines > 0 else 0.75)
+
+
 def effort_bucket(days: float) -> str:
     return "simple" if days <= 0.25 else "medium" if days <= 1.0 else "significant"
 
@@ -85,6 +93,23 @@ def _executions(ctx: RuleContext, module: Module) -> dict[str, object]:
     return {"workload_query_classes": len(ids), "executions": int(sum(totals.get(i, 0) for i in ids))}
 
 
+def _runner(ctx: RuleContext, module: Module) -> tuple[dict[str, object], str]:
+    """What the procedure runner makes of a procedure (docs/procedures.md), and how the finding says it: one it
+    runs as it stands is a straight port, with the effort of one; else what stops it."""
+    summary = procedures_of(ctx.database, ctx.options).summary(module.qualified_name)
+    if summary is None:
+        return {}, ""
+    runner: dict[str, object] = {"runs": summary.runs, "statements": summary.statements,
+                                 "target_statements": summary.sent, "status": summary.status}
+    if not summary.runs:
+        runner["stops"] = summary.stops()
+        return {"runner": runner}, f"; the procedure runner cannot run it ({summary.stops()})"
+    days = straight_port_days(module.line_count)
+    return ({"runner": runner, "effort_days": days, "effort": effort_bucket(days), "straight_port": True},
+            f"; the procedure runner runs it on the target as it stands ({summary.statements} statement(s), "
+            f"{summary.sent} sent to the target in one pass): a straight port")
+
+
 def _inventory(ctx: RuleContext, kind: str) -> Iterator[Hit]:
     for module in ctx.database.modules_of(kind):  # type: ignore[arg-type]
         if module.is_clr:
@@ -93,6 +118,10 @@ def _inventory(ctx: RuleContext, kind: str) -> Iterator[Hit]:
         if kind == "function" and module.function_kind:
             what = _FUNCTION_KINDS.get(module.function_kind, what)
         details = {**_size(module), **_executions(ctx, module)}
+        ran = ""
+        if kind == "procedure" and module.definition is not None:
+            found, ran = _runner(ctx, module)
+            details.update(found)
         extra = ""
         if module.native_compilation:
             details["natively_compiled"] = True
@@ -105,7 +134,7 @@ def _inventory(ctx: RuleContext, kind: str) -> Iterator[Hit]:
         yield Hit(
             object=module.qualified_name,
             message=f"{what} {module.qualified_name}{extra} ({_size_text(module)}): TiDB has none; "
-                    f"its logic moves to the application (about {details['effort_days']:g} day(s))",
+                    f"its logic moves to the application{ran} (about {details['effort_days']:g} day(s))",
             source=module.source,
             details=details,
         )

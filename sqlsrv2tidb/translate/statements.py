@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import sqlglot
 from sqlglot import exp
@@ -72,6 +72,8 @@ class Statement:
     error: str | None = None
     control_flow: bool = False
     """IF/WHILE/BEGIN...END/TRY...CATCH: the statements around it cannot be translated one by one."""
+    line: int = 1
+    """The 1-based line of the text given to `parse_statements` on which the statement starts."""
 
 
 def split_batches(text: str) -> list[str]:
@@ -86,16 +88,24 @@ class Batch:
     text: str
     tokens: list[Token] | None
     error: str | None = None
+    line: int = 1
+    """The 1-based line of the whole text on which the batch starts."""
 
 
 def read_batches(text: str) -> list[Batch]:
     """The batches of `text`, each tokenized once (the fingerprint can be taken from the same tokens)."""
     batches = []
-    for batch in split_batches(text):
+    pieces = split_batches(text)
+    position, line = 0, 1
+    for batch in pieces:
+        if len(pieces) > 1:  # where the batch starts: the pieces are the text's own, in order
+            start = text.find(batch, position)
+            line += text.count("\n", position, start)
+            position = start
         try:
-            batches.append(Batch(batch, _SPLITTER.tokenize(batch)))
+            batches.append(Batch(batch, _SPLITTER.tokenize(batch), line=line))
         except TokenError as exc:
-            batches.append(Batch(batch, None, f"cannot read the text: {one_line(str(exc))}"))
+            batches.append(Batch(batch, None, f"cannot read the text: {one_line(str(exc))}", line=line))
     return batches
 
 
@@ -106,11 +116,13 @@ def parse_statements(text: str, batches: list[Batch] | None = None) -> list[Stat
     for batch in read_batches(text) if batches is None else batches:
         tokens = batch.tokens
         if tokens is None:
-            statements.append(Statement(batch.text.strip(), error=batch.error))
+            statements.append(Statement(batch.text.strip(), error=batch.error, line=batch.line))
             continue
         for start, end in _statement_spans(tokens):
             piece = batch.text[tokens[start].start : tokens[end].end + 1]
-            statements.append(_parse_one(piece, tokens[start : end + 1], batch.text))
+            statement = _parse_one(piece, tokens[start : end + 1], batch.text)
+            line = batch.line + tokens[start].line - 1
+            statements.append(statement if line == 1 else replace(statement, line=line))
     return _drop_if_exists(statements)
 
 
@@ -134,11 +146,16 @@ def _drop_if_exists(statements: list[Statement]) -> list[Statement]:
         ):
             tree = statement.tree.copy()
             tree.set("exists", True)
-            out[-1] = Statement(previous.sql + "\n" + statement.sql, tree=tree)
+            out[-1] = Statement(previous.sql + "\n" + statement.sql, tree=tree, line=previous.line)
             continue
         out.append(statement)
     return out
 
+
+_TEXT = frozenset(t for t in (getattr(TokenType, n, None) for n in (
+    "STRING", "NATIONAL_STRING", "RAW_STRING", "UNICODE_STRING", "HEREDOC_STRING", "HEX_STRING", "BIT_STRING",
+    "BYTE_STRING")) if t is not None)
+"""Token types of literal text (`'x'`, `N'x'`, `0x..`): a word inside one (`N'BEGIN'`) starts no statement."""
 
 _STARTERS = frozenset({*ALWAYS_STARTS, *_DML, "SELECT", "EXEC", "EXECUTE", "SET", "WITH"})
 """Every word `_starts_statement` can take for the start of a statement."""
@@ -157,7 +174,7 @@ def _one_statement(tokens: list[Token]) -> bool:
             depth = max(0, depth - 1)
         elif tt == TokenType.SEMICOLON:
             return False
-        elif depth == 0 and tt != TokenType.STRING:
+        elif depth == 0 and tt not in _TEXT:
             text = tok.text
             found = starts.get(text)
             if found is None:
@@ -184,7 +201,7 @@ def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
     depth = case_depth = 0
     module = False
     for i, tok in enumerate(tokens):
-        word = tok.text.upper() if tok.token_type != TokenType.STRING else ""
+        word = tok.text.upper() if tok.token_type not in _TEXT else ""
         if tok.token_type == TokenType.SEMICOLON and depth == 0 and not module:
             if start is not None:
                 spans.append((start, i - 1))
@@ -217,7 +234,7 @@ def _statement_spans(tokens: list[Token]) -> list[tuple[int, int]]:
 
 def _starts_statement(tokens: list[Token], i: int, first: str, seen: set[str], case_depth: int, main: str = "") -> bool:
     tok = tokens[i]
-    if tok.token_type == TokenType.STRING:
+    if tok.token_type in _TEXT:
         return False
     word = tok.text.upper()
     prev = tokens[i - 1].text.upper() if i else ""
@@ -252,6 +269,8 @@ def _starts_statement(tokens: list[Token], i: int, first: str, seen: set[str], c
     if word in _DML:
         if first == "WITH" and not seen & {"SELECT", *_DML}:
             return False
+        if first == "SET" and prev in ("ON", "OFF"):
+            return True  # `SET NOCOUNT ON UPDATE t ...`: the option's value, then the next statement
         return not (first == "MERGE" or prev in ("FOR", "ON", "THEN", "INSTEAD", "AFTER", "OF"))
     if word == "SET":
         lead = main or first
@@ -278,7 +297,7 @@ _DIALECT = SqlServer()
 
 
 def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> Statement:
-    words = [t.text.upper() for t in tokens[:6] if t.token_type != TokenType.STRING]
+    words = [t.text.upper() for t in tokens[:6] if t.token_type not in _TEXT]
     head = words[0] if words else ""
     if head in CONTROL_FLOW and not (head == "BEGIN" and len(words) > 1 and words[1] in ("TRAN", "TRANSACTION", "DISTRIBUTED")):
         return Statement(sql, control_flow=True)
@@ -290,6 +309,8 @@ def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> State
     text, top = _lift_top(_compound_assignments(sql, tokens), words)
     if words[:2] == ["DELETE", "FROM"]:
         text = _delete_from_from(text)
+    elif words[:1] == ["DELETE"] and not _has_from(tokens):
+        text = _delete_without_from(text)
     try:
         if text == sql and batch is not None and tokens[0].token_type not in SqlServer.Tokenizer.COMMANDS:
             # The splitter's tokens are the parser's too (only statement-leading commands differ), so
@@ -388,6 +409,26 @@ def _lift_top(sql: str, words: list[str]) -> tuple[str, exp.Expr | None]:
     except (ParseError, TokenError):
         return sql, None
     return f"{m[1]} {sql[m.end():]}", count
+
+
+def _has_from(tokens: list[Token]) -> bool:
+    """Whether a FROM stands outside parentheses (DELETE t FROM ..., DELETE FROM t)."""
+    depth = 0
+    for tok in tokens:
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tok.token_type == TokenType.R_PAREN:
+            depth -= 1
+        elif depth == 0 and tok.token_type == TokenType.FROM:
+            return True
+    return False
+
+
+def _delete_without_from(sql: str) -> str:
+    """`DELETE dbo.t WHERE ...` (FROM is optional in T-SQL) is `DELETE FROM dbo.t WHERE ...`, which sqlglot reads.
+    https://learn.microsoft.com/sql/t-sql/statements/delete-transact-sql"""
+    m = re.match(r"(\s*DELETE\s+)(?!TOP\b)", sql, re.IGNORECASE)
+    return m[1] + "FROM " + sql[m.end():] if m else sql
 
 
 def _delete_from_from(sql: str) -> str:

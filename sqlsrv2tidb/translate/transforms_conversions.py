@@ -107,6 +107,9 @@ def datetime_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     return klass(this=date, expression=days, unit=exp.var("DAY"))
 
 
+_SYSNAME = {"sysname", "sys.sysname"}
+
+
 @applies_to(exp.Cast)
 def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`CAST(price AS int)` -> `CAST(TRUNCATE(price, 0) AS SIGNED)`; `CAST(d AS float)` ->
@@ -121,6 +124,9 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
     """
     if not isinstance(node, exp.Cast) or not isinstance(node.to, exp.DataType) or node.meta.get("converted"):
         return node
+    if node.to.this == exp.DataType.Type.USERDEFINED and str(node.to.args.get("kind") or "").lower() in _SYSNAME:
+        # sysname is SQL Server's name for nvarchar(128) NOT NULL: https://learn.microsoft.com/sql/relational-databases/system-catalog-views/catalog-views-transact-sql
+        node.set("to", exp.DataType.build("nvarchar(128)", dialect="tsql"))
     target = node.to.this
     operand = node.this
     source = ctx.types.of(operand)

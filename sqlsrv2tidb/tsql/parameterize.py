@@ -11,8 +11,10 @@ Only literals in value positions are parameters: an operand of a comparison (`=`
 literal is part of the statement's meaning and stays in its text: `TOP 10`, `ORDER BY 1`,
 `CONVERT(varchar(10), d, 112)`, `DATEADD(day, -1, d)`, a `CASE ... THEN 'x'`, and a `LIKE` pattern,
 whose T-SQL character classes (`'[a-c]%'`) translate to another operator than a plain pattern.
-A procedure call (`EXEC p @a = 5`) keeps its arguments: TiDB runs no procedure to send them to, and
-what it called with is what the report shows.
+A procedure call's arguments are values too (`EXEC p @a = 5, 'x'` -> `EXEC p @a = @1, @2`): the
+procedure runner replays each call with the arguments it was made with. Only whole arguments count
+(`@a = 5`, not `@a = 5 + 1`, which T-SQL does not allow anyway), and not the SQL text of a driver's
+call (`sp_executesql N'SELECT ...'`), which is a statement, not a value.
 
 T-SQL lets a literal touch the word beside it (`d > '20130101'and x = 1`); a parameter name may not
 (`@1and` is one variable), so a space is written where one would join it: the text written reads as
@@ -41,7 +43,7 @@ def value_slots(toks: list[Token]) -> tuple[int, ...]:
     A negative number's slot is its `-` sign, so the slot and the token after it make one value.
     """
     if toks and toks[0].upper in ("EXEC", "EXECUTE"):
-        return ()
+        return _call_slots(toks)
     slots: list[int] = []
     contexts: list[str] = []
     """For each open parenthesis: `in`, `values` or `other`."""
@@ -82,6 +84,54 @@ def value_slots(toks: list[Token]) -> tuple[int, ...]:
             slots.append(i)
         elif inside in ("in", "values") and previous.text in ("(", ",") and _ends_item(toks, i):
             slots.append(i)
+    return tuple(slots)
+
+
+_DRIVER_CALLS = {"sp_executesql", "sp_prepexec", "sp_prepare", "sp_execute", "sp_cursoropen", "sp_cursorprepexec",
+                 "sp_cursorprepare", "sp_cursorexecute", "sp_prepexecrpc"}
+
+
+def _call_slots(toks: list[Token]) -> tuple[int, ...]:
+    """The literal arguments of `EXEC [@rc =] name arg, @p = arg, ...`, each a whole argument."""
+    i = 1
+    if i + 1 < len(toks) and toks[i].kind == "var" and toks[i + 1].text == "=":
+        i += 2
+    name = ""
+    while i < len(toks) and toks[i].kind in ("word", "ident"):
+        name = toks[i].text.strip("[]").lower()
+        i += 1
+        if i < len(toks) and toks[i].text == ".":
+            while i < len(toks) and toks[i].text == ".":
+                i += 1
+            continue
+        break
+    if not name or name in _DRIVER_CALLS:
+        return ()
+    slots: list[int] = []
+    start = True
+    depth = 0
+    while i < len(toks):
+        tok = toks[i]
+        if tok.text == ";" and depth == 0:
+            break
+        if tok.text == "(":
+            depth += 1
+        elif tok.text == ")":
+            depth -= 1
+        if depth == 0 and tok.text == ",":
+            start = True
+            i += 1
+            continue
+        if start and depth == 0:
+            start = False
+            if tok.kind == "var" and i + 1 < len(toks) and toks[i + 1].text == "=":
+                i += 2
+                tok = toks[i] if i < len(toks) else tok
+            if i < len(toks) and _literal_at(toks, i):
+                end = i + (2 if toks[i].text == "-" else 1)
+                if end >= len(toks) or toks[end].text in (",", ";") or toks[end].upper in ("OUTPUT", "OUT"):
+                    slots.append(i)
+        i += 1
     return tuple(slots)
 
 

@@ -23,6 +23,10 @@ from sqlsrv2tidb.tsql.parameterize import parameterize
     ("INSERT INTO t (a, b) VALUES (1, N'x'), (2, GETDATE())",
      "INSERT INTO t (a, b) VALUES (@1, @2), (@3, GETDATE())", (1, "x", 2)),
     ("UPDATE t SET n = n + 1, m = 'y' WHERE k = 7", "UPDATE t SET n = n + 1, m = @1 WHERE k = @2", ("y", 7)),
+    # A procedure call's whole arguments: the procedure runner replays each call with its own.
+    ("EXEC dbo.usp_report @since = '2024-01-01', @top = 5, @out = @x OUTPUT",
+     "EXEC dbo.usp_report @since = @1, @top = @2, @out = @x OUTPUT", ("2024-01-01", 5)),
+    ("EXEC @rc = [dbo].[p] N'a', -2", "EXEC @rc = [dbo].[p] @1, @2", ("a", -2)),
 ])
 def test_values_in_value_positions_become_parameters(sql, text, values):
     got, params, vals = parameterize(sql)
@@ -35,7 +39,8 @@ def test_values_in_value_positions_become_parameters(sql, text, values):
     "SELECT CONVERT(varchar(10), d, 112), DATEADD(day, -1, d) FROM t",
     "SELECT CASE WHEN a IS NULL THEN 'none' ELSE 'some' END FROM t",
     "SELECT a FROM t WHERE name LIKE '[a-c]%'",  # a character class translates to another operator
-    "EXEC dbo.usp_report @since = '2024-01-01', @top = 5",
+    "EXEC dbo.usp_report @since = DATEADD(day, -1, '2024-01-01'), @top = 5 + 1",  # only whole arguments
+    "EXEC sp_executesql N'SELECT 1 WHERE a = @a', N'@a int', @a = 5",  # a driver's call: its text is a statement
     "SELECT a FROM t WHERE b = x.y",
 ])
 def test_literals_that_carry_meaning_stay(sql):

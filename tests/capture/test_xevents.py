@@ -57,14 +57,15 @@ def test_multiple_events_file_counts_error_reported_without_making_it_a_class():
     workload, findings = _read(CORPUS / "xe-xml-events" / "multiple_events.xml")
     assert findings == []
     by_text = {q.text: q for q in workload.queries}
-    # The ad-hoc statement's value is a parameter, as SQL Server's simple parameterization names it;
-    # a procedure call keeps its arguments.
+    # The ad-hoc statement's value is a parameter, as SQL Server's simple parameterization names it; so is a
+    # procedure call's argument, which the procedure runner replays each call with.
     assert set(by_text) == {"SELECT * FROM Customers WHERE CustomerId = @1",
-                            "EXEC sp_GetCustomerDetails @CustomerId = 123"}
+                            "EXEC sp_GetCustomerDetails @CustomerId = @1"}
     select = by_text["SELECT * FROM Customers WHERE CustomerId = @1"]
     assert (select.parameters, select.samples, select.samples_from) == ((Parameter("@1", "int"),), ((123,),), 1)
-    proc = by_text["EXEC sp_GetCustomerDetails @CustomerId = 123"]
+    proc = by_text["EXEC sp_GetCustomerDetails @CustomerId = @1"]
     assert (proc.kind, proc.procedure, proc.database) == ("exec", "sp_GetCustomerDetails", "TestDB")
+    assert (proc.parameters, proc.samples) == ((Parameter("@1", "int"),), ((123,),))
     assert all("1/0" not in q.text for q in workload.queries)
     assert any("1 error_reported" in n and "not made query classes" in n for n in workload.notes)
     durations = sorted((e.session_id, e.duration_us) for e in workload.events)
@@ -145,7 +146,8 @@ def test_prepexec_then_execute_resolves_handles_per_session():
     assert users.samples == (("bo@example.com",), ("chen@example.com",))
     assert users.parameters == (Parameter("@P1", "nvarchar(256)"),)
     assert proc.procedure == "dbo.usp_ReviewSummary"
-    assert proc.text == "exec dbo.usp_ReviewSummary @e_type=3,@e_id=1500,@since='2024-11-01'"
+    assert proc.text == "exec dbo.usp_ReviewSummary @e_type=@1,@e_id=@2,@since=@3"
+    assert proc.samples == ((3, 1500, "2024-11-01"),)
     (finding,) = findings
     assert finding.rule == "IN42" and finding.details["count"] == 1 and finding.line == 44
     assert any(n.endswith("1 sp_unprepare — driver calls that run no statement of their own (a prepare, a cursor "

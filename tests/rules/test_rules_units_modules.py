@@ -5,12 +5,12 @@ from __future__ import annotations
 from rules_models import col, findings, module, table
 
 from sqlsrv2tidb.model import Capture, Database, IntervalStat, QueryClass, UserType, Workload
-from sqlsrv2tidb.rules.checks_modules import module_effort_days
+from sqlsrv2tidb.rules.checks_modules import module_effort_days, straight_port_days
 from sqlsrv2tidb.rules.checks_views import dml_targets
 
 
-def body(lines: int) -> str:
-    return "CREATE PROCEDURE dbo.p AS\nBEGIN\n" + "SELECT 1;\n" * (lines - 3) + "END"
+def body(lines: int, statement: str = "SELECT 1;") -> str:
+    return "CREATE PROCEDURE dbo.p AS\nBEGIN\n" + f"{statement}\n" * (lines - 3) + "END"
 
 
 def test_every_procedure_function_and_trigger_is_inventoried_with_size_and_effort():
@@ -18,7 +18,8 @@ def test_every_procedure_function_and_trigger_is_inventoried_with_size_and_effor
         tables=(table("T"),),
         modules=(
             module("Small", "procedure", body(10)),
-            module("Big", "procedure", body(400), line=40),
+            module("Big", "procedure", body(400, "EXEC (@sql);"), line=40),
+            module("Port", "procedure", body(400)),
             module("Fn", "function", "CREATE FUNCTION dbo.Fn() RETURNS int AS BEGIN RETURN 1 END",
                    function_kind="scalar"),
             module("trg", "trigger", "CREATE TRIGGER dbo.trg ON dbo.T INSTEAD OF DELETE AS\nSELECT 1", parent="dbo.T"),
@@ -30,11 +31,18 @@ def test_every_procedure_function_and_trigger_is_inventoried_with_size_and_effor
     for f in findings(db):
         by_code.setdefault(f.rule, []).append(f)
     procs = {f.object: f for f in by_code["MO01"]}
-    assert set(procs) == {"dbo.Small", "dbo.Big"}
+    assert set(procs) == {"dbo.Small", "dbo.Big", "dbo.Port"}
     assert procs["dbo.Small"].details["lines"] == 10 and procs["dbo.Small"].details["effort_days"] == 0.25
+    # Dynamic SQL stops the procedure runner: the rewrite's effort by size, and what stops it.
     assert procs["dbo.Big"].details["lines"] == 400 and procs["dbo.Big"].details["effort_days"] == 3.0
+    assert procs["dbo.Big"].details["runner"]["runs"] is False and "dynamic SQL" in procs["dbo.Big"].message
     assert (procs["dbo.Big"].file, procs["dbo.Big"].line) == ("schema.sql", 40)
     assert "400 lines" in procs["dbo.Big"].message
+    # One the runner runs as it stands is a straight port: a quarter of the rewrite's effort.
+    port = procs["dbo.Port"]
+    assert port.details["straight_port"] is True and port.details["effort_days"] == 0.75
+    assert port.details["runner"] == {"runs": True, "statements": 397, "target_statements": 397, "status": "translated"}
+    assert "runs it on the target as it stands (397 statement(s)" in port.message
     (fn,) = by_code["MO02"]
     assert fn.object == "dbo.Fn" and "scalar function" in fn.message
     (trg,) = by_code["MO03"]
@@ -48,6 +56,7 @@ def test_effort_grows_with_size_in_buckets_then_linearly():
     assert module_effort_days(1000) == 6.0
     assert module_effort_days(501) == 3.25
     assert module_effort_days(0) == 3.0  # encrypted: size unknown
+    assert [straight_port_days(n) for n in (10, 150, 400, 1000)] == [0.25, 0.25, 0.75, 1.5]
 
 
 def test_encrypted_module_says_its_definition_is_missing():

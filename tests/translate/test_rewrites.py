@@ -138,6 +138,9 @@ class TestConcatenation:
     def test_unknown_column_is_flagged(self):
         check("SELECT x.c + x.d FROM other.things x", "SELECT x.c + x.d FROM things AS x", "review", ("QY04",))
 
+    def test_sysname_is_nvarchar_128(self):
+        check("SELECT CONVERT(sysname, CURRENT_USER)", "SELECT CAST(CURRENT_USER() AS CHAR(128))")
+
     def test_declared_parameters_type_the_operator(self):
         result = tidb("(@p nvarchar(10),@q int)SELECT @p + a, @q + n FROM dbo.t")
         assert result.target_sql == "SELECT CONCAT(?, a), ? + n FROM t"

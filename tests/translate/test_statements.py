@@ -36,6 +36,9 @@ def test_go_lines_split_batches_and_go_inside_text_does_not():
     ("PRINT 'a' SELECT 1", ["PRINT 'a'", "SELECT 1"]),
     ("BEGIN TRAN UPDATE t SET a = 1 COMMIT", ["BEGIN TRAN", "UPDATE t SET a = 1", "COMMIT"]),
     ("DECLARE c CURSOR FOR SELECT a FROM t OPEN c", ["DECLARE c CURSOR FOR SELECT a FROM t", "OPEN c"]),
+    ("SET NOCOUNT ON UPDATE t SET a = 1", ["SET NOCOUNT ON", "UPDATE t SET a = 1"]),
+    ("SET @s = N'BEGIN' + N'END' + N'SELECT' SELECT @s", ["SET @s = N'BEGIN' + N'END' + N'SELECT'", "SELECT @s"]),
+    ("SET XACT_ABORT OFF\nINSERT INTO #t EXEC dbo.p 1", ["SET XACT_ABORT OFF", "INSERT INTO #t EXEC dbo.p 1"]),
 ])
 def test_statements_without_semicolons(sql, expected):
     assert texts(sql) == expected
@@ -90,3 +93,17 @@ def test_split_target_sql_respects_quotes():
     assert split_target_sql("SET @x = ';';\nSELECT `a;b` FROM t WHERE c = 'it''s;';\nSELECT 'a\\';'") == [
         "SET @x = ';'", "SELECT `a;b` FROM t WHERE c = 'it''s;'", "SELECT 'a\\';'",
     ]
+
+
+def test_each_statement_knows_its_line():
+    text = "SELECT 1\nGO\n\nDECLARE @x int\n  SET @x = 2 SELECT @x\nGO\nIF OBJECT_ID('tempdb..#t') IS NOT NULL\n DROP TABLE #t"
+    assert [(s.line, s.sql.split()[0]) for s in parse_statements(text)] == [
+        (1, "SELECT"), (4, "DECLARE"), (5, "SET"), (5, "SELECT"), (7, "IF")]
+
+
+def test_delete_without_from_reads_as_delete_from():
+    """T-SQL's FROM after DELETE is optional (`DELETE dbo.t WHERE ...`); sqlglot reads only the form with it."""
+    for sql in ("DELETE Application.Cities WHERE CityID = @CityID", "DELETE TOP (5) Application.Cities WHERE CityID = 1"):
+        tree = parse_statements(sql)[0].tree
+        assert isinstance(tree, exp.Delete) and tree.this is not None and tree.this.name == "Cities", sql
+    assert isinstance(parse_statements("DELETE t FROM t JOIN s ON t.a = s.a")[0].tree, exp.Delete)

@@ -1,0 +1,188 @@
+"""A schema's procedures, each compiled once, found by the names calls give them, judged with what they call.
+
+A procedure runs on the target when nothing in it blocks the runner and every procedure it EXECs
+runs too; it writes when it, or one it calls, changes a table (temp tables and table variables
+are the session's own). `summary` says so per procedure, for the report, the effort of MO01, replay's
+write safety and compare's choice of reads.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..model import Database, Module
+from ..model.translation import Note, Status
+from ..options import Options
+from ..translate.naming import NameMap
+from ..translate.session import worst
+from .compiler import children, compile_procedure
+from .header import Blocker
+from .program import Call, Program
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One procedure as the runner sees it, its callees taken into account."""
+
+    name: str
+    runs: bool
+    status: Status
+    blockers: tuple[Blocker, ...]
+    """What stops it (its own, then `calls X, which cannot run` for a callee), each with its line."""
+    statements: int
+    sent: int
+    """TiDB statements in its body (every branch once), round trips of one pass through it."""
+    writes: tuple[str, ...]
+    calls: tuple[str, ...]
+    transactions: bool
+    notes: tuple[Note, ...]
+    program: Program
+
+    @property
+    def reads_only(self) -> bool:
+        return not self.writes
+
+    def stops(self) -> str:
+        """What stops it, in one line: the first blocker and where."""
+        if not self.blockers:
+            return ""
+        first = self.blockers[0]
+        more = f" (and {len(self.blockers) - 1} more)" if len(self.blockers) > 1 else ""
+        return f"{first.construct} at {self.program.where(first.line)}: {first.message}{more}"
+
+
+def name_key(name: str) -> tuple[str | None, str]:
+    """(schema or None, name), case-folded, of `[db].[schema].[name]`, `schema.name` or `name`."""
+    parts = [part.strip().strip("[]\"").strip() for part in name.split(".")]
+    if len(parts) == 1:
+        return None, parts[0].casefold()
+    return (parts[-2].casefold() or None), parts[-1].casefold()
+
+
+class Procedures:
+    """The procedures of one schema; programs are compiled on first use."""
+
+    def __init__(self, database: Database, options: Options | None = None, names: NameMap | None = None) -> None:
+        self.database = database
+        self.options = options or Options()
+        self._names = names
+        self._modules: dict[tuple[str | None, str], Module] = {}
+        self._by_name: dict[str, list[Module]] = {}
+        for module in database.modules_of("procedure"):
+            self._modules[((module.schema or "dbo").casefold(), module.name.casefold())] = module
+            self._by_name.setdefault(module.name.casefold(), []).append(module)
+        self._programs: dict[str, Program] = {}
+        self._summaries: dict[str, Summary] = {}
+
+    @property
+    def names(self) -> NameMap:
+        if self._names is None:
+            self._names = NameMap.for_database(self.database)
+        return self._names
+
+    def modules(self) -> list[Module]:
+        return sorted(self._modules.values(), key=lambda m: m.qualified_name.casefold())
+
+    def module(self, name: str, hops: int = 0) -> Module | None:
+        """The procedure a call names: `dbo.P`, `[dbo].[P]`, `P` (dbo's, or the only one of that name), `db.dbo.P`, or
+        a synonym of one."""
+        schema, bare = name_key(name)
+        if schema is not None:
+            found_one = self._modules.get((schema, bare))
+        else:
+            found = self._by_name.get(bare, [])
+            found_one = found[0] if len(found) == 1 else self._modules.get(("dbo", bare))
+        if found_one is not None or hops > 3:
+            return found_one
+        synonym = next((m for m in self.database.modules_of("synonym") if m.base_object
+                        and name_key(m.qualified_name) == ((schema or (m.schema or "dbo").casefold()), bare)), None)
+        return self.module(synonym.base_object, hops + 1) if synonym is not None and synonym.base_object else None
+
+    def program(self, name: str) -> Program | None:
+        module = self.module(name)
+        if module is None:
+            return None
+        key = module.qualified_name.casefold()
+        if key not in self._programs:
+            self._programs[key] = compile_procedure(module, self.database, self.names, self.options)
+        return self._programs[key]
+
+    def summary(self, name: str) -> Summary | None:
+        module = self.module(name)
+        if module is None:
+            return None
+        return self._summary(module.qualified_name, ())
+
+    def summaries(self) -> list[Summary]:
+        return [s for m in self.modules() if (s := self._summary(m.qualified_name, ())) is not None]
+
+    def _summary(self, name: str, seen: tuple[str, ...]) -> Summary:
+        key = name.casefold()
+        if key in self._summaries:
+            return self._summaries[key]
+        program = self.program(name)
+        assert program is not None
+        blockers = list(program.blockers)
+        writes = list(program.writes)
+        transactions = program.transactions
+        statuses = [program.status]
+        for called in program.calls:
+            callee = self.module(called)
+            line = _call_line(program, called)
+            if callee is None:
+                what = "a system procedure, which the runner does not run" if is_system(called) else \
+                    "the schema has no such procedure"
+                blockers.append(Blocker("procedure call", line, f"EXEC {called}: {what}"))
+                continue
+            if callee.qualified_name.casefold() in (*seen, key):
+                continue  # recursion: judged where it starts
+            inner = self._summary(callee.qualified_name, (*seen, key))
+            if not inner.runs:
+                blockers.append(Blocker("procedure call", line, f"EXEC {called}, which cannot run: {inner.stops()}"))
+            writes += [f"{w} in {inner.name}" for w in inner.writes if " in " not in w] + \
+                      [w for w in inner.writes if " in " in w]
+            transactions = transactions or inner.transactions
+            statuses.append(inner.status)
+        blockers.sort(key=lambda b: b.line)
+        status: Status = "unsupported" if blockers else _worst(statuses)
+        summary = Summary(program.name, not blockers, status, tuple(blockers), program.statements, program.sent,
+                          tuple(dict.fromkeys(writes)), program.calls, transactions, program.notes, program)
+        self._summaries[key] = summary
+        return summary
+
+    def resolve(self, name: str) -> Program | None:
+        """For the runner: the program of a procedure a call names."""
+        return self.program(name)
+
+
+def _call_line(program: Program, called: str) -> int:
+    stack = [program.body]
+    while stack:
+        step = stack.pop()
+        if isinstance(step, Call) and step.procedure == called:
+            return step.line
+        stack.extend(children(step))
+    return 1
+
+
+def _worst(statuses: list[Status]) -> Status:
+    return worst(s for s in statuses if s != "unsupported")
+
+
+def is_system(name: str) -> bool:
+    """`sp_...` and `xp_...`: SQL Server's own procedures (a schema does not define them)."""
+    return name_key(name)[1].startswith(("sp_", "xp_"))
+
+
+_LAST: list[Procedures] = []
+
+
+def procedures_of(database: Database, options: Options | None = None) -> Procedures:
+    """The procedures of `database`, compiled once for the stages of one command that ask (the rules' MO01 and
+    assessment.json read the same summaries): the last schema asked about is kept."""
+    options = options or Options()
+    if _LAST and _LAST[0].database is database and _LAST[0].options == options:
+        return _LAST[0]
+    found = Procedures(database, options)
+    _LAST[:] = [found]
+    return found

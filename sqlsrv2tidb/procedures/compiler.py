@@ -1,0 +1,176 @@
+"""A procedure read once into a `Program`: its head, its body's blocks, every statement translated.
+
+`compile_procedure` takes a schema's `Module` (a script, an SSDT project or a live catalog gave its
+definition); `compile_batch` takes T-SQL text with declared parameters: a captured class that calls
+a procedure (`EXEC dbo.P @a = @1`), or the literal SQL of sp_executesql. Reading never raises for
+what it cannot run: that is the program's `blockers`, each with its line, and the program is
+`unsupported`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+
+from ..model import Database, Module, Parameter
+from ..options import Options
+from ..translate.naming import NameMap
+from ..translate.session import worst
+from . import blocks
+from . import program as p
+from .header import Blocker, HeadError, read_head
+from .leaves import leaf_step, unit_type
+from .unit import Unit, parse_expression
+
+
+def compile_procedure(module: Module, database: Database, names: NameMap, options: Options) -> p.Program:
+    """The procedure's program; a procedure without a readable definition is one that cannot run."""
+    name = module.qualified_name
+    file, first = module.source.file, module.source.line or 1
+    if module.definition is None:
+        return _blocked(name, file, first, Blocker("definition not available", 1, "the server keeps it encrypted, or the "
+                                                   "capture could not read it"))
+    if module.is_clr:
+        return _blocked(name, file, first, Blocker("CLR procedure", 1, "its body is .NET code: there are no statements to run"))
+    try:
+        head = read_head(module.definition)
+    except HeadError as exc:
+        return _blocked(name, file, first, Blocker("unreadable definition", 1, str(exc)))
+    unit = Unit(name, database, names, options, _nested(database, names, options, name))
+    parameters = []
+    for declared in head.parameters:
+        type_text, table_type = unit_type(unit, declared.type)
+        unit.declare(declared.name, type_text)
+        default = None
+        if declared.default is not None:
+            node = parse_expression(declared.default)
+            if node is None:
+                unit.block("unreadable default", declared.line, f"the default of {declared.name} could not be read")
+            else:
+                default = unit.value(node, declared.default, declared.line)
+        parameters.append(p.Parameter(declared.name, type_text, default, declared.default is not None, declared.output))
+        del table_type  # a table type's parameter is READONLY: the head's blocker says so
+    unit.blockers.extend(head.blockers)
+    body, read = blocks.read_body(module.definition[head.body_start:], head.body_line)
+    unit.blockers.extend(read)
+    return _finish(unit, tuple(parameters), _step(unit, body), file, first)
+
+
+def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Database, names: NameMap, options: Options,
+                  name: str = "batch", file: str | None = None, first_line: int = 1, wrapper: bool = False) -> p.Program:
+    """A batch of T-SQL run as a procedure would be, its declared parameters given by the caller (`wrapper`: a
+    captured call around procedures, whose own statements are not counted)."""
+    unit = Unit(name, database, names, options, _nested(database, names, options, name))
+    declared = []
+    for parameter in parameters:
+        type_text, _ = unit_type(unit, parameter.type)
+        unit.declare(parameter.name, type_text)
+        declared.append(p.Parameter(parameter.name if parameter.name.startswith("@") else "@" + parameter.name, type_text))
+    body, read = blocks.read_body(text, 1)
+    unit.blockers.extend(read)
+    program = _finish(unit, tuple(declared), _step(unit, body), file, first_line)
+    return replace(program, wrapper=True) if wrapper else program
+
+
+def _nested(database: Database, names: NameMap, options: Options, owner: str):
+    def nested(text: str, parameters: tuple[Parameter, ...], line: int) -> p.Program:
+        return compile_batch(text, parameters, database, names, options, name=f"{owner} (literal SQL, line {line})")
+
+    return nested
+
+
+def _blocked(name: str, file: str | None, first: int, blocker: Blocker) -> p.Program:
+    return p.Program(name, (), p.Steps(1, ()), (blocker,), status="unsupported", file=file, first_line=first)
+
+
+def _finish(unit: Unit, parameters: tuple[p.Parameter, ...], body: p.Step, file: str | None, first: int) -> p.Program:
+    for step in _walk(body):
+        if isinstance(step, p.CallText):
+            nested = step.program
+            for blocker in nested.blockers:
+                unit.block(blocker.construct, step.line, f"in its literal SQL: {blocker.message}")
+            unit.calls.extend(nested.calls)
+            unit.writes.extend(f"{w.rsplit(' (line', 1)[0]} (line {step.line})" for w in nested.writes)
+            unit.transactions = unit.transactions or nested.transactions
+            unit.statuses.append(nested.status if nested.status != "unsupported" else "translated")
+        writes = getattr(step, "writes", None)
+        if isinstance(writes, str):
+            unit.writes.append(f"{writes} (line {step.line})")
+    status = "unsupported" if unit.blockers else worst(unit.statuses)
+    return p.Program(unit.name, parameters, body, tuple(sorted(unit.blockers, key=lambda b: b.line)), tuple(unit.notes),
+                     status, unit.statements, max(unit.sent, 0), tuple(dict.fromkeys(unit.calls)),
+                     tuple(dict.fromkeys(unit.writes)), unit.transactions, file, first,
+                     tuple(unit.variables.items()))
+
+
+def _walk(step: p.Step) -> Iterator[p.Step]:
+    yield step
+    for child in children(step):
+        yield from _walk(child)
+
+
+def children(step: p.Step) -> tuple[p.Step, ...]:
+    """The steps directly inside a step."""
+    if isinstance(step, p.Steps):
+        return step.steps
+    if isinstance(step, p.IfStep):
+        return (step.then,) + ((step.otherwise,) if step.otherwise is not None else ())
+    if isinstance(step, p.WhileStep):
+        return (step.body,)
+    if isinstance(step, p.TryStep):
+        return (step.body, step.catch)
+    if isinstance(step, p.InsertFromCall):
+        return (step.call,)
+    return ()
+
+
+def _step(unit: Unit, node: blocks.Node) -> p.Step:
+    if isinstance(node, blocks.Block):
+        return p.Steps(node.line, tuple(s for s in (_maybe(unit, n) for n in node.nodes) if s is not None))
+    stepped = _maybe(unit, node)
+    return stepped if stepped is not None else p.Steps(node.line, ())
+
+
+def _maybe(unit: Unit, node: blocks.Node) -> p.Step | None:
+    if isinstance(node, blocks.Block):
+        return _step(unit, node)
+    unit.statements += 1
+    if isinstance(node, blocks.Leaf):
+        return leaf_step(unit, node.statement, node.line)
+    if isinstance(node, blocks.If):
+        condition = unit.condition(node.condition, node.line)
+        then = _step(unit, node.then)
+        otherwise = _step(unit, node.otherwise) if node.otherwise is not None else None
+        return p.IfStep(node.line, condition, then, otherwise) if condition is not None else None
+    if isinstance(node, blocks.While):
+        condition = unit.condition(node.condition, node.line)
+        body = _step(unit, node.body)
+        return p.WhileStep(node.line, condition, body) if condition is not None else None
+    if isinstance(node, blocks.Try):
+        unit.statements -= 1  # BEGIN TRY ... END CATCH is structure, not a statement
+        return p.TryStep(node.line, _step(unit, node.body), _step(unit, node.catch))
+    return _control(unit, node)
+
+
+def _control(unit: Unit, node: blocks.Control) -> p.Step | None:
+    if node.word == "RETURN":
+        if not node.rest:
+            return p.Return(node.line)
+        value = parse_expression(node.rest)
+        if value is None:
+            unit.block("unreadable statement", node.line, f"RETURN {node.rest[:60]}: the value could not be read")
+            return None
+        return p.Return(node.line, unit.value(value, node.rest, node.line))
+    if node.word in ("BREAK", "CONTINUE"):
+        return p.Loop(node.line, node.word)
+    if node.word == "ATOMIC":
+        return None  # BEGIN ATOMIC: the head's blocker (a natively compiled procedure) says why it cannot run
+    if node.word in ("GOTO", "LABEL"):
+        unit.block("GOTO", node.line, "GOTO and labels: jumps the runner does not follow; the application writes them as "
+                                      "loops or conditions")
+        return None
+    unit.block(f"{node.word} {node.rest.split()[0] if node.rest else ''}".strip(), node.line,
+               f"{node.word} {node.rest[:60]}: not a statement the runner knows")
+    return None
+
+

@@ -1,0 +1,45 @@
+"""BEGIN TRAN, COMMIT, ROLLBACK and SAVE TRAN as SQL Server counts them, on one target transaction.
+
+SQL Server nests transactions only in its count: BEGIN TRAN adds one to @@TRANCOUNT, COMMIT takes one
+away and commits only when the count comes back to 0, ROLLBACK rolls everything back (or back to a
+savepoint it names). The target gets BEGIN when the count leaves 0, COMMIT when it comes back,
+ROLLBACK and SAVEPOINT as they come. A transaction an error doomed under XACT_ABORT cannot commit.
+https://learn.microsoft.com/sql/t-sql/functions/trancount-transact-sql
+"""
+
+from __future__ import annotations
+
+from . import program as p
+from .failures import TsqlError
+from .sending import Sender
+from .state import CallState
+
+
+def transaction(sender: Sender, state: CallState, step: p.Transaction) -> None:
+    state.rowcount = 0
+    if step.action == "begin":
+        if state.trancount == 0:
+            sender.text(state, "BEGIN")
+            state.transaction_name = step.name
+        state.trancount += 1
+    elif step.action == "commit":
+        if state.trancount == 0:
+            raise TsqlError(3902, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION.")
+        if state.doomed:
+            raise TsqlError(3930, "The current transaction cannot be committed and cannot support operations that "
+                                  "write to the log file. Roll back the transaction.")
+        state.trancount -= 1
+        if state.trancount == 0:
+            sender.text(state, "COMMIT")
+    elif step.action == "save":
+        if state.trancount == 0:
+            raise TsqlError(628, "Cannot issue SAVE TRANSACTION when there is no active transaction.")
+        sender.text(state, f"SAVEPOINT `{step.name}`")
+    else:
+        if state.trancount == 0:
+            raise TsqlError(3903, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION.")
+        if step.name and step.name != state.transaction_name and not state.doomed:
+            sender.text(state, f"ROLLBACK TO SAVEPOINT `{step.name}`")
+            return
+        sender.text(state, "ROLLBACK")
+        state.trancount, state.doomed = 0, False

@@ -1,0 +1,209 @@
+"""The captured classes that call a procedure, each made a call the runner can send.
+
+An application calls a procedure as an RPC (`exec dbo.P @a=@1` in an rpc_completed event, its
+arguments the class's parameters with a reservoir of each call's values), in a batch (`EXEC dbo.P
+5`), or through sp_executesql (`EXEC dbo.P @a` with `@a int` declared). Whatever the form, the
+class's text is run as a batch of its own, its parameters bound to the captured values, and every
+EXEC in it runs the procedure's program. A `CallPlan` carries that batch with the programs of every
+procedure it can reach, as plain data, so replay's worker processes run calls without the schema.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from ..model import QueryClass, Workload
+from ..translate.session import SentStatement
+from . import program as p
+from .catalog import Procedures, is_system, name_key
+from .compiler import children, compile_batch
+from .expressions import Var
+from .header import Blocker
+
+
+@dataclass(frozen=True)
+class CallPlan:
+    """A captured class's batch and the programs of the procedures it can reach, keyed as `catalog.name_key` reads a name."""
+
+    batch: p.Program
+    programs: dict[tuple[str | None, str], p.Program] = field(default_factory=dict)
+    by_name: dict[str, tuple[tuple[str | None, str], ...]] = field(default_factory=dict)
+    case_insensitive: bool = True
+    """Text compares without case (the database's collation is case-insensitive, SQL Server's default)."""
+    aliases: dict[tuple[str | None, str], tuple[str | None, str]] = field(default_factory=dict)
+    """Names calls give that are not the procedure's own (a synonym, another schema's spelling) -> its key."""
+
+    def target_sql(self) -> str:
+        """Every TiDB statement the procedures may send, each once, in the order of the programs (for the files)."""
+        seen = dict.fromkeys(s.sql for program in self.programs.values() for s in statements_of(program))
+        return ";\n".join(seen)
+
+    def resolve(self, name: str) -> p.Program | None:
+        schema, bare = name_key(name)
+        if (schema, bare) in self.aliases:
+            return self.programs.get(self.aliases[(schema, bare)])
+        if schema is not None:
+            return self.programs.get((schema, bare))
+        keys = self.by_name.get(bare, ())
+        if len(keys) == 1:
+            return self.programs[keys[0]]
+        return self.programs.get(("dbo", bare))
+
+
+@dataclass(frozen=True)
+class CapturedCall:
+    """A class that calls one or more procedures, and whether the runner runs it."""
+
+    query_id: str
+    procedures: tuple[str, ...]
+    """The procedures its text EXECs, as the schema names them (as written when the schema has none)."""
+    runs: bool
+    stops: str
+    """Why it cannot run (empty when it runs)."""
+    writes: tuple[str, ...]
+    plan: CallPlan
+
+    @property
+    def reads_only(self) -> bool:
+        return not self.writes
+
+
+_EXEC = re.compile(r"\bEXEC(?:UTE)?\b", re.IGNORECASE)
+
+
+def captured_calls(workload: Workload, procedures: Procedures) -> dict[str, CapturedCall]:
+    """Every class whose text EXECs a procedure, by class id."""
+    found: dict[str, CapturedCall] = {}
+    for query in workload.queries:
+        if query.kind != "exec" and not _EXEC.search(query.text):
+            continue
+        call = captured_call(query, procedures)
+        if call is not None:
+            found[query.id] = call
+    return found
+
+
+def captured_call(query: QueryClass, procedures: Procedures) -> CapturedCall | None:
+    """The class as a call of procedures, or None when its text EXECs none (literal SQL is the translator's)."""
+    batch = compile_batch(query.text, query.parameters, procedures.database, procedures.names, procedures.options,
+                          name=f"query {query.id}", file=query.source.file, first_line=query.source.line or 1,
+                          wrapper=True)
+    if not batch.calls:
+        return None
+    blockers: list[str] = [_said(batch, b) for b in batch.blockers]
+    writes = list(batch.writes)
+    named: list[str] = []
+    for called in batch.calls:
+        summary = procedures.summary(called)
+        if summary is None:
+            if not is_system(called):
+                blockers.append(f"EXEC {called}: the schema has no such procedure")
+            else:
+                blockers.append(f"EXEC {called}: a system procedure, which the runner does not run")
+            named.append(called)
+            continue
+        named.append(summary.name)
+        if not summary.runs:
+            blockers.append(f"{summary.name} cannot run: {summary.stops()}")
+        writes += [f"{w} ({summary.name})" if summary.name not in w else w for w in summary.writes]
+    return CapturedCall(query.id, tuple(dict.fromkeys(named)), not blockers, "; ".join(blockers),
+                        tuple(dict.fromkeys(writes)), plan_of(batch, procedures))
+
+
+def _said(program: p.Program, blocker: Blocker) -> str:
+    return f"{blocker.construct} at {program.where(blocker.line)}: {blocker.message}"
+
+
+def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
+    """The batch with every program it can reach through EXEC (each procedure once)."""
+    programs: dict[tuple[str | None, str], p.Program] = {}
+    aliases: dict[tuple[str | None, str], tuple[str | None, str]] = {}
+    pending = list(batch.calls)
+    while pending:
+        name = pending.pop()
+        module = procedures.module(name)
+        if module is None:
+            continue
+        key = ((module.schema or "dbo").casefold(), module.name.casefold())
+        if name_key(name) != key and name_key(name)[0] is not None:
+            aliases[name_key(name)] = key
+        elif name_key(name)[0] is None and module.name.casefold() != name_key(name)[1]:
+            aliases[name_key(name)] = key
+        if key in programs:
+            continue
+        program = procedures.program(name)
+        if program is None:
+            continue
+        programs[key] = program
+        pending.extend(program.calls)
+    by_name: dict[str, list[tuple[str | None, str]]] = {}
+    for key in programs:
+        by_name.setdefault(key[1], []).append(key)
+    collation = (procedures.database.collation or "").lower()
+    return CallPlan(batch, programs, {name: tuple(keys) for name, keys in by_name.items()},
+                    "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation, aliases)
+
+
+def statements_of(program: p.Program) -> Iterator[SentStatement]:
+    """Every TiDB statement a program may send, its values' statements included."""
+    stack = [program.body]
+    while stack:
+        step = stack.pop()
+        stack.extend(children(step))
+        for name in ("statements", "insert"):
+            yield from getattr(step, name, ()) or ()
+        for value in _values(step):
+            yield from value.remote
+
+
+def _values(step: p.Step) -> Iterator[p.Value]:
+    for name in ("condition", "value", "offset"):
+        value = getattr(step, name, None)
+        if isinstance(value, p.Value):
+            yield value
+    if isinstance(step, p.Declare):
+        yield from (v for _, _, v in step.variables if v is not None)
+    if isinstance(step, p.Assign):
+        yield from (v for _, v in step.targets)
+    if isinstance(step, (p.Raise,)):
+        yield from step.arguments
+    if isinstance(step, (p.Call, p.CallText)):
+        yield from (a.value for a in step.arguments if a.value is not None)
+
+
+def parameter_uses(plan: CallPlan) -> dict[str, list[tuple[str, int]]]:
+    """For each parameter of the captured class (lower case, with `@`), the statements of the procedures it is
+    passed to that use it, each with the position of its marker: where a value can be looked for."""
+    uses: dict[str, list[tuple[str, int]]] = {}
+    for step in _walk(plan.batch.body):
+        if not isinstance(step, p.Call):
+            continue
+        callee = plan.resolve(step.procedure)
+        if callee is None:
+            continue
+        positional = [a for a in step.arguments if a.name is None]
+        for argument in step.arguments:
+            local = argument.value.local if argument.value is not None else None
+            if not isinstance(local, Var):
+                continue
+            name = local.name
+            if argument.name is not None:
+                target = argument.name.lower()
+            else:
+                index = positional.index(argument)
+                if index >= len(callee.parameters):
+                    continue
+                target = callee.parameters[index].name.lower()
+            for statement in statements_of(callee):
+                for position, bound in enumerate(statement.parameters):
+                    if bound.lower() == target:
+                        uses.setdefault("@" + name, []).append((statement.sql, position))
+    return uses
+
+
+def _walk(step: p.Step) -> Iterator[p.Step]:
+    yield step
+    for child in children(step):
+        yield from _walk(child)

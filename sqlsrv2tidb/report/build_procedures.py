@@ -1,0 +1,82 @@
+"""The procedures section: each stored procedure as the procedure runner sees it, and what its calls cost.
+
+From assessment.json's `procedures`: whether the runner runs the procedure on TiDB as it stands
+(every statement translated; a straight port) or what stops it and where, the statements of its body
+and the TiDB statements it sends in one pass. From replay.json's `procedures`, when a replay sent the
+captured calls: calls, statements and round trips per call, the target's latency per call beside
+SQL Server's captured duration per call, failed calls. From compare.json, the calls compared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from . import formatting as fmt
+from .shape import obj, objs, seq
+from .viewmodel import Cell, Fact, GenericTable, ProceduresSection
+
+
+def procedures_fact(doc: dict[str, Any]) -> Fact | None:
+    """One line for the summary: how many procedures the runner runs on the target as they stand."""
+    rows = objs(doc.get("procedures"))
+    if not rows:
+        return None
+    runs = sum(1 for r in rows if r.get("runs"))
+    return Fact("Procedures the runner runs", f"{fmt.number(runs)} of {fmt.number(len(rows))} as they stand "
+                                              "(a straight port each); the others say what stops them")
+
+
+def build_procedures(doc: dict[str, Any], replay: dict[str, Any] | None,
+                     compare: dict[str, Any] | None) -> ProceduresSection | None:
+    rows = objs(doc.get("procedures"))
+    if not rows:
+        return None
+    measured = {str(p.get("procedure", "")).casefold(): p for p in objs(obj(replay).get("procedures"))}
+    compared = _compared(compare)
+    runs = sum(1 for r in rows if r.get("runs"))
+    facts = [Fact("Procedures", fmt.number(len(rows))),
+             Fact("Run by the runner as they stand", f"{fmt.number(runs)} (a straight port each)"),
+             Fact("Stopped", fmt.number(len(rows) - runs))]
+    if measured:
+        calls = sum(int(p.get("calls") or 0) for p in measured.values())
+        facts.append(Fact("Calls replayed", f"{fmt.number(calls)} of {fmt.number(len(measured))} procedure(s)"))
+    table = []
+    for row in sorted(rows, key=lambda r: (not r.get("runs"), str(r.get("name")).casefold())):
+        name = str(row.get("name") or "")
+        m = measured.get(name.casefold(), {})
+        writes = seq(row.get("writes"))
+        table.append((
+            Cell(name),
+            Cell("runs" if row.get("runs") else "stopped"),
+            Cell(str(row.get("stops") or ("" if row.get("runs") else "—"))),
+            _num(row.get("statements")), _num(row.get("target_statements")),
+            Cell(", ".join(str(w) for w in writes[:3]) + (" …" if len(writes) > 3 else "") if writes else "reads only"),
+            _num(m.get("calls")), _num(m.get("statements_per_call")), _num(m.get("round_trips_per_call")),
+            _ms(m.get("target_ms_per_call")), _ms(m.get("sql_server_ms_per_call")), _num(m.get("failed_calls")),
+            Cell(compared.get(name.casefold(), "")),
+        ))
+    return ProceduresSection(tuple(facts), GenericTable(
+        "procedures", ("Procedure", "On TiDB", "What stops it", "Statements", "TiDB statements", "Writes",
+                       "Calls replayed", "Statements per call", "Round trips per call", "TiDB ms per call",
+                       "SQL Server ms per call", "Failed calls", "Answers"),
+        (False, False, False, True, True, False, True, True, True, True, True, True, False), tuple(table)))
+
+
+def _compared(doc: dict[str, Any] | None) -> dict[str, str]:
+    found: dict[str, list[str]] = {}
+    for q in objs(obj(doc).get("queries")):
+        call = obj(q.get("procedure_call"))
+        for name in seq(call.get("procedures")):
+            found.setdefault(str(name).casefold(), []).append(str(q.get("verdict") or ""))
+    return {name: ", ".join(sorted(set(verdicts))) for name, verdicts in found.items()}
+
+
+def _num(value: Any) -> Cell:
+    if value is None:
+        return Cell("—", "", True)
+    return Cell(fmt.number(value) if isinstance(value, int) else f"{value:g}" if isinstance(value, float) else str(value),
+                str(value), True)
+
+
+def _ms(value: Any) -> Cell:
+    return Cell("—", "", True) if value is None else Cell(f"{value:.2f}", str(value), True)

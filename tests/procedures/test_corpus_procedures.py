@@ -1,0 +1,67 @@
+"""The corpus procedures (Northwind, AdventureWorks, WideWorldImporters) on TiDB through the procedure runner, and
+the reading ones compared with EXEC on the SQL Server endpoint: the tally is benchmarks/procedures/RESULTS.md
+(`corpus_procedures`; rewrite it with UPDATE_PROCEDURES=1 after reviewing a change).
+
+No procedure the runner runs may fail on TiDB because of its translation, and every reading one that the endpoint
+holds must give the same answers as its EXEC there, or be not comparable with a reason.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+from corpus_procedures import COMMAND, FIXTURES, RECORD, CorpusRun, render, run_corpus
+
+pytestmark = pytest.mark.slow
+
+_RUNS: dict[str, CorpusRun] = {}
+
+
+def _run(corpus: str, request, tidb, tmp_path_factory) -> CorpusRun:
+    if corpus not in _RUNS:
+        source = request.getfixturevalue(FIXTURES[corpus])
+        database = tidb.create_database(f"t_procedures_{corpus}")
+        _RUNS[corpus] = run_corpus(corpus, source, tidb, database, tmp_path_factory.mktemp(f"procedures-{corpus}"))
+    return _RUNS[corpus]
+
+
+@pytest.mark.parametrize("corpus", list(FIXTURES))
+def test_every_procedure_the_runner_runs_runs_on_tidb(corpus, request, tidb, tmp_path_factory):
+    run = _run(corpus, request, tidb, tmp_path_factory)
+    for o in run.outcomes:
+        print(corpus, o.name, "runs" if o.runs else "stopped", o.ran, o.target_error[:160], o.verdict, o.reason[:200],
+              "" if o.created else f"NOT CREATED: {o.refused[:200]}", o.sql_server)
+    assert run.count(lambda o: o.runs) > 0
+    # A call TiDB refuses must be one the endpoint refuses too (the values meet a foreign key, the fixture lacks a
+    # column), or one the endpoint does not hold to judge by.
+    failed = [(o.name, o.target_error) for o in run.outcomes if o.ran in ("target error", "lost") and o.created]
+    assert not failed, failed
+    assert all(o.ran for o in run.outcomes if o.runs)
+
+
+@pytest.mark.parametrize("corpus", list(FIXTURES))
+def test_reading_procedures_answer_as_exec_on_sql_server(corpus, request, tidb, tmp_path_factory):
+    run = _run(corpus, request, tidb, tmp_path_factory)
+    reading = [o for o in run.outcomes if o.runs and o.reads_only]
+    assert reading
+    for o in reading:
+        endpoint_fails = o.verdict == "error" and o.reason.startswith("SQL Server failed") and o.ran != "ok"
+        explained = o.verdict == "differs" and o.explained
+        assert o.verdict in ("same", "same up to ties", "not comparable") or not o.created or endpoint_fails \
+            or explained, (o.name, o.verdict, o.reason)
+        if o.verdict == "not comparable":
+            assert o.reason, o.name
+
+
+def test_the_tally_is_recorded(request, tidb, tmp_path_factory):
+    runs = [_run(corpus, request, tidb, tmp_path_factory) for corpus in FIXTURES]
+    text = render(runs, tidb.version())
+    if os.environ.get("UPDATE_PROCEDURES") or not RECORD.is_file():
+        RECORD.parent.mkdir(parents=True, exist_ok=True)
+        RECORD.write_text(text, encoding="utf-8")
+    # The tally's rows must be the recorded ones; the rows of each answer compare's own values found may vary.
+    tally = [line for line in text.splitlines() if line.startswith(tuple(f"| {c} |" for c in FIXTURES))]
+    recorded = RECORD.read_text(encoding="utf-8")
+    assert len(tally) == len(FIXTURES) and all(line in recorded for line in tally), (
+        f"the tally changed: review it and run {COMMAND}\n" + "\n".join(tally))
