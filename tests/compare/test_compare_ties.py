@@ -113,22 +113,21 @@ def test_a_row_outside_the_tie_in_the_cut_group_differs(mssql, planted_tds, targ
 
 @pytest.mark.parametrize("query", [NUMBERED, NUMBERED_TOP, NUMBERED_FIRST],
                          ids=["row_number", "row_number_top", "row_number_filter"])
-def test_row_numbers_over_ties_are_the_same_up_to_ties(mssql, planted_tds, tds, target, query, tmp_path):
-    # Which tied row gets which number is the server's choice, made anew by each plan: the servers usually
+def test_row_numbers_over_ties_are_the_same_up_to_ties(mssql, planted_tds, target, query, tmp_path):
+    # Which tied row gets which number is the server's choice, made anew by each execution: the servers usually
     # number the tie at 80 in another order (insertion against key order), and when they happen not to, the
-    # answers are plainly the same.
-    alike = _alike(tds, target, query)
+    # answers are plainly the same. Asking each server beforehand cannot settle which case compare meets (the
+    # choice may change between the two runs), so either verdict passes and neither 'differs' nor 'not comparable'
+    # does; the unit tests in test_shape_ties.py pin which rows make which verdict.
     q = _compared(mssql, planted_tds, target, query, tmp_path / "numbered")["queries"][0]
-    if alike:
-        assert q["verdict"] in ("same", "same up to ties"), q
-    else:
-        assert q["verdict"] == "same up to ties", q
+    assert q["verdict"] in ("same", "same up to ties"), q
+    if q["verdict"] == "same up to ties":
         assert any("ROW_NUMBER()" in t for t in q["ties"]), q
 
 
-def test_row_numbers_over_a_key_computed_otherwise_differ(mssql, planted_tds, tds, target, tmp_path):
+def test_row_numbers_over_a_key_computed_otherwise_differ(mssql, planted_tds, target, tmp_path):
     kept = _compared(mssql, planted_tds, target, NUMBERED_LEN, tmp_path / "kept")["queries"][0]
-    assert kept["verdict"] == ("same" if _alike(tds, target, NUMBERED_LEN) else "same up to ties"), kept
+    assert kept["verdict"] in ("same", "same up to ties"), kept  # which, the servers' numbering of the tie decides
     lost = _compared(mssql, planted_tds, target, NUMBERED_LEN, tmp_path / "lost", skip="len_trailing_spaces")
     assert lost["queries"][0]["verdict"] == "differs", lost["queries"][0]
 
