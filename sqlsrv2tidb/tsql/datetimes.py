@@ -27,10 +27,13 @@ _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(.+?)Z?$")
 
 
 def read_datetime(text: str) -> datetime | None:
-    """The datetime SQL Server reads `text` as, or None where it would fail to convert."""
+    """The datetime SQL Server reads `text` as, or None where it would fail to convert.
+
+    An empty (or blank) string is 1900-01-01 00:00, SQL Server's base date, for datetime, date and datetime2
+    alike: `CAST('' AS datetime)`, and `ClosedDate != ''`, which MySQL refuses as an incorrect DATETIME value."""
     text = " ".join(text.strip().split())
     if not text:
-        return None
+        return datetime(1900, 1, 1)
     iso = _ISO.match(text)
     if iso:
         day = _date(int(iso[1]), int(iso[2]), int(iso[3]))
