@@ -94,6 +94,13 @@ def deployment(capture: Capture, plan: MigrationPlan | None, options: Options) -
     return advise(capture, plan, options)
 
 
+def for_target(target: Target, options: Options) -> Options:
+    """`options` for the engine of the server `target` names: MySQL's (and its version) for a MySQL, else TiDB's."""
+    from .replay.target_engine import options_for_target
+
+    return options_for_target(target, options)
+
+
 def _with_rule_settings(findings: list[Finding], options: Options) -> list[Finding]:
     """Apply the override file's `rules:` section (disable, severity) to every stage's findings."""
     from .rules.engine import apply_rule_settings
@@ -156,10 +163,15 @@ def run_assess(
     replay_config: Any = None,
     anonymize: bool = False,
     progress: Progress | None = None,
+    engine_from_target: bool = False,
 ) -> Outcome:
-    """Every stage: read, translate, plan, check, (replay,) and write the report."""
+    """Every stage: read, translate, plan, check, (replay,) and write the report.
+
+    `engine_from_target`: write for the engine of the `replay_target` server (no --target-engine given)."""
     progress = progress or NullProgress()
     out = prepare_output(out, sources)
+    if replay_target is not None and engine_from_target:
+        options = for_target(replay_target, options)
     capture = read(sources, progress)
     translation = translate(capture, options, progress)
     plan_ = plan(capture, options, progress)
@@ -168,7 +180,7 @@ def run_assess(
     findings = _with_rule_settings(
         [*capture.findings, *translation.findings, *plan_.findings, *rule_findings], options
     )
-    advice = deployment(capture, plan_, options)
+    advice = None if options.mysql else deployment(capture, plan_, options)  # MySQL: InnoDB's advice is findings
     files = _write_ddl(plan_, out)
     doc = build_assessment(
         Parts(capture, options, plan=plan_, translation=translation, findings=tuple(findings), deployment=advice)
@@ -201,6 +213,7 @@ def run_replay(
     progress = progress or NullProgress()
     check_writes_confirmed(target, config)
     out = prepare_output(out, sources)
+    options = for_target(target, options)
     capture = read(sources, progress)
     translation = translate(capture, options, progress)
     outcome = runner.run_replay(capture, translation, target, config, out=out, progress=progress)
@@ -272,7 +285,7 @@ def _source_capture(sources: Sequence[Path | str], session, progress: Progress) 
 
 
 def _data_target(target: Target, settings: Any, capture: Capture, options: Options):
-    """The target connection and the plan (the TiDB names of the tables)."""
+    """The target connection and the plan (the TiDB names of the tables), written for the target's engine."""
     from .data.targetdb import TargetDb
     from .replay.drivers import resolve
     from .replay.safety import check_not_source
@@ -280,7 +293,7 @@ def _data_target(target: Target, settings: Any, capture: Capture, options: Optio
     check_not_source(target, capture.server)
     driver = resolve(settings.driver).name
     db = TargetDb(target, "pymysql" if driver == "asyncmy" else driver)
-    plan_ = plan(capture, options)
+    plan_ = plan(capture, for_target(target, options))
     return db, plan_
 
 
@@ -639,6 +652,7 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
         raise _Usage("--parameter-sets must be 1 or more, --statement-timeout more than 0 and --reconnect-within "
                      "0 or more")
     out = prepare_output(out, sources)
+    options = for_target(target, options)
     capture = read(sources, progress)
     check_not_source(target, capture.server)
     translation = translate(capture, options, progress)

@@ -103,6 +103,10 @@ def command(func: F) -> F:
 Sources = Annotated[list[Path], typer.Argument(help="Capture folders, .sql scripts, SSDT folders, XE XML, Query Store exports, workload YAML.", show_default=False)]
 Out = Annotated[Path, typer.Option("--output", "-o", help="Folder to write into (new, empty, or written by this tool before).")]
 TidbVersion = Annotated[str, typer.Option("--tidb-version", help="TiDB version the plan targets.")]
+TargetEngine = Annotated[str | None, typer.Option("--target-engine", help=(
+    "tidb or mysql: what the DDL, the translation and the rules are written for (default tidb; assess --target: "
+    "the engine of that server)."))]
+MysqlVersion = Annotated[str, typer.Option("--mysql-version", help="MySQL version a --target-engine mysql plan targets (8.0, 8.4, 9.7, ...).")]
 TikvNodes = Annotated[int, typer.Option("--tikv-nodes", help="TiKV nodes in the target cluster (partitions, shard bits).")]
 TidbNodes = Annotated[int | None, typer.Option("--tidb-nodes", help="TiDB nodes in the target cluster (default: sized from the workload).")]
 Config = Annotated[Path | None, typer.Option("--config", help="YAML with per-table, per-type and per-column overrides.")]
@@ -113,11 +117,14 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output."
 
 
 def _options(tidb_version: str, tikv_nodes: int, tidb_nodes: int | None, config: Path | None,
-             rules: Path | None = None, templates: Path | None = None):
+             rules: Path | None = None, templates: Path | None = None, target_engine: str | None = None,
+             mysql_version: str = "8.4"):
     from .options import Options, Version, load_config
 
     return Options(
         tidb_version=Version.parse(tidb_version),
+        target_engine=(target_engine or "tidb").lower(),
+        mysql_version=Version.parse(mysql_version),
         tikv_nodes=tikv_nodes,
         tidb_nodes=tidb_nodes,
         config=load_config(config),
@@ -190,13 +197,14 @@ def schema_cmd(
 def ddl_cmd(
     sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3,
     tidb_nodes: TidbNodes = None, config: Config = None, rules: RulesDir = None, templates: TemplatesDir = None,
-    fail_on: FailOn = "never", quiet: Quiet = False,
+    fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
+    mysql_version: MysqlVersion = "8.4",
 ) -> None:
-    """Write TiDB DDL in apply order (ddl/) and the tables and findings of assessment.json."""
+    """Write TiDB (or MySQL) DDL in apply order (ddl/) and the tables and findings of assessment.json."""
     from . import api
 
-    outcome = api.run_ddl(sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates),
-                          _progress(quiet))
+    outcome = api.run_ddl(sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates,
+                                                 target_engine, mysql_version), _progress(quiet))
     _finish(outcome.findings, fail_on, f"{out}/ddl and {out}/assessment.json")
 
 
@@ -204,12 +212,14 @@ def ddl_cmd(
 @command
 def translate_cmd(
     sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", config: Config = None,
-    fail_on: FailOn = "never", quiet: Quiet = False,
+    fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
+    mysql_version: MysqlVersion = "8.4",
 ) -> None:
-    """Translate the captured queries to TiDB SQL, flagging every change of meaning."""
+    """Translate the captured queries to TiDB (or MySQL) SQL, flagging every change of meaning."""
     from . import api
 
-    outcome = api.run_translate(sources, out, _options(tidb_version, 3, None, config), _progress(quiet))
+    outcome = api.run_translate(sources, out, _options(tidb_version, 3, None, config, target_engine=target_engine,
+                                                       mysql_version=mysql_version), _progress(quiet))
     _finish(outcome.findings, fail_on, f"{out}/queries.sql and {out}/assessment.json")
 
 
@@ -267,7 +277,8 @@ def assess_cmd(
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
     allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
     protocol: Protocol = "auto", cluster: ClusterOpt = None, password_prompt: PromptPassword = False,
-    fail_on: FailOn = "never", quiet: Quiet = False,
+    fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
+    mysql_version: MysqlVersion = "8.4",
 ) -> None:
     """Run every stage and write report.html, assessment.json, ddl/ (and replay.json with --target)."""
     from . import api
@@ -281,8 +292,10 @@ def assess_cmd(
                                        speed, ramp, p99_limit, allow_writes, confirm_database, seed, driver,
                                        protocol, cluster)
     outcome = api.run_assess(
-        sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates),
+        sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates, target_engine,
+                               mysql_version),
         replay_target=replay_target, replay_config=replay_config, anonymize=anonymize, progress=_progress(quiet),
+        engine_from_target=target_engine is None,
     )
     _finish(outcome.findings, fail_on, f"{out}/report.html")
 

@@ -8,6 +8,7 @@ draw statement hands out the sequence's values, a CHECK left out with its reason
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -139,3 +140,55 @@ def test_a_tidb_design_asked_for_in_config_is_not_applied_on_mysql():
     assert set(refused) == {"dbo.keywords", "Sales.Customers"}
     assert all("the target is MySQL" in m for m in refused.values())
     assert "AUTO_INCREMENT" in plan.table("Sales", "Customers").ddl and "PARTITION" not in plan.table("dbo", "keywords").ddl
+
+
+def test_the_commands_write_for_the_engine_and_version_given(tmp_path):
+    """`ddl`, `translate` and `assess` with --target-engine mysql: MySQL's DDL, its translation, a report naming it."""
+    from typer.testing import CliRunner
+
+    from sqlsrv2tidb.cli import app
+
+    runner = CliRunner()
+    workload = tmp_path / "workload.sql"
+    workload.write_text("SELECT NEXT VALUE FOR Seq.Audit;\nGO\nSELECT Title FROM dbo.Tickets WHERE TicketNo = 1000;\nGO\n",
+                        encoding="utf-8")
+    ddl = runner.invoke(app, ["ddl", str(EDGES), "-o", str(tmp_path / "ddl"), "--target-engine", "mysql",
+                              "--mysql-version", "8.0.15", "-q"])
+    assert ddl.exit_code == 0, ddl.stderr
+    tables = (tmp_path / "ddl" / "ddl" / "02-tables.sql").read_text(encoding="utf-8")
+    assert "for MySQL 8.0.15 (InnoDB)" in tables and "/*T!" not in tables
+    doc = json.loads((tmp_path / "ddl" / "assessment.json").read_text(encoding="utf-8"))
+    assert doc["options"]["assessed_for"] == "MySQL 8.0.15" and doc["plan_settings"]["target_engine"] == "mysql"
+    rules = {f["rule"] for f in doc["findings"]}
+    assert {"MY01", "MY02", "MY06"} <= rules and "MY07" not in rules  # 8.0.15 ignores CHECK: nothing refused
+    assert not {"ID01", "ID03", "TY12", "DI05", "TB10", "IX05"} & rules  # TiDB's rules stay out
+
+    translated = runner.invoke(app, ["translate", str(EDGES), str(workload), "-o", str(tmp_path / "tr"),
+                                     "--target-engine", "mysql", "-q"])
+    assert translated.exit_code == 0, translated.stderr
+    queries = json.loads((tmp_path / "tr" / "assessment.json").read_text(encoding="utf-8"))["queries"]
+    by_text = {q["source_sql"].strip().rstrip(";"): q for q in queries}
+    assert by_text["SELECT NEXT VALUE FOR Seq.Audit"]["status"] == "unsupported"
+    assert [n["code"] for n in by_text["SELECT NEXT VALUE FOR Seq.Audit"]["notes"]] == ["MY21"]
+    tickets = next(q for q in queries if "Tickets" in q["source_sql"])
+    assert tickets["status"] == "translated" and "FROM Tickets" in tickets["target_sql"]
+
+    assessed = runner.invoke(app, ["assess", str(EDGES), str(workload), "-o", str(tmp_path / "as"),
+                                   "--target-engine", "mysql", "--mysql-version", "9.7", "-q"])
+    assert assessed.exit_code == 0, assessed.stderr
+    page = (tmp_path / "as" / "report.html").read_text(encoding="utf-8")
+    assert "target MySQL 9.7.0" in page and "MySQL designs" in page and "Target MySQL version" in page
+    assert "TiDB settings the files apply" not in page and not (tmp_path / "as" / "topology.yaml").exists()
+
+
+def test_an_unknown_engine_or_an_old_mysql_is_one_line(tmp_path):
+    from typer.testing import CliRunner
+
+    from sqlsrv2tidb.cli import app
+
+    runner = CliRunner()
+    for args, message in ((["--target-engine", "oracle"], "Error: --target-engine must be one of tidb, mysql, got 'oracle'"),
+                          (["--target-engine", "mysql", "--mysql-version", "5.7"],
+                           "Error: --mysql-version 5.7.0: MySQL before 8.0 is past its end of life; give 8.0 or later")):
+        result = runner.invoke(app, ["ddl", str(EDGES), "-o", str(tmp_path / "o"), *args, "-q"])
+        assert result.exit_code == 2 and result.stderr == message + "\n"
