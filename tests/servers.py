@@ -348,8 +348,12 @@ class MySQL:
             subprocess.run([str(self.HOME / "stop"), str(self.datadir)], capture_output=True, timeout=120)
 
     def url(self, database: str) -> str:
-        """The target URL the CLI takes; the password goes in the environment (`env`)."""
-        return f"mysql://{self.user}@{self.host}:{self.port}/{database}"
+        """The target URL, with the password in it as a user may write it (so `parse_target` in a test
+        authenticates as the CLI does); `env` holds it too, for a run that drops it from the URL."""
+        from urllib.parse import quote
+
+        secret = f":{quote(self.password, safe='')}" if self.password else ""
+        return f"mysql://{quote(self.user, safe='')}{secret}@{self.host}:{self.port}/{database}"
 
     def env(self) -> dict[str, str]:
         return {"SQLSRV2TIDB_TARGET_PASSWORD": self.password} if self.password else {}

@@ -161,7 +161,8 @@ class ColumnBuilder:
                 return None  # MySQL: a sequence table, whose finding (MY02) names this column
             if info.family != "integer":
                 self._finding("TY18", Severity.MEDIUM, table, column,
-                              f"default {column.default} on a {target} column: TiDB allows NEXT VALUE FOR on integer "
+                              f"default {column.default} on a {target} column: {self.options.engine_name} allows NEXT "
+                              f"VALUE FOR on integer "
                               f"columns only; the default is left out")
                 return None
             return f"DEFAULT NEXT VALUE FOR {plan.target}"
@@ -169,7 +170,7 @@ class ColumnBuilder:
         text, notes = translate_ddl_expression(column.default, database=self.database, table=table, names=self.names,
                                                options=self.options)
         if text is None:
-            why = "; ".join(notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or f"no {self.options.engine_name} equivalent"
             self._finding("TY18", Severity.MEDIUM, table, column,
                           f"default {column.default} cannot be translated ({why}); it is left out of the DDL")
             return None
@@ -188,9 +189,11 @@ class ColumnBuilder:
             return f"DEFAULT ({literal})" if info.is_lob else f"DEFAULT {literal}"
         if info.is_lob:
             self._finding("TY17", Severity.MEDIUM if not column.nullable else Severity.LOW, table, column,
-                          f"default {column.default} on a {target} column is left out: TiDB before v8.0 allows no "
-                          f"default on TEXT/BLOB/JSON and later versions only expression defaults; inserts that omit "
-                          f"the column must now supply it")
+                          f"default {column.default} on a {target} column is left out: "
+                          + ("MySQL before 8.0.13 allows no default on TEXT/BLOB/JSON" if self.options.mysql else
+                             "TiDB before v8.0 allows no default on TEXT/BLOB/JSON and later versions only expression "
+                             "defaults")
+                          + "; inserts that omit the column must now supply it")
             return None
         if constant is not None:
             return "DEFAULT " + self._literal_for(constant, info, column)
@@ -198,7 +201,8 @@ class ColumnBuilder:
             if name == "UTC_TIMESTAMP":
                 self._finding("TY19", Severity.LOW, table, column,
                               f"default {column.default} (UTC) becomes CURRENT_TIMESTAMP, which is in the session "
-                              f"time zone: run the TiDB connections with time_zone = '+00:00' to keep UTC values")
+                              f"time zone: run the {self.options.engine_name} connections with time_zone = '+00:00' to "
+                              f"keep UTC values")
             return f"DEFAULT CURRENT_TIMESTAMP({info.fsp})" if info.fsp else "DEFAULT CURRENT_TIMESTAMP"
         if name == "UUID" and info.family == "string" and (info.length or 0) >= 36:
             return "DEFAULT (UUID())"
@@ -206,7 +210,8 @@ class ColumnBuilder:
             # UUID_TO_BIN is TiDB/MySQL 8 only; MariaDB reads the comment and leaves no default.
             return "DEFAULT (UUID_TO_BIN(UUID()))" if self.options.mysql else "/*T! DEFAULT (UUID_TO_BIN(UUID())) */"
         self._finding("TY18", Severity.MEDIUM, table, column,
-                      f"default {column.default} translates to {text}, which TiDB does not allow as a default on a "
+                      f"default {column.default} translates to {text}, which {self.options.engine_name} does not allow "
+                      f"as a default on a "
                       f"{target} column; it is left out of the DDL")
         return None
 
@@ -234,15 +239,17 @@ class ColumnBuilder:
             # https://docs.pingcap.com/tidb/stable/generated-columns#limitations (error 3109, as in MySQL)
             self._finding("TY20", Severity.MEDIUM, table, column,
                           f"computed column AS {column.computed.expression} uses the identity column {identity.column}; "
-                          f"TiDB cannot compute a generated column from an AUTO_INCREMENT or AUTO_RANDOM column, so it "
+                          f"{self.options.engine_name} cannot compute a generated column from an AUTO_INCREMENT or "
+                          f"AUTO_RANDOM column, so it "
                           f"is left out of the DDL: compute it in queries or the application")
             return None, target, info
         text, notes = translate_ddl_expression(column.computed.expression, database=self.database, table=table,
                                                names=self.names, options=self.options)
         if text is None:
-            why = "; ".join(notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or f"no {self.options.engine_name} equivalent"
             self._finding("TY20", Severity.MEDIUM, table, column,
-                          f"computed column AS {column.computed.expression} cannot be expressed in TiDB ({why}); the "
+                          f"computed column AS {column.computed.expression} cannot be expressed in "
+                          f"{self.options.engine_name} ({why}); the "
                           f"column is left out of the DDL: compute it in queries or the application")
             return None, target, info
         if column.type.name.casefold() in UNKNOWN_TYPES or column.type.name.casefold() not in self.mapper.types:

@@ -102,7 +102,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
     extra_sequences: list[SequencePlan] = []
     planned: list[PlannedTable] = []
 
-    with progress.task("Planning TiDB tables", total=len(db.tables)) as task:
+    with progress.task(f"Planning {options.engine_name} tables", total=len(db.tables)) as task:
         for table in db.tables:
             target = object_name(names, table.schema, table.name)  # cut to 64: the rules engine's TB08
             if on_mysql is not None:
@@ -161,7 +161,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
         ))
     findings += (mysql_collation_findings(_collation_uses(db, work), mapper) if options.mysql
                  else _collation_findings(_collation_uses(db, work), mapper, options.tidb_version))
-    findings += _alias_findings(db, work, config.source)
+    findings += _alias_findings(db, work, config.source, options.engine_name)
     if options.mysql:
         findings += innodb_findings(capture, [(w.table, w.keys.indexes) for w in work], rates, config, options)
     dropped = {w.table.name.casefold(): {c.name for c in w.table.columns} - {b.column.name for b in w.columns}
@@ -194,7 +194,8 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
         settings["tiflash_tables"] = [t.table.qualified_name for t in replicas]
         settings["tiflash_file"] = TIFLASH_FILE
     if options.mysql:
-        files = assemble_mysql_files(planned, sequences, fk_statements, views, kept_modules(db), renderer, options)
+        files = assemble_mysql_files(planned, sequences, fk_statements, views, kept_modules(db, "mysql"), renderer,
+                                     options)
     else:
         files = assemble_files(planned, [*sequences, *extra_sequences], fk_statements, views, kept_modules(db),
                                renderer, options, config)
@@ -268,7 +269,7 @@ def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope
                 file=src.file, line=src.line))
             continue
         if text is None:
-            why = "; ".join(notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or f"no {options.engine_name} equivalent"
             src = check.source if check.source.file else table.source
             findings.append(Finding(rule="TY24", severity=Severity.MEDIUM, object=f"{table.qualified_name}.{label}",
                                     message=f"CHECK {check.expression} cannot be translated ({why}); it is left out: "
@@ -337,7 +338,7 @@ def _foreign_key(w: _TableWork, fk: ForeignKey, by_table, scope: NameScope, rend
     for action, value in (("ON DELETE", fk.on_delete), ("ON UPDATE", fk.on_update)):
         if value == "set_default":
             # InnoDB rejects SET DEFAULT and TiDB treats it as RESTRICT (the rules engine's TB16).
-            notes.append(f"{action} SET DEFAULT written as NO ACTION, which is how TiDB behaves")
+            notes.append(f"{action} SET DEFAULT written as NO ACTION, which is how TiDB and InnoDB behave")
     name = scope.claim(fk.name or f"fk_{w.table.name}_{fk.ref_table}")
     return renderer.add_foreign_key(ForeignKeyDdl(
         w.target, sql_name(name), tuple(sql_name(c) for c, _ in pairs), parent.target,
@@ -416,7 +417,7 @@ def _collation_findings(uses: CollationUses, mapper: TypeMapper, version: Versio
     return out
 
 
-def _alias_findings(db, work: list[_TableWork], source: str) -> list[Finding]:
+def _alias_findings(db, work: list[_TableWork], source: str, engine: str = "TiDB") -> list[Finding]:
     uses: dict[str, int] = defaultdict(int)
     for t in db.tables:
         for c in t.columns:
@@ -443,7 +444,7 @@ def _alias_findings(db, work: list[_TableWork], source: str) -> list[Finding]:
         else:
             how = f"its {n} column(s) use the base type directly"
         out.append(Finding(rule="TY11", severity=Severity.INFO, object=ut.qualified_name,
-                           message=f"alias type {ut.qualified_name} ({ut.base}) does not exist in TiDB; {how}",
+                           message=f"alias type {ut.qualified_name} ({ut.base}) does not exist in {engine}; {how}",
                            file=ut.source.file, line=ut.source.line))
     return out
 

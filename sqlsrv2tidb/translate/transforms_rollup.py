@@ -101,6 +101,8 @@ def _as_grand_total(expression: exp.Expr, keys: list[exp.Expr]) -> exp.Expr:
     columns = [k for k in keys if isinstance(k, exp.Column)]
 
     def replace(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Identifier):
+            return node  # a name (the output's alias `AS pub_id`), never the rolled-up value
         name = node.name.upper() if isinstance(node, exp.Anonymous) else ""
         if name in ("GROUPING", "GROUPING_ID") or isinstance(node, _GROUPING):
             arguments = len(node.expressions) or 1

@@ -192,3 +192,20 @@ def test_an_unknown_engine_or_an_old_mysql_is_one_line(tmp_path):
                            "Error: --mysql-version 5.7.0: MySQL before 8.0 is past its end of life; give 8.0 or later")):
         result = runner.invoke(app, ["ddl", str(EDGES), "-o", str(tmp_path / "o"), *args, "-q"])
         assert result.exit_code == 2 and result.stderr == message + "\n"
+
+
+@pytest.mark.parametrize("name", ["adventureworks-oltp", "wwi-oltp-ssdt"])
+def test_each_engine_gets_its_own_rules(name, corpus_captures):
+    """A MySQL assessment raises MySQL's rules and none about TiDB's design; a TiDB assessment no MySQL rule."""
+    from sqlsrv2tidb.rules.catalogue import load_catalogue
+
+    capture = corpus_captures(name)
+    catalogue = load_catalogue(None)
+    for options in (Options(), Options(target_engine="mysql", mysql_version=Version.parse("8.4"))):
+        plan = build_plan(capture, options)
+        found = {f.rule for f in [*plan.findings, *api.check(capture, options, plan=plan)]}
+        engine_rules = {code for code in found if catalogue[code].category not in ("input", "types", "queries")}
+        if options.mysql:
+            assert engine_rules and all(code.startswith("MY") or code in ("DI04",) for code in engine_rules), engine_rules
+        else:
+            assert engine_rules and not any(code.startswith("MY") for code in engine_rules), engine_rules
