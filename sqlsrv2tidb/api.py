@@ -101,6 +101,13 @@ def for_target(target: Target, options: Options) -> Options:
     return options_for_target(target, options)
 
 
+def session_target(target: Target, options: Options, capture: Capture) -> Target:
+    """A MySQL target's connections set the collation of its tables' text (replay/target_engine.py)."""
+    from .replay.target_engine import session_target as _session
+
+    return _session(target, options, capture.database)
+
+
 def _with_rule_settings(findings: list[Finding], options: Options) -> list[Finding]:
     """Apply the override file's `rules:` section (disable, severity) to every stage's findings."""
     from .rules.engine import apply_rule_settings
@@ -173,6 +180,8 @@ def run_assess(
     if replay_target is not None and engine_from_target:
         options = for_target(replay_target, options)
     capture = read(sources, progress)
+    if replay_target is not None:
+        replay_target = session_target(replay_target, options, capture)
     translation = translate(capture, options, progress)
     plan_ = plan(capture, options, progress)
     with progress.task("Checking rules"):
@@ -215,6 +224,7 @@ def run_replay(
     out = prepare_output(out, sources)
     options = for_target(target, options)
     capture = read(sources, progress)
+    target = session_target(target, options, capture)
     translation = translate(capture, options, progress)
     outcome = runner.run_replay(capture, translation, target, config, out=out, progress=progress)
     return Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
@@ -234,7 +244,9 @@ def run_experiment(
     progress = progress or NullProgress()
     check_confirmed(target, config)
     out = prepare_output(out, sources)
+    options = for_target(target, options)
     capture = read(sources, progress)
+    target = session_target(target, options, capture)
     translation = translate(capture, options, progress)
     outcome = experiment(capture, translation, target, table, config, options, out=out, progress=progress)
     return Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
@@ -292,8 +304,9 @@ def _data_target(target: Target, settings: Any, capture: Capture, options: Optio
 
     check_not_source(target, capture.server)
     driver = resolve(settings.driver).name
-    db = TargetDb(target, "pymysql" if driver == "asyncmy" else driver)
-    plan_ = plan(capture, for_target(target, options))
+    options = for_target(target, options)
+    db = TargetDb(session_target(target, options, capture), "pymysql" if driver == "asyncmy" else driver)
+    plan_ = plan(capture, options)
     return db, plan_
 
 
@@ -455,7 +468,7 @@ def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progr
     stop = threading.Event()
     total = sum(s.table.row_count or 0 for s in specs) or None
     with progress.task(f"Loading {len(specs)} table(s) into {target.display}", total=total) as task:
-        copier = Copier(open_target=lambda checks: TargetDb(target, db.driver, fk_checks=checks), reader=reader,
+        copier = Copier(open_target=lambda checks: TargetDb(db.target, db.driver, fk_checks=checks), reader=reader,
                         checkpoint=checkpoint, settings=CopySettings(jobs=settings.jobs, chunk_rows=settings.chunk_rows,
                                                                      retries=settings.retries, truncate=settings.truncate),
                         rejects=Rejects(out / "data-rejects.jsonl"), meter=Meter(task, "Loading"), stop=stop,
@@ -654,6 +667,7 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
     out = prepare_output(out, sources)
     options = for_target(target, options)
     capture = read(sources, progress)
+    target = session_target(target, options, capture)
     check_not_source(target, capture.server)
     translation = translate(capture, options, progress)
     chosen, left = choose(capture, translation, settings.queries, options)

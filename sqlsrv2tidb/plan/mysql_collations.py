@@ -1,11 +1,12 @@
 """What SQL Server's collations become on MySQL, as findings: one per source collation, naming its columns.
 
 The map is `rules/mappings/collations.yaml`, section `mysql:`. A case-insensitive collation becomes
-utf8mb4_0900_ai_ci, MySQL's default and so the collation of the application's connection, literals
-and user variables: comparing a column with a variable then never fails with "Illegal mix of
-collations" (error 1267). It folds accents, where SQL Server's `_CI_AS` kept them apart; and it is
-NO PAD, so a trailing space counts ('a' = 'a ' is false), where SQL Server ignores it. Case-sensitive
-collations become utf8mb4_0900_as_cs, binary ones utf8mb4_bin, which then differ from the connection's
+utf8mb4_general_ci, as on TiDB: PAD SPACE, so trailing spaces are ignored in comparisons, GROUP BY and
+unique keys as SQL Server ignores them (MySQL's default utf8mb4_0900_ai_ci is NO PAD); it folds accents,
+where SQL Server's `_CI_AS` kept them apart. A connection of another collation (MySQL 8's drivers default
+to utf8mb4_0900_ai_ci) cannot compare a user variable with such a column (error 1267), so the tool's
+connections set the tables' collation and the finding says the application's must. Case-sensitive
+collations become utf8mb4_0900_as_cs, binary ones utf8mb4_bin
 (https://dev.mysql.com/doc/refman/8.4/en/charset-unicode-sets.html,
 https://dev.mysql.com/doc/refman/8.4/en/charset-collation-coercibility.html,
 https://learn.microsoft.com/sql/t-sql/language-elements/string-comparison-assignment).
@@ -38,19 +39,22 @@ def mysql_collation_findings(uses: CollationUses, mapper: TypeMapper) -> list[Fi
                                "comparisons become case-sensitive", file, line, details))
         elif m.kind == "case_insensitive":
             sensitive = re.search(r"_AS(_|$)", m.source, re.I) is not None
-            accents = ("accents then compare equal ('e' = 'é'), which SQL Server's _AS kept apart" if sensitive
-                       and "_ai_" in m.target else "accents compare as in SQL Server")
-            pad = ("; it is NO PAD, so trailing spaces count ('a' = 'a ' is false, true in SQL Server)"
-                   if "_0900_" in m.target else "")
+            accents = ("accents compare equal ('e' = 'é'), which SQL Server's _AS kept apart" if sensitive
+                       and "_as_" not in m.target else "accents compare as in SQL Server")
+            pad = ("it is NO PAD, so trailing spaces count ('a' = 'a ' is false, true in SQL Server)"
+                   if "_0900_" in m.target else "trailing spaces are ignored, as in SQL Server")
             out.append(Finding("MY10", Severity.LOW, m.source,
-                               f"{head}: comparisons stay case-insensitive, and {accents}; text sorts by Unicode 9.0 "
-                               f"rules{pad}", file, line, details))
+                               f"{head}: comparisons stay case-insensitive, {accents}, and {pad}. The application's "
+                               f"connections must use it too (SET NAMES utf8mb4 COLLATE {m.target}, or the driver's "
+                               "connection collation): MySQL 8's drivers default to utf8mb4_0900_ai_ci, and a user "
+                               "variable of that collation compared with these columns fails with error 1267",
+                               file, line, details))
         else:
             how = "byte-wise comparison and ordering" if m.target.endswith("_bin") else (
                 "case- and accent-sensitive comparison with linguistic ordering, as SQL Server's")
             pad = "; it is NO PAD, so trailing spaces count" if "_0900_" in m.target else ""
             out.append(Finding("MY11", Severity.INFO, m.source,
                                f"{head}: {how}{pad}. Comparing these columns with a user variable or a column of the "
-                               f"connection's collation (utf8mb4_0900_ai_ci) fails with error 1267 unless one side "
-                               f"names its COLLATE", file, line, details))
+                               f"connection's collation fails with error 1267 unless one side names its COLLATE",
+                               file, line, details))
     return out

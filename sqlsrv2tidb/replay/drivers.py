@@ -15,6 +15,7 @@ it), `fatal` (the target refuses us: stop the run), or `statement` (this stateme
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -103,13 +104,28 @@ class Connection:
             pass
 
 
+_COLLATION = re.compile(r"^utf8mb4_[a-z0-9_]+$")
+
+
+def session_setup(target: Target) -> str | None:
+    """The statement each connection runs first: `SET NAMES utf8mb4 COLLATE x` when the target URL names a
+    `collation` (`?collation=utf8mb4_general_ci`; the tool names its tables' for a MySQL target), so literals and
+    user variables compare with the tables' text in one collation (MySQL's error 1267 otherwise)."""
+    collation = target.params.get("collation")
+    if not collation:
+        return None
+    if not _COLLATION.match(collation):
+        raise UsageError(f"--target: collation={collation!r} is not a utf8mb4 collation name")
+    return f"SET NAMES utf8mb4 COLLATE {collation}"
+
+
 def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool = False,
             local_infile: bool = False) -> Connection:
     """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient; `prepared` adds
     server-side prepared statements (mysqlclient only, see `binary`); `local_infile` lets the
     connection answer LOAD DATA LOCAL INFILE (the data stage's loader)."""
     common = {"host": target.host, "port": target.port, "user": target.user, "charset": "utf8mb4",
-              "autocommit": True, "connect_timeout": max(1, int(timeout))}
+              "autocommit": True, "connect_timeout": max(1, int(timeout)), "init_command": session_setup(target)}
     password = target.password.reveal()
     if driver == "mysqlclient":
         import MySQLdb
@@ -186,7 +202,7 @@ async def connect_async(target: Target, *, timeout: float = 5.0) -> AsyncConnect
 
     raw = await asyncmy.connect(host=target.host, port=target.port, user=target.user,
                                 password=target.password.reveal(), database=target.database, charset="utf8mb4",
-                                autocommit=True, connect_timeout=max(1, int(timeout)))
+                                autocommit=True, connect_timeout=max(1, int(timeout)), init_command=session_setup(target))
     return AsyncConnection(raw, raw.cursor())
 
 

@@ -91,14 +91,24 @@ def test_the_edges_schema_creates_every_table_and_key_and_keeps_its_promises(mys
                         "'Readings' AND column_name = 'Hour'", (mysql_database,))
             assert cur.fetchone() == ("STORED GENERATED",)
 
-            # Collations: case-insensitive ones are MySQL's default, as a user variable's is; CS ones sort as SQL Server.
+            # Collations: case-insensitive ones pad with spaces as SQL Server does; CS ones sort as SQL Server's.
             cur.execute("SELECT column_name, collation_name FROM information_schema.columns WHERE table_schema = %s "
                         "AND table_name = 'Tickets' AND collation_name IS NOT NULL ORDER BY column_name", (mysql_database,))
-            assert dict(cur.fetchall()) == {"Body": "utf8mb4_0900_ai_ci", "Code": "utf8mb4_0900_ai_ci",
-                                            "Tag": "utf8mb4_0900_ai_ci", "Title": "utf8mb4_0900_as_cs"}
+            assert dict(cur.fetchall()) == {"Body": "utf8mb4_general_ci", "Code": "utf8mb4_general_ci",
+                                            "Tag": "utf8mb4_general_ci", "Title": "utf8mb4_0900_as_cs"}
             cur.execute("INSERT INTO Regions VALUES ('NO', 'Nord')")
+            cur.execute("SELECT COUNT(*) FROM Regions WHERE Name = 'NORD  '")  # PAD SPACE, as SQL Server compares
+            assert cur.fetchone() == (1,)
+            # A user variable has the connection's collation: MySQL 8's default one cannot meet the column's (what
+            # MY10 tells the application), the tables' one can, and is what the tool's own connections set.
+            cur.execute("SET NAMES utf8mb4 COLLATE utf8mb4_0900_ai_ci")
             cur.execute("SET @name = 'NORD'")
-            cur.execute("SELECT COUNT(*) FROM Regions WHERE Name = @name")  # no "Illegal mix of collations"
+            with pytest.raises(pymysql.err.OperationalError) as mixed:
+                cur.execute("SELECT COUNT(*) FROM Regions WHERE Name = @name")
+            assert mixed.value.args[0] == 1267
+            cur.execute("SET NAMES utf8mb4 COLLATE utf8mb4_general_ci")
+            cur.execute("SET @name = 'NORD'")
+            cur.execute("SELECT COUNT(*) FROM Regions WHERE Name = @name")
             assert cur.fetchone() == (1,)
             cur.execute("INSERT INTO Tickets (Title) VALUES ('b'), ('B'), ('a')")
             cur.execute("SELECT Title FROM Tickets WHERE TicketNo > 1000 ORDER BY Title")

@@ -190,10 +190,13 @@ MYSQL_SQL_MODE = TIDB_SQL_MODE.replace(",NO_AUTO_CREATE_USER", "")
 """The same modes on MySQL 8, which removed NO_AUTO_CREATE_USER (and refuses it): MySQL 8's own default."""
 
 
-def session(conn: pymysql.Connection, kind: str) -> None:
-    """TiDB's default sql_mode on every target, and a time limit so no statement can hang the run."""
+def session(conn: pymysql.Connection, kind: str, collation: str | None = None) -> None:
+    """TiDB's default sql_mode on every target, and a time limit so no statement can hang the run; on MySQL the
+    tables' collation for the connection, as the tool's own connections to a MySQL target set it (finding MY10)."""
     with conn.cursor() as cur:
         cur.execute(f"SET SESSION sql_mode = '{MYSQL_SQL_MODE if kind == 'mysql' else TIDB_SQL_MODE}'")
+        if collation is not None:
+            cur.execute(f"SET NAMES utf8mb4 COLLATE {collation}")
         cur.execute("SET SESSION max_statement_time = 10" if kind == "mariadb" else "SET SESSION max_execution_time = 10000")
     conn.autocommit(False)
 

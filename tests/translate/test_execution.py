@@ -61,7 +61,7 @@ def _run(server, name: str, reference: Run | None = None) -> Run:
         try:
             refused = create_schema(conn, corpus(name).capture, _MYSQL_OPTIONS[0] if engine == "mysql" else None)
             assert not refused, f"{name}: the schema's DDL fails on {server.kind}: {refused[:3]}"
-            session(conn, server.kind)
+            session(conn, server.kind, _collation(name) if engine == "mysql" else None)
             _RUNS[key] = run_corpus(conn, corpus(name), server.kind, translations(name, engine), reference)
             options = _MYSQL_OPTIONS[0] if engine == "mysql" else None
             assert leftover_rows(conn, sequence_tables(corpus(name).capture, options)) == {}, \
@@ -69,6 +69,13 @@ def _run(server, name: str, reference: Run | None = None) -> Run:
         finally:
             conn.close()
     return _RUNS[key]
+
+
+def _collation(name: str) -> str:
+    """The collation a MySQL plan gives the corpus's text, which the tool's connections to MySQL set (MY10)."""
+    from sqlsrv2tidb.translate.types import TypeMapper
+
+    return TypeMapper.builtin("mysql").map_collation(corpus(name).capture.database.collation).target
 
 
 def _listing(run: Run, cause: str) -> str:

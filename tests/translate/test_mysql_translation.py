@@ -122,18 +122,31 @@ def test_what_mysql_has_not_is_refused_in_mysql_s_words(edges):
 
 
 def test_a_collate_clause_names_mysql_s_collation(mysql, schema, edges):
-    result = mysql_sql("SELECT Name FROM dbo.Regions WHERE Name = 'nord' COLLATE Latin1_General_CI_AS", edges)
-    assert "COLLATE utf8mb4_0900_ai_ci" in result.target_sql
-    assert run(mysql, schema, result.target_sql) == [("Nord",)]
+    result = mysql_sql("SELECT Name FROM dbo.Regions WHERE Name = 'nord ' COLLATE Latin1_General_CI_AS", edges)
+    assert "COLLATE utf8mb4_general_ci" in result.target_sql
+    assert run(mysql, schema, result.target_sql) == [("Nord",)]  # case-insensitive, trailing space ignored
+    tsql = "SELECT Name FROM dbo.Regions WHERE Name >= 'n' COLLATE Latin1_General_CS_AS ORDER BY Name"
+    sensitive = mysql_sql(tsql, edges)
+    assert "COLLATE utf8mb4_0900_as_cs" in sensitive.target_sql
+    assert "COLLATE utf8mb4_bin" in mysql_sql(tsql, edges, Options()).target_sql  # TiDB has no _as_cs
+    assert run(mysql, schema, sensitive.target_sql) == [("Nord",), ("Sud",)]  # 'n' < 'N' linguistically
     binary = mysql_sql("SELECT Name FROM dbo.Regions WHERE Name = 'nord' COLLATE Latin1_General_BIN2", edges)
     assert "COLLATE utf8mb4_bin" in binary.target_sql and run(mysql, schema, binary.target_sql) == []
+
+
+def test_a_rollup_over_no_rows_gives_its_grand_total_row_once(mysql, schema, edges):
+    """MySQL's WITH ROLLUP returns the grand total row over no rows, as SQL Server does; TiDB's needs a branch."""
+    tsql = "SELECT SensorID, COUNT(*) AS n FROM dbo.Readings WHERE Value < 0 GROUP BY ROLLUP (SensorID)"
+    result = mysql_sql(tsql, edges)
+    assert "UNION ALL" not in result.target_sql and "QY72" not in {n.code for n in result.notes}
+    assert run(mysql, schema, result.target_sql) == [(None, 0)]
+    assert "UNION ALL" in mysql_sql(tsql, edges, Options()).target_sql
 
 
 def test_the_grand_total_row_of_a_rollup_keeps_the_output_s_name(mysql, schema, edges):
     """`x AS SensorID` grouped by SensorID: the empty input's grand total row names its column, not NULL."""
     tsql = ("SELECT CASE WHEN GROUPING(SensorID) = 1 THEN -1 ELSE SensorID END AS SensorID, COUNT(*) AS n "
             "FROM dbo.Readings GROUP BY SensorID WITH ROLLUP ORDER BY SensorID")
-    for options in (MYSQL, Options()):
-        text = mysql_sql(tsql, edges, options).target_sql
-        assert "AS NULL" not in text and text.count("AS SensorID") == 2
+    tidb = mysql_sql(tsql, edges, Options()).target_sql  # with the grand total branch of an empty input
+    assert "AS NULL" not in tidb and tidb.count("AS SensorID") == 2
     assert run(mysql, schema, mysql_sql(tsql, edges).target_sql) == [(-1, 3), (1, 2), (2, 1)]
