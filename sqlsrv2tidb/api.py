@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from .assessment import Parts, build_assessment
-from .errors import UsageError
+from .errors import ConnectionFailed, UsageError
 from .model import Capture, Finding
 from .model.plan import MigrationPlan
 from .model.translation import Translation
@@ -123,6 +123,8 @@ class Outcome:
     files: list[Path] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
     assessment: dict[str, Any] | None = None
+    notes: list[str] = field(default_factory=list)
+    """Lines for the user at the end (assess --connection: what became of each stage)."""
 
 
 def _write_ddl(plan_: MigrationPlan, out: Path) -> list[Path]:
@@ -170,31 +172,26 @@ def run_assess(
     replay_config: Any = None,
     anonymize: bool = False,
     progress: Progress | None = None,
+    live: LiveSource | None = None,
     engine_from_target: bool = False,
 ) -> Outcome:
     """Every stage: read, translate, plan, check, (replay,) and write the report.
 
-    `engine_from_target`: write for the engine of the `replay_target` server (no --target-engine given)."""
-    progress = progress or NullProgress()
-    out = prepare_output(out, sources)
+    With `live`, from a live SQL Server: capture, plan, tables and rows in the target, compare, replay and the
+    report, each as far as the inputs allow (`_assess_live`). `engine_from_target`: write for the engine of the
+    `replay_target` server (no --target-engine given)."""
     if replay_target is not None and engine_from_target:
         options = for_target(replay_target, options)
+    if live is not None:
+        return _assess_live(sources, out, options, live, replay_target, replay_config, anonymize,
+                            progress or NullProgress())
+    progress = progress or NullProgress()
+    out = prepare_output(out, sources)
     capture = read(sources, progress)
     if replay_target is not None:
         replay_target = session_target(replay_target, options, capture)
-    translation = translate(capture, options, progress)
-    plan_ = plan(capture, options, progress)
-    with progress.task("Checking rules"):
-        rule_findings = check(capture, options, plan=plan_, translation=translation)
-    findings = _with_rule_settings(
-        [*capture.findings, *translation.findings, *plan_.findings, *rule_findings], options
-    )
-    advice = None if options.mysql else deployment(capture, plan_, options)  # MySQL: InnoDB's advice is findings
-    files = _write_ddl(plan_, out)
-    doc = build_assessment(
-        Parts(capture, options, plan=plan_, translation=translation, findings=tuple(findings), deployment=advice)
-    )
-    files.append(write_json(out / "assessment.json", doc))
+    assessed = _assessed(capture, out, options, progress)
+    translation, findings, files, doc = assessed.translation, assessed.findings, assessed.files, assessed.doc
     if replay_target is not None:
         from .replay import runner
 
@@ -206,6 +203,34 @@ def run_assess(
                            templates=options.templates_dir, rules=options.rules_dir)
     files.append(report)
     return Outcome(out, files, findings, doc)
+
+
+@dataclass
+class _Assessed:
+    """What assess makes of a capture before anything runs on a server: translation, plan, findings, ddl/, assessment.json."""
+
+    translation: Translation
+    plan: MigrationPlan
+    findings: list[Finding]
+    parts: Parts
+    doc: dict[str, Any]
+    files: list[Path]
+
+
+def _assessed(capture: Capture, out: Path, options: Options, progress: Progress) -> _Assessed:
+    translation = translate(capture, options, progress)
+    plan_ = plan(capture, options, progress)
+    with progress.task("Checking rules"):
+        rule_findings = check(capture, options, plan=plan_, translation=translation)
+    findings = _with_rule_settings(
+        [*capture.findings, *translation.findings, *plan_.findings, *rule_findings], options
+    )
+    advice = None if options.mysql else deployment(capture, plan_, options)  # MySQL: InnoDB's advice is findings
+    files = _write_ddl(plan_, out)
+    parts = Parts(capture, options, plan=plan_, translation=translation, findings=tuple(findings), deployment=advice)
+    doc = build_assessment(parts)
+    files.append(write_json(out / "assessment.json", doc))
+    return _Assessed(translation, plan_, findings, parts, doc, files)
 
 
 def run_replay(
@@ -296,26 +321,32 @@ def _source_capture(sources: Sequence[Path | str], session, progress: Progress) 
     return read_catalog(doc, Path(f"{session.conn.host} (live catalog)"))
 
 
-def _data_target(target: Target, settings: Any, capture: Capture, options: Options):
-    """The target connection and the plan (the TiDB names of the tables), written for the target's engine."""
+def _data_target(target: Target, settings: Any, capture: Capture, options: Options, plan_: MigrationPlan | None = None):
+    """The target connection and the plan (the TiDB names of the tables): `plan_`, or made here for the target's
+    engine; a MySQL target's connection in its tables' collation."""
     from .data.targetdb import TargetDb
     from .replay.drivers import resolve
     from .replay.safety import check_not_source
 
     check_not_source(target, capture.server)
     driver = resolve(settings.driver).name
-    options = for_target(target, options)
+    if plan_ is None:
+        options = for_target(target, options)
     db = TargetDb(session_target(target, options, capture), "pymysql" if driver == "asyncmy" else driver)
-    plan_ = plan(capture, options)
-    return db, plan_
+    return db, plan_ or plan(capture, options)
 
 
-def _specs(db, capture: Capture, plan_: MigrationPlan, settings: Any):
+def _specs(db, capture: Capture, plan_: MigrationPlan, settings: Any, refused: dict[str, str] | None = None):
+    """The tables to load; those whose CREATE the target refused (`refused`, by folded name) are not among them."""
     from .data.tables import build_specs
 
     present = db.tables()
     specs, missing = build_specs(capture.database, plan_, lambda n: db.columns(n) if n.casefold() in present else [],
                                  settings.wants)
+    missing = [name for name in missing if name.casefold() not in (refused or {})]
+    if refused and not specs:
+        first = next(iter(refused.values()))
+        raise ConnectionFailed(f"the target refused the CREATE TABLE of every table ({len(refused)}), the first: {first}")
     if missing:
         shown = ", ".join(missing[:8]) + (f" and {len(missing) - 8} more" if len(missing) > 8 else "")
         raise UsageError(f"the target {db.target.display} has no table {shown}; apply ddl/ first "
@@ -327,17 +358,18 @@ def _specs(db, capture: Capture, plan_: MigrationPlan, settings: Any):
 
 @contextmanager
 def _from_sql_server(login: SourceLogin, sources: Sequence[Path | str], target: Target, settings: Any,
-                     options: Options, progress: Progress):
-    """The source's capture, a pool of its sessions, the target connection and plan, and `host/database`."""
+                     options: Options, progress: Progress, read_already: tuple[Capture, MigrationPlan] | None = None):
+    """The source's capture, a pool of its sessions, the target connection and plan, and `host/database`
+    (the capture and plan `read_already` has, else read from SOURCES or the live catalog, and planned)."""
     from .data.source import Source, SourcePool
 
     session = _open_source(login)
     pool = SourcePool(lambda: _open_source(login))
     db = None
     try:
-        capture = _source_capture(sources, session, progress)
+        capture = read_already[0] if read_already else _source_capture(sources, session, progress)
         pool.put(Source(session, pool))
-        db, plan_ = _data_target(target, settings, capture, options)
+        db, plan_ = _data_target(target, settings, capture, options, read_already[1] if read_already else None)
         yield capture, pool, db, plan_, f"{session.conn.host}/{capture.database.name or ''}"
     finally:
         pool.close()
@@ -349,24 +381,30 @@ def _from_sql_server(login: SourceLogin, sources: Sequence[Path | str], target: 
 def run_data_copy(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
                   settings: Any, progress: Progress | None = None) -> Outcome:
     """Copy (or sample) SQL Server's rows into TARGET, verify them, write OUT/data.json."""
-    from .data import result
     from .data.settings import check_confirmed
 
     progress = progress or NullProgress()
     check_confirmed(target, settings)
     out = prepare_output(out, sources)
-    with _from_sql_server(login, sources, target, settings, options, progress) as (capture, pool, db, plan_, where):
+    return _copy(sources, out, options, login=login, target=target, settings=settings, progress=progress)
+
+
+def _copy(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
+          settings: Any, progress: Progress, read_already: tuple[Capture, MigrationPlan] | None = None) -> Outcome:
+    """data copy's work once OUT is ready and the writes confirmed (`_from_sql_server` for `read_already`)."""
+    from .data import result
+
+    with _from_sql_server(login, sources, target, settings, options, progress, read_already) as (
+            capture, pool, db, plan_, where):
         run = {"mode": "copy", "source": where, "target": target.display, "sample": str(settings.sample or ""),
                "seed": settings.seed}
-        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
-        specs = _specs(db, capture, plan_, settings)
+        checkpoint, notes, refused = _tables_ready(out, db, plan_, capture, settings, run)
+        specs = _specs(db, capture, plan_, settings, refused)
         started = result.now()
         keep = _sample(specs, pool, settings, progress) if settings.sample else None
         outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=pool.get, keep=keep,
                         workers=None if keep is not None else _range_workers(pool, login, target, db.driver, settings))
-        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
-        outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
-        outcome["notes"] = notes + more
+        _after_load(db, plan_, capture, specs, checkpoint, outcome, settings, progress, notes, refused)
         return _finish_data(out, "copy", where, target, db.kind, settings, outcome, started)
 
 
@@ -396,7 +434,8 @@ def _sample(specs, pool, settings: Any, progress: Progress) -> dict[str, Any]:
 
 
 def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, settings: Any, run: dict[str, Any]):
-    """The checkpoint of this load, and with --create-tables the tables the target does not have yet."""
+    """The checkpoint of this load, and with --create-tables the tables the target does not have yet: the notes
+    and, by folded target name, the tables whose CREATE the target refused (they are not loaded)."""
     from .data import ddl
     from .data.checkpoint import Checkpoint
     from .data.tables import target_name
@@ -404,28 +443,54 @@ def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, setting
     chosen = [t for t in capture.database.tables if settings.wants(t.schema, t.name)]
     checkpoint = Checkpoint.open(out, {**run, "tables": sorted(t.qualified_name for t in chosen)}, restart=settings.restart)
     notes: list[str] = []
+    refused: dict[str, str] = {}
     if settings.create_tables:
         present = db.tables()
         new = {t.qualified_name: target_name(plan_, t).casefold() for t in chosen
                if target_name(plan_, t).casefold() not in present}
-        notes += ddl.before(db, plan_, set(new.values()))
-        for label in new:
-            checkpoint.update(label, extra={**checkpoint.state(label).extra, "created": True})
-    return checkpoint, notes
+        made, refused = ddl.before(db, plan_, set(new.values()))
+        notes += made
+        for label, name in new.items():
+            if name not in refused:
+                checkpoint.update(label, extra={**checkpoint.state(label).extra, "created": True})
+    return checkpoint, notes, refused
+
+
+def _after_load(db, plan_: MigrationPlan, capture: Capture, specs, checkpoint, outcome: dict[str, Any], settings: Any,
+                progress: Progress, notes: list[str], refused: dict[str, str]) -> None:
+    """What --create-tables does once the rows are in (indexes and foreign keys, then views), and the tables whose
+    CREATE the target refused as failed tables of the outcome: its notes, views and results are filled in."""
+    from .data.copy import TableResult
+    from .data.tables import TableSpec, target_name
+
+    notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
+    for res in outcome["results"]:  # the indexes and keys the target refused, by this run or the one it resumed
+        res.extra["refused"] = checkpoint.state(res.spec.label).extra.get("refused", [])
+    outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
+    outcome["notes"] = notes + more
+    for table in capture.database.tables:
+        name = target_name(plan_, table)
+        if settings.wants(table.schema, table.name) and name.casefold() in refused:
+            outcome["results"].append(TableResult(TableSpec(table, name, ()), status="failed",
+                                                  message=refused[name.casefold()]))
+            outcome["verifies"].append(None)
 
 
 def _indexes_after(db, plan_: MigrationPlan, specs, checkpoint, outcome: dict[str, Any]) -> list[str]:
-    """With --create-tables, once every table is in: the indexes and foreign keys of the tables this load created."""
+    """With --create-tables, once every table is in: the indexes and foreign keys of the tables this load created,
+    each table marked in the checkpoint as its own are done (with what the target refused of them)."""
     from .data import ddl
 
     if outcome["interrupted"] or any(r.status == "failed" for r in outcome["results"]):
         return []
-    pending = [s for s in specs if checkpoint.state(s.label).extra.get("created")
-               and not checkpoint.state(s.label).extra.get("indexed")]
-    notes = ddl.after(db, plan_, {s.target_name.casefold() for s in pending}, {s.target_name.casefold() for s in specs})
-    for spec in pending:
-        checkpoint.update(spec.label, extra={**checkpoint.state(spec.label).extra, "indexed": True})
-    return notes
+    pending = {s.target_name.casefold(): s.label for s in specs if checkpoint.state(s.label).extra.get("created")
+               and not checkpoint.state(s.label).extra.get("indexed")}
+
+    def finished(name: str, refusals: list[str]) -> None:
+        label = pending[name]
+        checkpoint.update(label, extra={**checkpoint.state(label).extra, "indexed": True, "refused": refusals})
+
+    return ddl.after(db, plan_, set(pending), {s.target_name.casefold() for s in specs}, finished)
 
 
 def _views_after(db, plan_: MigrationPlan, checkpoint, outcome: dict[str, Any], settings: Any, progress: Progress):
@@ -461,7 +526,7 @@ def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progr
     from .data.targetdb import TargetDb
 
     order = load_order([s.target_name for s in specs], [(f.table, f.referenced) for f in db.foreign_keys()])
-    _refuse_non_empty(db, specs, checkpoint, settings.truncate)
+    _refuse_non_empty(db, specs, checkpoint, settings.truncate, settings.restart)
     if not checkpoint.resumed:
         (out / "data-rejects.jsonl").unlink(missing_ok=True)  # the rejects of an earlier load of ours
     method = "load data" if local_infile_works(db, specs[0]) else "insert"
@@ -483,7 +548,7 @@ def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progr
             "method": copier.method}
 
 
-def _refuse_non_empty(db, specs, checkpoint, truncate: bool) -> None:
+def _refuse_non_empty(db, specs, checkpoint, truncate: bool, restart: bool = False) -> None:
     """Nothing the user loaded is written over: a table this load has not started must be empty."""
     if truncate:
         return
@@ -491,7 +556,8 @@ def _refuse_non_empty(db, specs, checkpoint, truncate: bool) -> None:
     if full:
         shown = ", ".join(full[:8]) + (f" and {len(full) - 8} more" if len(full) > 8 else "")
         raise UsageError(f"the target already holds rows in {shown}; empty them, or pass --truncate to have them "
-                         "emptied, or give the -o folder of the load that wrote them to continue it")
+                         "emptied" + (" (--restart loads every table again from its start)" if restart else
+                                      ", or give the -o folder of the load that wrote them to continue it"))
 
 
 def _verify(results, target: Target, driver: str, settings: Any, progress: Progress, reader, stop, *,
@@ -579,8 +645,8 @@ def run_data_synthesize(sources: Sequence[Path | str], out: Path, options: Optio
         where = ", ".join(capture.sources)
         run = {"mode": "synthesize", "source": where, "target": target.display, "seed": settings.seed,
                "scale": settings.scale}
-        checkpoint, notes = _tables_ready(out, db, plan_, capture, settings, run)
-        specs = _specs(db, capture, plan_, settings)
+        checkpoint, notes, refused = _tables_ready(out, db, plan_, capture, settings, run)
+        specs = _specs(db, capture, plan_, settings, refused)
         synth = Synthesizer(specs, seed=settings.seed, scale=settings.scale)
         started = result.now()
         outcome = _load(specs, out, db, target, checkpoint, settings, progress, reader=lambda: synth,
@@ -588,9 +654,7 @@ def run_data_synthesize(sources: Sequence[Path | str], out: Path, options: Optio
         for res in outcome["results"]:
             columns, table_notes = synth.describe(res.spec)
             res.extra["columns"], res.extra["notes"] = columns, table_notes
-        notes += _indexes_after(db, plan_, specs, checkpoint, outcome)
-        outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
-        outcome["notes"] = notes + more
+        _after_load(db, plan_, capture, specs, checkpoint, outcome, settings, progress, notes, refused)
         return _finish_data(out, "synthesize", where, target, db.kind, settings, outcome, started)
     finally:
         db.close()
@@ -636,6 +700,8 @@ class CompareSettings:
     queries: tuple[str, ...] = ()
     reconnect_within: float = 120.0
     """Seconds of waiting, in all, for a side whose session was lost before a class is an error (compare.reopen)."""
+    resume: bool = False
+    """Keep the classes OUT's compare.json already judged (compare.judged) and judge only the others."""
 
 
 def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
@@ -644,37 +710,90 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
 
     Only reads are sent, to either server (compare.classes); nothing is written anywhere but OUT.
     """
-    import time
-
-    from .compare import document as compare_doc
-    from .compare.classes import Left, choose, prepare
-    from .compare.reopen import Reconnect
-    from .compare.runner import run_classes
-    from .compare.sides import SqlServerSide, TargetSide
-    from .errors import ConnectionFailed
-    from .errors import UsageError as _Usage
-    from .replay.params import MarkerColumn
-    from .replay.safety import check_not_source
-    from .replay.statements import target_values
-
     settings = settings or CompareSettings()
     progress = progress or NullProgress()
     if not sources:
-        raise _Usage("compare needs SOURCES: the capture whose query classes are compared")
+        raise UsageError("compare needs SOURCES: the capture whose query classes are compared")
     if settings.parameter_sets < 1 or settings.timeout <= 0 or settings.reconnect_within < 0:
-        raise _Usage("--parameter-sets must be 1 or more, --statement-timeout more than 0 and --reconnect-within "
-                     "0 or more")
+        raise UsageError("--parameter-sets must be 1 or more, --statement-timeout more than 0 and --reconnect-within "
+                         "0 or more")
     out = prepare_output(out, sources)
     options = for_target(target, options)
     capture = read(sources, progress)
     target = session_target(target, options, capture)
-    check_not_source(target, capture.server)
     translation = translate(capture, options, progress)
+    return _compare(capture, translation, out, options, login=login, target=target, settings=settings,
+                    progress=progress)
+
+
+def _compare(capture: Capture, translation: Translation, out: Path, options: Options, *, login: SourceLogin,
+             target: Target, settings: CompareSettings, progress: Progress) -> Outcome:
+    """compare's work once the capture is read and translated: choose, (keep what OUT judged,) run, write."""
+    import time
+
+    from .capture.live import parse_connection
+    from .compare import document as compare_doc
+    from .compare.classes import Left, choose
+    from .compare.judged import Judged, earlier
+    from .compare.runner import Run
+    from .errors import Interrupted
+    from .replay.safety import check_not_source
+
+    check_not_source(target, capture.server)
     chosen, left = choose(capture, translation, settings.queries, options)
     if not chosen:
-        raise _Usage(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
-                     "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
+        raise UsageError(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
+                         "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
+    recorded = {"parameter_sets": settings.parameter_sets, "timeout_s": settings.timeout, "seed": settings.seed,
+                "queries": list(settings.queries) or None, "reconnect_within_s": settings.reconnect_within}
+    where = f"{parse_connection(login.connection).host}/{capture.database.name or ''}"
+    judged = (earlier(out / compare_doc.FILE, source=where, target=target.display, settings=recorded)
+              if settings.resume else Judged())
+    if judged.not_kept:
+        progress.note(judged.not_kept)
+    kept = {c.query.id: entry for c in chosen if (entry := judged.kept(c)) is not None}
+    todo = [c for c in chosen if c.query.id not in kept]
+    if kept:
+        progress.note(f"Resuming the comparison: {len(kept)} of {len(chosen)} class(es) kept as "
+                      f"{out / compare_doc.FILE} judged them; judging the other {len(todo)}")
     started = time.perf_counter()
+    if todo:
+        run, kind = _judge(todo, capture, login, target, settings, progress)
+    else:  # every class kept: neither server is asked anything
+        run, kind = Run([]), judged.server
+    results = run.results
+    if run.stopped:
+        left = [*left, *(Left(c.query.id, f"not run: the run stopped ({run.stopped})") for c in run.not_run)]
+    # A differing answer may come from a view the query reads rather than from its own text (QY65).
+    compared = {f"query {r.compared.query.id}" for r in results} | {f"query {qid}" for qid in kept}
+    through_views = [f for f in check(capture, options, plan=plan(capture, options), translation=translation,
+                                      only=("QY65",)) if f.object in compared]
+    found = _with_rule_settings(compare_doc.findings(results, list(kept.values())) + through_views, options)
+    doc = compare_doc.document(
+        source=where, target=target.display, server=kind, settings=recorded, results=results, left=left, found=found,
+        seconds=time.perf_counter() - started, reconnects=run.reconnects, stopped=run.stopped,
+        kept=list(kept.values()), order=[c.query.id for c in chosen])
+    path = write_json(out / compare_doc.FILE, doc)
+    judged_now = len(results) + len(kept)
+    if run.interrupted:
+        raise Interrupted(f"interrupted: {path} holds the {judged_now} class(es) judged so far; run it again with "
+                          f"--resume to judge the other {len(run.not_run)}")
+    if run.stopped:
+        raise ConnectionFailed(f"compare stopped: {run.stopped}; {path} holds the {judged_now} class(es) judged "
+                               f"before, and lists the {len(run.not_run)} not run")
+    return Outcome(out, [path], found, doc)
+
+
+def _judge(todo, capture: Capture, login: SourceLogin, target: Target, settings: CompareSettings,
+           progress: Progress):
+    """Each class of `todo` run on both servers and judged (compare.runner); the run and the target's kind."""
+    from .compare.classes import prepare
+    from .compare.reopen import Reconnect
+    from .compare.runner import run_classes
+    from .compare.sides import SqlServerSide, TargetSide
+    from .replay.params import MarkerColumn
+    from .replay.statements import target_values
+
     session = _open_source(login)
     sql_server = SqlServerSide(session, settings.timeout)
     try:
@@ -686,31 +805,179 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
         def pools(column: MarkerColumn) -> tuple[Any, ...]:
             return target_values(target_side.conn, column)
 
-        with progress.task(f"Choosing parameter values for {len(chosen)} class(es)"):
+        with progress.task(f"Choosing parameter values for {len(todo)} class(es)"):
             classes = [prepare(c.query, c.source, capture, settings.parameter_sets, settings.seed, pools, c.batch)
-                       for c in chosen]
+                       for c in todo]
         run = run_classes(classes, capture.database, sql_server, target_side, progress,
                           Reconnect(within=settings.reconnect_within))
-        results = run.results
-        kind = target_side.kind
+        return run, target_side.kind
     finally:
         sql_server.close()
         target_side.close()
-    if run.stopped:
-        left = [*left, *(Left(c.query.id, f"not run: the run stopped ({run.stopped})") for c in run.not_run)]
-    # A differing answer may come from a view the query reads rather than from its own text (QY65).
-    compared = {f"query {r.compared.query.id}" for r in results}
-    through_views = [f for f in check(capture, options, plan=plan(capture, options), translation=translation,
-                                      only=("QY65",)) if f.object in compared]
-    found = _with_rule_settings(compare_doc.findings(results) + through_views, options)
-    doc = compare_doc.document(
-        source=f"{session.conn.host}/{capture.database.name or ''}", target=target.display, server=kind,
-        settings={"parameter_sets": settings.parameter_sets, "timeout_s": settings.timeout, "seed": settings.seed,
-                  "queries": list(settings.queries) or None, "reconnect_within_s": settings.reconnect_within},
-        results=results, left=left, found=found, seconds=time.perf_counter() - started, reconnects=run.reconnects,
-        stopped=run.stopped)
-    path = write_json(out / compare_doc.FILE, doc)
-    if run.stopped:
-        raise ConnectionFailed(f"compare stopped: {run.stopped}; {path} holds the {len(results)} class(es) judged "
-                               f"before, and lists the {len(run.not_run)} not run")
-    return Outcome(out, [path], found, doc)
+
+
+# Assess from a live server: every stage in one run -----------------------------------------------
+
+CAPTURE_FOLDER = "capture"
+"""Where `assess --connection` keeps its capture in OUT (catalog.json, as `capture` writes it)."""
+NO_WORKLOAD = ("no workload: neither Query Store nor SOURCES gave a query class; give one as SOURCES beside "
+               "--connection (an Extended Events or Query Store export, a workload script or spec)")
+
+
+@dataclass(frozen=True)
+class LiveSource:
+    """`assess --connection`: the SQL Server the run captures and copies from, and which stages it runs."""
+
+    login: SourceLogin
+    query_store: bool = True
+    days: float = 7.0
+    data: Any = None
+    """The copy's DataSettings (tables created, rows copied or sampled, then verified); None: --no-data."""
+    compare: CompareSettings | None = field(default_factory=CompareSettings)
+    """None: --no-compare."""
+    replay: bool = True
+    """False: --no-replay."""
+    restart: bool = False
+    """Every stage from the start: capture again, the copy's checkpoint and the classes compared ignored."""
+
+
+def _assess_live(sources: Sequence[Path | str], out: Path, options: Options, live: LiveSource, target: Target | None,
+                 replay_config: Any, anonymize: bool, progress: Progress) -> Outcome:
+    """capture (catalog and Query Store, with SOURCES beside it), plan, data (tables, rows, verify), compare, replay,
+    report: each stage as far as its inputs allow, a failed one a finding (stages.py), a rerun into the same OUT
+    continuing what the last one left (the capture, the copy's checkpoint, the classes judged)."""
+    from dataclasses import replace
+
+    from .capture.live import capture_to_folder, parse_connection, resolve_password
+    from .data.settings import check_confirmed
+    from .progress import StageProgress
+    from .replay.safety import check_writes_confirmed
+    from .stages import LeftOut, Stages, replay_length, said_captured, said_copied, said_judged, said_replayed
+
+    wanted = {"data": live.data is not None, "compare": live.compare is not None, "replay": live.replay}
+    stages = Stages(StageProgress(progress, ["capture", "plan", *(n for n, on in wanted.items() if on), "report"]))
+    if target is not None and live.data is not None:
+        check_confirmed(target, live.data)
+    if target is not None and replay_config is not None:
+        check_writes_confirmed(target, replay_config)
+    conn = resolve_password(parse_connection(live.login.connection), password_env=live.login.password_env,
+                            prompt=live.login.prompt)
+    login = replace(live.login, connection=conn.odbc(), prompt=False)  # asked once, held in memory only
+    out = prepare_output(out, sources)
+    folder = out / CAPTURE_FOLDER
+    found: list[Finding] = []
+    outcome = Outcome(out)
+
+    def capture_stage() -> Capture:
+        notes: tuple[str, ...] = ()
+        if (folder / "catalog.json").is_file() and not live.restart:
+            stages.resumed("capture", f"the capture in {folder} is kept; --restart captures again")
+        else:
+            notes = capture_to_folder(login.connection, folder, password_env="", prompt=False,
+                                      query_store=live.query_store, days=live.days, timeout=login.timeout,
+                                      progress=stages.display).notes
+        captured = read([folder, *sources], stages.display)
+        for note in notes:  # what the server could not give; a workload SOURCES gave beside it is no loss
+            if not (note.startswith("No workload captured") and captured.workload.queries):
+                stages.display.note(note)
+        return captured
+
+    where = f"{conn.host}/{conn.get('database', 'initial catalog') or ''}"
+    capture = stages.run("capture", capture_stage, said=said_captured, fatal=not sources,
+                         counts=f"the catalog{' and Query Store' if live.query_store else ''} of {where}")
+    if capture is None:  # the capture failed: the SOURCES beside it are what there is
+        capture = read(sources, stages.display)
+    if target is not None:
+        from .replay.safety import check_not_source
+
+        check_not_source(target, capture.server)
+        target = session_target(target, options, capture)
+    assessed = stages.run("plan", lambda: _assessed(capture, out, options, stages.display), fatal=True,
+                          counts=f"{len(capture.database.tables)} table(s), {len(capture.workload.queries)} query "
+                                 "class(es)",
+                          said=lambda a: f"{len(a.plan.tables)} table(s) planned, {len(a.translation.queries)} query "
+                                         f"class(es) translated, {len(a.findings)} finding(s)")
+    assert assessed is not None  # fatal: a plan that fails stops the run
+    found += assessed.findings
+    outcome.files += assessed.files
+    for name, on in wanted.items():
+        if on and target is None:
+            stages.left_out(name, "no --target to run it against")
+    if target is not None and live.data is not None:
+        settings = replace(live.data, create_tables=True, restart=live.restart)
+        rows = sum(t.row_count or 0 for t in capture.database.tables if settings.wants(t.schema, t.name))
+
+        def data_stage() -> Outcome:
+            from .data.checkpoint import FILE
+
+            if (out / FILE).is_file() and not live.restart:
+                stages.resumed("data", f"the copy goes on from its checkpoint, {out / FILE}")
+            return _copy([], out, options, login=login, target=target, settings=settings, progress=stages.display,
+                         read_already=(capture, assessed.plan))
+
+        copied = stages.run(
+            "data", data_stage, needs=["capture"], said=lambda o: said_copied(o.assessment or {}),
+            counts=f"{len(capture.database.tables)} table(s), {rows:,} row(s)"
+                   + (f" (a sample of {settings.sample})" if settings.sample else "") + f" into {target.display}")
+        found += copied.findings if copied else []
+    if target is not None and live.compare is not None:
+        settings_ = replace(live.compare, resume=not live.restart)
+
+        def compare_stage() -> Outcome:
+            from .compare.classes import choose
+
+            if live.data is not None and live.data.sample:
+                raise LeftOut(f"the target holds a sample ({live.data.sample}) of the rows SQL Server answers from, "
+                              "so their answers differ by construction; run without --sample to compare them")
+            if not capture.workload.queries:
+                raise LeftOut(NO_WORKLOAD)
+            if not choose(capture, assessed.translation, settings_.queries, options)[0]:
+                raise LeftOut("no query class of the workload is a read with a TiDB statement")
+            return _compare(capture, assessed.translation, out, options, login=login, target=target,
+                            settings=settings_, progress=stages.display)
+
+        compared = stages.run("compare", compare_stage, needs=["capture", "data"],
+                              said=lambda o: said_judged(o.assessment or {}),
+                              counts=f"the reads among {len(assessed.translation.queries)} query class(es)")
+        found += compared.findings if compared else []
+    if target is not None and live.replay:
+        from .replay.config import ReplayConfig
+
+        config = replay_config or ReplayConfig()
+
+        def replay_stage() -> Any:
+            from .errors import Refused
+            from .replay import runner
+            from .replay.selection import select
+
+            if not capture.workload.queries:
+                raise LeftOut(NO_WORKLOAD)
+            try:
+                select(capture, assessed.translation, config)
+            except (UsageError, Refused) as exc:
+                raise LeftOut(str(exc)) from None
+            # Replay draws its own live line (rates, errors) unless the run is quiet; it has no tasks to mark.
+            return runner.run_replay(capture, assessed.translation, target, config, out=out, progress=progress)
+
+        replayed = stages.run("replay", replay_stage, needs=["plan"], expected=replay_length(config),
+                              said=lambda o: said_replayed(o.result or {}),
+                              counts=f"{len(assessed.translation.queries)} query class(es) against {target.display}")
+        found += _with_rule_settings(replayed.findings, options) if replayed else []
+    failed = _with_rule_settings(stages.findings(), options)
+    found += failed
+    doc = build_assessment(replace(assessed.parts, findings=(*assessed.parts.findings, *failed)))
+    doc["run"] = stages.to_json()
+    write_json(out / "assessment.json", doc)
+
+    def report_stage() -> Path:
+        page = render_report(out, progress=stages.display, templates=options.templates_dir, rules=options.rules_dir)
+        if anonymize:  # a copy to share, beside OUT's own files (which a rerun continues from)
+            render_report(out, anonymize=True, progress=stages.display, templates=options.templates_dir,
+                          rules=options.rules_dir)
+        return page
+
+    report = stages.run("report", report_stage, fatal=True, said=lambda p: str(p))
+    assert report is not None
+    outcome.files.append(report)
+    outcome.findings, outcome.assessment, outcome.notes = found, doc, stages.lines()
+    return outcome

@@ -51,10 +51,16 @@ class _OneLineUsageErrors(typer.core.TyperGroup):
         sys.exit(code)
 
 
+LIVE_COMMAND = ('sqlsrv2tidb assess --connection "DRIVER={ODBC Driver 18 for SQL Server};SERVER=sql1;DATABASE=sales;'
+                'UID=me" --target mysql://root@tidb:4000/sales --confirm-database sales -o out')
+"""From a live server to the whole report in one command: what `--help` shows first."""
+HELP = (f"From a live SQL Server to the whole report in one command:\n\n{LIVE_COMMAND}\n\n"
+        "Assess, translate and replay a Microsoft SQL Server database and workload on TiDB.")
+
 app = typer.Typer(
     cls=_OneLineUsageErrors,
     name="sqlsrv2tidb",
-    help="Assess, translate and replay a Microsoft SQL Server database and workload on TiDB.",
+    help=HELP,
     no_args_is_help=True,
     pretty_exceptions_enable=False,
     add_completion=False,
@@ -172,7 +178,7 @@ def _version_callback(value: bool) -> None:
 def _main(
     version: Annotated[bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Show the version.")] = False,
 ) -> None:
-    """Assess, translate and replay a Microsoft SQL Server database and workload on TiDB."""
+    pass  # the help is the app's (HELP): the one command first
 
 
 @app.command("schema")
@@ -266,21 +272,44 @@ def _replay_config(window, scale, qps, duration, warmup, workers, connections, a
     )
 
 
-@app.command("assess")
+AssessSources = Annotated[list[Path] | None, typer.Argument(help=(
+    "Capture folders, .sql scripts, SSDT folders, XE XML, Query Store exports, workload YAML; with --connection, "
+    "optional: a workload read beside the live capture."), show_default=False)]
+
+@app.command("assess", short_help="Every stage its inputs allow, then report.html: from a live SQL Server (--connection) or SOURCES.", help=(
+    "From a live server to the whole report in one command (capture, plan, tables and rows in the target, "
+    f"verify, compare the answers, replay, report):\n\n{LIVE_COMMAND}\n\n"
+    "Workload files given as SOURCES beside --connection join what Query Store holds; --no-data, --no-compare and "
+    "--no-replay leave a stage out, and the same command run again continues what the last run left in OUT. "
+    "Without --connection: every stage over SOURCES, and report.html, assessment.json, ddl/ (and replay.json with "
+    "--target)."))
 @command
 def assess_cmd(
-    sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3,
+    out: Out, sources: AssessSources = None,
+    connection: Annotated[str | None, typer.Option("--connection", help='A live SQL Server (ODBC connection string, as capture takes it): capture it, then create its tables and copy its rows into --target, verify them, compare the answers and replay the workload there.')] = None,
+    tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3,
     tidb_nodes: TidbNodes = None, config: Config = None, rules: RulesDir = None, templates: TemplatesDir = None,
-    anonymize: Annotated[bool, typer.Option("--anonymize", help="Replace object names and literals in every output file.")] = False,
+    anonymize: Annotated[bool, typer.Option("--anonymize", help="Replace object names and literals in every output file (with --connection: in a copy, OUT/anonymized/).")] = False,
     target: Target = None, window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 60.0,
     warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
     allow_writes: AllowWrites = False, confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto",
     protocol: Protocol = "auto", cluster: ClusterOpt = None, password_prompt: PromptPassword = False,
+    sample: Annotated[str | None, typer.Option("--sample", help="With --connection: copy PERCENT% of every table, or at most ROWS per table; the parents of sampled rows come along.")] = None,
+    jobs: Annotated[int, typer.Option("--jobs", "-j", help="With --connection: tables copied (and verified) at once.")] = 4,
+    truncate: Truncate = False,
+    no_data: Annotated[bool, typer.Option("--no-data", help="With --connection: create no tables and copy no rows (compare and replay use what the target holds).")] = False,
+    no_compare: Annotated[bool, typer.Option("--no-compare", help="With --connection: compare no answers.")] = False,
+    no_replay: Annotated[bool, typer.Option("--no-replay", help="With --connection: replay nothing.")] = False,
+    restart: Annotated[bool, typer.Option("--restart", help="With --connection: start every stage over (capture again, copy from the start, compare every class) instead of continuing what OUT holds.")] = False,
+    query_store: Annotated[bool, typer.Option("--query-store/--no-query-store", help="With --connection: also read Query Store's workload.")] = True,
+    days: Annotated[float, typer.Option("--days", help="With --connection: days of Query Store history to read.")] = 7.0,
+    password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD",
+    sql_server_password_prompt: Annotated[bool, typer.Option("--sql-server-password-prompt", help="With --connection: ask for the SQL Server password.")] = False,
+    timeout: LoginTimeout = 15,
     fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
     mysql_version: MysqlVersion = "8.4",
 ) -> None:
-    """Run every stage and write report.html, assessment.json, ddl/ (and replay.json with --target)."""
     from . import api
 
     replay_target = replay_config = None
@@ -291,12 +320,24 @@ def assess_cmd(
         replay_config = _replay_config(window, scale, qps, duration, warmup, workers, connections, arrival, timed,
                                        speed, ramp, p99_limit, allow_writes, confirm_database, seed, driver,
                                        protocol, cluster)
+    live = None
+    if connection is not None:
+        live = api.LiveSource(
+            api.SourceLogin(connection, password_env, sql_server_password_prompt, timeout),
+            query_store=query_store, days=days, restart=restart, replay=not no_replay,
+            data=None if no_data else _data_settings(jobs=jobs, confirm_database=confirm_database, sample=sample,
+                                                     truncate=truncate, driver=driver),
+            compare=None if no_compare else api.CompareSettings())
+    elif not sources:
+        raise UsageError("assess needs SOURCES, or --connection to a live SQL Server; see 'sqlsrv2tidb assess --help'")
     outcome = api.run_assess(
-        sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates, target_engine,
-                               mysql_version),
+        sources or [], out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates, target_engine,
+                                     mysql_version),
         replay_target=replay_target, replay_config=replay_config, anonymize=anonymize, progress=_progress(quiet),
-        engine_from_target=target_engine is None,
+        live=live, engine_from_target=target_engine is None,
     )
+    for line in outcome.notes:
+        typer.echo(line, err=True)
     _finish(outcome.findings, fail_on, f"{out}/report.html")
 
 
@@ -561,6 +602,7 @@ def compare_cmd(
     statement_timeout: Annotated[float, typer.Option("--statement-timeout", help="Seconds each side may take per statement before the class is reported as timed out.")] = 30.0,
     query: Annotated[list[str] | None, typer.Option("--query", help="Only this query class id (repeatable).")] = None,
     reconnect_within: Annotated[float, typer.Option("--reconnect-within", help="Seconds to wait, in all, for a server whose session was lost before the class is an error (waits of 1, 2, 4 ... s).")] = 120.0,
+    resume: Annotated[bool, typer.Option("--resume", help="Keep the classes OUT's compare.json already judged (same servers, settings and text) and judge only the others: after a run that stopped or was interrupted.")] = False,
     seed: DataSeed = 1, password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
     timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, tidb_version: TidbVersion = "8.5",
     config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
@@ -572,7 +614,7 @@ def compare_cmd(
     from .target import parse_target
 
     settings = api.CompareSettings(parameter_sets=parameter_sets, timeout=statement_timeout, seed=seed,
-                                   queries=tuple(query or ()), reconnect_within=reconnect_within)
+                                   queries=tuple(query or ()), reconnect_within=reconnect_within, resume=resume)
     login = api.SourceLogin(connection, password_env, password_prompt, timeout)
     outcome = api.run_compare(sources, out, _options(tidb_version, 3, None, config), login=login,
                               target=parse_target(target, prompt=target_password_prompt), settings=settings,
@@ -580,7 +622,8 @@ def compare_cmd(
     summary = (outcome.assessment or {}).get("summary", {})
     typer.echo(f"Compared {summary.get('classes', 0)} class(es): {summary.get('same', 0)} same, "
                f"{summary.get('same_up_to_ties', 0)} same up to ties, {summary.get('differs', 0)} differ, {summary.get('error', 0)} error, "
-               f"{summary.get('not_comparable', 0)} not comparable, {summary.get('left_out', 0)} left out", err=True)
+               f"{summary.get('not_comparable', 0)} not comparable, {summary.get('left_out', 0)} left out"
+               + (f" ({summary['kept']} kept as the earlier run judged them)" if summary.get("kept") else ""), err=True)
     _finish(outcome.findings, fail_on, f"{out}/compare.json")
 
 

@@ -21,7 +21,8 @@ from typing import Any
 from .errors import OutputError, UsageError
 
 OUR_FILES = ("assessment.json", "replay.json", "report.html", "capture.json", "catalog.json", "data.json",
-             "data-checkpoint.json")
+             "data-checkpoint.json", "compare.json", "experiment.json", "capture/catalog.json")
+"""Files that mark a folder as one this tool wrote (`capture/catalog.json`: the capture of `assess --connection`)."""
 
 
 def prepare_output(out: Path, sources: Iterable[Path | str] = ()) -> Path:

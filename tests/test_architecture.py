@@ -168,8 +168,10 @@ LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     # The stages api strings together last, with what only they use: the replay target, the
     # assessment.json document, and the summary `schema` prints. The data stage loads the same
     # targets through replay's drivers and reads SQL Server through the live capture's session.
-    # Compare runs a read query on both sides and judges the answers.
-    ("data, replay and report", frozenset({"data", "replay", "report", "target", "assessment", "summary", "compare"})),
+    # Compare runs a read query on both sides and judges the answers. The record of a run's stages
+    # (which ran, failed or were left out) is read by api and written into assessment.json.
+    ("data, replay and report", frozenset({"data", "replay", "report", "target", "assessment", "summary", "compare",
+                                           "stages"})),
     ("api", frozenset({"api"})),
     ("cli", frozenset({"cli", "__main__"})),
 )

@@ -35,6 +35,13 @@ def test_a_folder_of_the_users_own_files_is_refused(tmp_path: Path):
     assert (tmp_path / "notes.txt").read_text() == "mine"
 
 
+@pytest.mark.parametrize("ours", ["compare.json", "experiment.json", "capture/catalog.json"])
+def test_a_folder_a_single_stage_wrote_is_written_into_again(tmp_path: Path, ours: str):
+    """`compare -o OUT` run twice, or `assess --connection` stopped after its capture: OUT holds only that file."""
+    write_json(tmp_path / ours, {"format": "x"})
+    assert prepare_output(tmp_path) == tmp_path
+
+
 def test_an_output_folder_inside_a_source_is_refused(tmp_path: Path):
     (tmp_path / "schema.sql").write_text("CREATE TABLE t (id int);")
     with pytest.raises(UsageError, match="overlaps the source"):

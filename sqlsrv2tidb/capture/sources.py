@@ -94,10 +94,13 @@ def read_sources(paths: Sequence[Path | str], progress: Progress | None = None) 
     from .windows import with_detected_windows
 
     workload = with_detected_windows(_merge(collected.workloads))
+    findings = collected.findings
+    if workload.queries:  # a source beside the catalog gave the workload its server's Query Store could not
+        findings = [f for f in findings if f.rule != "IN31"]
     return Capture(
         database=collected.schema[1] if collected.schema else Database(),
         workload=workload,
-        findings=tuple(collected.findings),
+        findings=tuple(findings),
         sources=tuple(collected.sources),
         server=collected.server,
     )

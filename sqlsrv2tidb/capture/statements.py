@@ -373,23 +373,6 @@ def temp_tables_used(toks: list[Token]) -> set[str]:
     return used - made
 
 
-def _assigned(toks: list[Token]) -> set[str]:
-    """Variables a statement sets from what it reads: `SELECT @x = col, @y = ...`, `FETCH ... INTO @x`,
-    `EXEC @rc = p`."""
-    head = _word(toks, 0)
-    found, depth = set(), 0
-    for i, tok in enumerate(toks):
-        depth += (tok.text == "(") - (tok.text == ")")
-        if tok.kind != "var" or depth:
-            continue
-        before = toks[i - 1].text.upper() if i else ""
-        after = toks[i + 1].text if i + 1 < len(toks) else ""
-        if (head == "SELECT" and after == "=" and before in ("SELECT", "DISTINCT", ",")) or (
-                head in ("EXEC", "EXECUTE") and after == "=" and i == 1) or (head == "FETCH" and before in ("INTO", ",")):
-            found.add(tok.text.casefold())
-    return found
-
-
 _SLOTS: TextCache[tuple[int, ...]] = TextCache(5_000_000)
 """Where a statement shape holds its values: the same for every execution of the shape."""
 

@@ -59,6 +59,8 @@ class Comparison:
     """Why the answers could not be judged (a cut tie group too large to read, or changed between reads)."""
     same_rows: bool = False
     """Ordered answers that differ only in the order of their rows (the same rows, as a multiset)."""
+    doubles: bool = False
+    """The answer has double-precision columns (rounded to some digits before they were compared)."""
 
     def add(self, pair: RowPair) -> None:
         self.equal = False

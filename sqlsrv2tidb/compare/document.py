@@ -2,7 +2,8 @@
 
 A class whose answers differ is a high finding (RP09) on its query: the translation runs, but it
 does not mean what the T-SQL meant, and nothing else in the run says so. A class the target
-refuses or times out on is a medium one (RP10). An error on the SQL Server side only, a side that
+refuses or times out on is a medium one (RP10). Classes kept from an earlier run into the same OUT
+(judged.py) are listed, counted and found as if judged now; `summary.kept` says how many they are. An error on the SQL Server side only, a side that
 could not be reached (a server away, not a refusal), and a class that is not comparable, are in
 compare.json and the report but raise no finding: none says anything about the translation.
 """
@@ -22,31 +23,42 @@ FORMAT = "sqlsrv2tidb.compare/1"
 FILE = "compare.json"
 
 
-def findings(results: Sequence[ClassResult]) -> list[Finding]:
+def findings(results: Sequence[ClassResult], kept: Sequence[dict[str, Any]] = ()) -> list[Finding]:
+    """The findings of the classes judged now and of those kept from an earlier run (their compare.json entries)."""
+    judged = [(r.compared.query.id, r.verdict, r.reason, r.side, r.unreachable) for r in results]
+    judged += [(str(q["id"]), q.get("verdict"), str(q.get("reason") or ""), q.get("side"), bool(q.get("unreachable")))
+               for q in kept]
     found = []
-    for r in results:
-        obj = f"query {r.compared.query.id}"
-        if r.verdict == DIFFERS:
-            found.append(Finding("RP09", Severity.HIGH, obj, f"SQL Server and the target answer differently: {r.reason}",
+    for qid, verdict, reason, side, unreachable in judged:
+        obj = f"query {qid}"
+        if verdict == DIFFERS:
+            found.append(Finding("RP09", Severity.HIGH, obj, f"SQL Server and the target answer differently: {reason}",
                                  details={"compare": "compare.json"}))
-        elif r.verdict == ERROR and r.side in (TARGET, BOTH) and not r.unreachable:
-            found.append(Finding("RP10", Severity.MEDIUM, obj, r.reason, details={"compare": "compare.json"}))
+        elif verdict == ERROR and side in (TARGET, BOTH) and not unreachable:
+            found.append(Finding("RP10", Severity.MEDIUM, obj, reason, details={"compare": "compare.json"}))
     return found
 
 
 def document(*, source: str, target: str, server: str, settings: dict[str, Any], results: Sequence[ClassResult],
              left: Sequence[Left], found: Sequence[Finding], seconds: float, reconnects: int = 0,
-             stopped: str | None = None) -> dict[str, Any]:
-    counts = Counter(r.verdict for r in results)
+             stopped: str | None = None, kept: Sequence[dict[str, Any]] = (),
+             order: Sequence[str] = ()) -> dict[str, Any]:
+    """compare.json; `kept` are the entries of classes an earlier run judged (judged.py), listed with the new ones
+    in `order` (class ids; the rest after them)."""
+    entries = [*kept, *(r.to_json() for r in results)]
+    place = {qid: n for n, qid in enumerate(order)}
+    entries.sort(key=lambda q: place.get(str(q["id"]), len(place)))
+    counts = Counter(str(q.get("verdict")) for q in entries)
     doc: dict[str, Any] = {
         "format": FORMAT,
         "source": {"name": source},
         "target": target,
         "server": server,
         "settings": settings,
-        "summary": {"classes": len(results), **{v.replace(" ", "_"): counts.get(v, 0) for v in VERDICTS},
-                    "left_out": len(left), "seconds": round(seconds, 3), "reconnects": reconnects},
-        "queries": [r.to_json() for r in results],
+        "summary": {"classes": len(entries), **{v.replace(" ", "_"): counts.get(v, 0) for v in VERDICTS},
+                    "left_out": len(left), "seconds": round(seconds, 3), "reconnects": reconnects,
+                    "kept": len(kept)},
+        "queries": entries,
         "left_out": [{"id": item.id, "reason": item.reason} for item in left],
         "findings": [{"rule": f.rule, "severity": f.severity.value, "object": f.object, "message": f.message}
                      for f in found],

@@ -35,7 +35,7 @@ from .sessions import Sessions, Stopped
 from .shape import Shape, shape_of
 from .sides import BOTH, SQL_SERVER, TARGET, Answer, SideError, SqlServerSide, TargetSide
 from .tie_groups import WholeUnread
-from .values import RowShape
+from .values import COARSE_FLOAT_DIGITS, FLOAT_DIGITS, RowShape
 
 SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE = "same", "same up to ties", "differs", "error", "not comparable"
 VERDICTS = (SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE)
@@ -107,20 +107,27 @@ class Run:
     not_run: list[Compared] = field(default_factory=list)
     stopped: str | None = None
     reconnects: int = 0
+    interrupted: bool = False
+    """Ctrl-C stopped the run: `results` are the classes judged before it, `not_run` the rest."""
 
 
 def run_classes(classes: Sequence[Compared], database: Database, sql_server: SqlServerSide, target: TargetSide,
                 progress: Progress | None = None, reconnect: Reconnect | None = None,
                 sleep: Callable[[float], None] | None = None) -> Run:
     """Compare every class in turn (one statement on each server at a time), with progress; a side lost on
-    the way is opened again (`sessions`), and a side that stays away stops the run after the classes judged."""
+    the way is opened again (`sessions`), and a side that stays away stops the run after the classes judged, as
+    Ctrl-C does (`Run.interrupted`): the classes judged are kept for the caller to write."""
     progress = progress or NullProgress()
     sessions = Sessions(sql_server, target, reconnect, progress.note, sleep)
     run = Run([])
     with progress.task(f"Comparing {len(classes)} query class(es) on SQL Server and {target.target.display}",
                        total=len(classes)) as task:
         for n, compared in enumerate(classes):
-            result = judge(compared, database, sessions)
+            try:
+                result = judge(compared, database, sessions)
+            except KeyboardInterrupt:
+                run.stopped, run.interrupted, run.not_run = "interrupted", True, list(classes[n:])
+                break
             run.results.append(result)
             task.advance()
             try:
@@ -199,6 +206,12 @@ def compare_class(compared: Compared, database: Database, sql_server: SqlServerS
         if comparison.undetermined is not None and shape.not_comparable is None:
             result.verdict, result.reason = NOT_COMPARABLE, comparison.undetermined
             break
+        if not comparison.equal and shape.not_comparable is None and comparison.doubles:
+            coarse = _coarse_look(compared, values, shape, sql_server, target, database)
+            if coarse is not None and coarse.equal:
+                coarse.notes.append(f"doubles agree to {COARSE_FLOAT_DIGITS} significant digits, not to {FLOAT_DIGITS}: "
+                                    "the two engines computed them in another order")
+                result.comparison = comparison = coarse
         if not comparison.equal and shape.not_comparable is None:
             result.verdict, result.reason = DIFFERS, _why_differs(comparison, compared)
             break
@@ -236,7 +249,7 @@ def _failed(result: ClassResult, exc: SideError, compared: Compared, values: Any
 
 
 def _one_set(compared: Compared, values: Any, shape: Shape, sql_server: SqlServerSide, target: TargetSide,
-             database: Database) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
+             database: Database, float_digits: int = FLOAT_DIGITS) -> tuple[Sequence[str], Sequence[str], Comparison | None]:
     left = sql_server.open(compared.tsql, compared.parameters, values.sql_server)
     right: Answer | None = None
     more: list[Answer] = []
@@ -245,7 +258,7 @@ def _one_set(compared: Compared, values: Any, shape: Shape, sql_server: SqlServe
         right = _target(target, compared, values)
         if len(left.names) != len(right.names):
             return left.names, right.names, None
-        rows = RowShape(right.columns, database.collation, shape.numbered)
+        rows = RowShape(right.columns, database.collation, shape.numbered, float_digits)
         if shape.order_positions or shape.cut:
             cut = shape.cut
 
@@ -257,21 +270,33 @@ def _one_set(compared: Compared, values: Any, shape: Shape, sql_server: SqlServe
                     raise _unread(exc, sql_server) from None
                 return _read(more[-1].batches, sql_server)
 
-            return left.names, right.names, compare_ordered(left.batches, right.batches, rows,
-                                                            shape.order_positions or (), cut, whole)
+            ordered = compare_ordered(left.batches, right.batches, rows, shape.order_positions or (), cut, whole)
+            ordered.doubles = rows.has_doubles
+            return left.names, right.names, ordered
 
         def again() -> tuple[Any, Any]:
             more.append(sql_server.open(compared.tsql, compared.parameters, values.sql_server))
             more.append(_target(target, compared, values))
             return more[0].batches, more[1].batches
 
-        return left.names, right.names, compare_multiset(left.batches, right.batches, rows, again)
+        unordered = compare_multiset(left.batches, right.batches, rows, again)
+        unordered.doubles = rows.has_doubles
+        return left.names, right.names, unordered
     finally:
         for answer in more:
             answer.close()
         left.close()
         if right is not None:
             right.close()
+
+
+def _coarse_look(compared: Compared, values: Any, shape: Shape, sql_server: SqlServerSide, target: TargetSide,
+                 database: Database) -> Comparison | None:
+    """The answers compared again with doubles rounded to fewer digits (values.RowShape); None when a side fails."""
+    try:
+        return _one_set(compared, values, shape, sql_server, target, database, COARSE_FLOAT_DIGITS)[2]
+    except SideError:
+        return None
 
 
 def _target(target: TargetSide, compared: Compared, values: Any) -> Answer:

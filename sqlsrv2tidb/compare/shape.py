@@ -51,7 +51,7 @@ from ..tsql.fingerprint import strip_parameter_prefix
 from ..tsql.literals import tokens
 from .batches import setup_kind
 from .columns import outputs_of, position, single_table, text_of, unalias, unique_keys
-from .ties import Cut, Numbered, PassedOn, function_name, numbered_column, numbers_unseen, passed_on
+from .ties import Cut, Numbered, PassedOn, function_name, inside, numbered_column, numbers_unseen, passed_on
 from .unlimited import without_filter, without_limit
 
 
@@ -201,7 +201,7 @@ def _judged(query: exp.Query, database: Database | None, shape: Shape, outputs: 
     for node in query.walk():
         reason = _moment(node)
         if reason is not None:
-            if outer_order is not None and _inside(node, outer_order) and (not _limited(query) or cut is not None):
+            if outer_order is not None and inside(node, outer_order) and (not _limited(query) or cut is not None):
                 continue  # only orders the answer (or the rows a limit picks from), which is compared without that order
             reason = f"{reason} gives another value on each server and each run"
         elif isinstance(node, exp.TableSample):
@@ -345,15 +345,6 @@ def _moment(node: exp.Expr) -> str | None:
         if name.upper() in _SERVER_NAMES | _MOMENT_NAMES:
             return f"{name.upper()}, a value of the server or the session,"
     return None
-
-
-def _inside(node: exp.Expr, ancestor: exp.Expr) -> bool:
-    parent = node.parent
-    while parent is not None:
-        if parent is ancestor:
-            return True
-        parent = parent.parent
-    return False
 
 
 def _limited(query: exp.Expr) -> bool:

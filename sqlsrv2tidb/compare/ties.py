@@ -189,7 +189,7 @@ def numbers_unseen(window: exp.Window, query: exp.Query, database: Database | No
     if hidden is None:
         return False
     for node in query.walk():
-        if node is select or _inside(node, select):
+        if node is select or inside(node, select):
             continue
         if isinstance(node, exp.Column) and not isinstance(node.this, exp.Star):
             qualifier = node.table.casefold()
@@ -230,7 +230,8 @@ def _reads(select: exp.Select, names: set[str]) -> bool:
     return any(s.alias_or_name.casefold() in names for s in sources)
 
 
-def _inside(node: exp.Expr, ancestor: exp.Expr) -> bool:
+def inside(node: exp.Expr, ancestor: exp.Expr) -> bool:
+    """Whether `node` is somewhere below `ancestor`."""
     parent = node.parent
     while parent is not None:
         if parent is ancestor:

@@ -8,7 +8,8 @@ date-time at its precision, CHAR without its padding, a bit as 0/1. A decimal is
 value (1.50 is 1.5), never rounded to the column's scale: rounding SQL Server's 1.414213562373095 to
 the target's DECIMAL(38, 1) would hide that the translation kept one place where SQL Server keeps 15.
 Floating-point values are compared with a relative tolerance (rounded to `FLOAT_DIGITS` significant
-digits, 6 for FLOAT), since two engines may add the same numbers in a different order. Text is
+digits), since two engines may add the same numbers in a different order; a FLOAT (SQL Server's
+real) is compared as the single-precision number it is. Text is
 compared without case only where the target column's collation ignores case and so does the SQL
 Server database's (`fold_case`). A value the column type cannot hold (a fraction in an integer
 column) is kept as it is, tagged, so it differs from anything the other side returns.
@@ -26,6 +27,7 @@ numbers blanked out, and each number with its window's keys.
 from __future__ import annotations
 
 import re
+import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
@@ -35,7 +37,6 @@ from ..data.normalize import TargetType, Unconvertible, converter, row_digest
 from .ties import Numbered
 
 FLOAT_DIGITS = 12
-FLOAT32_DIGITS = 6
 
 # MySQL protocol type codes (include/field_types.h); TiDB and MariaDB send the same.
 _DECIMAL = {0, 246}
@@ -113,7 +114,11 @@ class Unheld:
         return f"{self.value!r} (not a {self.why})"
 
 
-def _value_normalizer(column: ResultColumn) -> Callable[[Any], Any]:
+COARSE_FLOAT_DIGITS = 9
+"""Digits of a second look at answers that differ only where doubles round otherwise (see `RowShape`)."""
+
+
+def _value_normalizer(column: ResultColumn, float_digits: int) -> Callable[[Any], Any]:
     target = column.target_type()
     convert: Callable[[Any], Any] | None
     if target.family == "integer":
@@ -121,7 +126,7 @@ def _value_normalizer(column: ResultColumn) -> Callable[[Any], Any]:
     elif target.family == "bit":
         convert = _bit
     elif target.family == "double":
-        convert = _rounded_float
+        convert = _rounded_float if float_digits == FLOAT_DIGITS else lambda v: _rounded_float(v, float_digits)
     elif target.family == "float":
         convert = _rounded_float32
     elif target.family == "decimal":
@@ -187,25 +192,44 @@ def _bit(value: Any) -> int:
     return _integral(value)
 
 
-def _rounded_float(value: Any) -> float:
+def _rounded_float(value: Any, digits: int = FLOAT_DIGITS) -> float:
     f = float(value)
     if f != f or f in (float("inf"), float("-inf")):
         raise Unconvertible(f"{f!r} has no DOUBLE value")
-    return float(format(f, f".{FLOAT_DIGITS}g")) + 0.0
+    return float(format(f, f".{digits}g")) + 0.0
 
 
 def _rounded_float32(value: Any) -> float:
-    f = _rounded_float(value)
-    return float(format(f, f".{FLOAT32_DIGITS}g")) + 0.0
+    """A FLOAT (SQL Server's real) value as the single-precision number it is: SQL Server sends its exact value
+    widened to a double (0.4814814925193787), TiDB and MySQL its shortest text ('0.4814815'); both read back to
+    the same single. (Rounding to six digits would put 0.48148149 and 0.4814815 on two sides of a boundary.)"""
+    f = float(value)
+    if f != f or f in (float("inf"), float("-inf")):
+        raise Unconvertible(f"{f!r} has no FLOAT value")
+    try:
+        return struct.unpack("<f", struct.pack("<f", f))[0] + 0.0
+    except OverflowError:
+        raise Unconvertible(f"{f!r} is outside FLOAT's range") from None
 
 
 class RowShape:
-    """How the rows of one class's answer are normalized and digested (one per answer, from the target's columns)."""
+    """How the rows of one class's answer are normalized and digested (one per answer, from the target's columns).
+
+    Doubles are rounded to `float_digits` significant digits. Two engines that add or average the same
+    numbers in another order may end a unit apart in the last binary place, and when the exact value lies
+    on a rounding boundary (ln 2 sums over many equal scores did, at 0.3106133312235) the two round to
+    neighbouring 12-digit values, and a whole tie group moves. Answers that differ so are looked at again
+    with `COARSE_FLOAT_DIGITS`, whose boundaries lie elsewhere (runner.py)."""
+
+    @property
+    def has_doubles(self) -> bool:
+        return any(c.target_type().family == "double" for c in self.columns)
 
     def __init__(self, columns: Sequence[ResultColumn], source_collation: str | None,
-                 numbered: Sequence[Numbered] = ()) -> None:
+                 numbered: Sequence[Numbered] = (), float_digits: int = FLOAT_DIGITS) -> None:
         self.columns = tuple(columns)
-        self._normalizers = tuple(_value_normalizer(c) for c in self.columns)
+        self.float_digits = float_digits
+        self._normalizers = tuple(_value_normalizer(c, float_digits) for c in self.columns)
         self.folds = tuple(fold_case(c, source_collation) and c.target_type().is_text for c in self.columns)
         self.pads = tuple(c.target_type().is_text for c in self.columns)
         self.numbered = tuple(n for n in numbered if n.position < len(self.columns)

@@ -1,13 +1,24 @@
 """`--create-tables`: the plan's own DDL applied around the load, as a migration applies ddl/.
 
 Before the load: the sequences, the settings at the top of 02-tables.sql, each loaded table's
-CREATE TABLE and (on TiDB) its placement statements; after it: the settings of 04-indexes.sql and
-each loaded table's secondary indexes and foreign keys, then the views of 06-views.sql. That is
+CREATE TABLE and (on TiDB) its placement statements; after it: the settings at the top of
+04-indexes.sql, each loaded table's secondary indexes and foreign keys, the settings at its end
+(which put back what the top changed), then the views of 06-views.sql. That is
 the order TiDB loads fastest in (indexes built once, in ingest mode, over the loaded rows) and in
 which foreign keys never constrain the load. With `--table`, a foreign key to a table not loaded
 is left out (noted): its rows would not be there to satisfy it. A placement statement TiDB cannot
-run here (TiFlash replicas on a cluster without TiFlash) is noted and skipped; any other failure
-of these stops the run.
+run here (TiFlash replicas on a cluster without TiFlash) is noted and skipped.
+
+One table's DDL the target refuses never stops the others. A refused CREATE TABLE leaves that table
+out of the load (its reason, the server's own message, comes back to the caller: DA08), and a refused
+index or foreign key leaves the table loaded without it (DA10): TiDB, for one, refuses a unique key
+whose loaded values its collation finds equal where SQL Server's did not. The rest is created and
+loaded as planned. The sequences serve every table: their refusal, like a lost connection, stops the
+run. A setting the files make (`SET GLOBAL tidb_ddl_enable_fast_reorg = ON` before the indexes, and
+putting it back after them) makes the DDL faster, never different: one the target refuses (a login
+without SUPER) is noted and skipped. The indexes and foreign keys are applied table by
+table, each table's end reported to the caller (its checkpoint), so a run stopped half-way and run
+again starts at the table it stopped in, where an index or key that table already has is passed over.
 
 Views (`views`) are created last, in the file's order (a view after the views it reads), each one
 the target does not have yet; a view already there is left as it is (it may be the DBA's own
@@ -29,7 +40,7 @@ import re
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass
 
-from ..errors import ConnectionFailed
+from ..errors import ConnectionFailed, one_line
 from ..model.plan import MigrationPlan
 from ..translate.ddl import is_comment_only, split_statements
 from .tables import unquote_target
@@ -38,6 +49,8 @@ from .targetdb import TargetDb, TargetLost
 _SETTING = re.compile(r"^\s*(?:/\*T!\s*)?SET\s", re.I)
 _REFERENCES = re.compile(r"\bREFERENCES\s+((?:`(?:[^`]|``)*`|[\w$]+)(?:\.(?:`(?:[^`]|``)*`|[\w$]+))?)", re.I)
 _MISSING = re.compile(r"Table '(?:[^'.]*\.)?([^']*)' doesn't exist")
+_ALREADY_THERE = re.compile(r"\(MySQL error (?:1061|1826)\)")
+"""The index or foreign key name is taken (ER_DUP_KEYNAME, ER_FK_DUP_NAME): a run stopped half-way made it."""
 _ALTERED = re.compile(r"^\s*ALTER\s+TABLE\s+((?:`(?:[^`]|``)*`|[\w$]+)(?:\.(?:`(?:[^`]|``)*`|[\w$]+))?)", re.I)
 
 
@@ -46,44 +59,83 @@ def _statements(plan: MigrationPlan, name: str) -> list[str]:
     return [s for s in split_statements(found.content) if not is_comment_only(s)] if found else []
 
 
-def before(db: TargetDb, plan: MigrationPlan, tables: set[str]) -> list[str]:
-    """Sequences and the tables (folded target names) the target does not have yet, before any row arrives."""
+def before(db: TargetDb, plan: MigrationPlan, tables: set[str]) -> tuple[list[str], dict[str, str]]:
+    """Sequences and the tables (folded target names) the target does not have yet, before any row arrives.
+
+    Returns the notes and, by folded target name, the tables whose CREATE the target refused, with why.
+    """
     notes: list[str] = []
+    refused: dict[str, str] = {}
     if not tables:
-        return notes
-    statements = _statements(plan, "01-sequences.sql")
-    statements += [s for s in _statements(plan, "02-tables.sql") if _SETTING.match(_code(s))]
-    statements += [t.ddl for t in plan.tables if unquote_target(t.target).casefold() in tables]
-    _run(db, statements, "02-tables.sql")
+        return notes, refused
+    _run(db, _statements(plan, "01-sequences.sql"), "01-sequences.sql")
+    first, last = _settings(plan, "02-tables.sql")
+    notes += _set(db, first + last, "02-tables.sql")
+    for table in plan.tables:
+        key = unquote_target(table.target).casefold()
+        if key in tables:
+            said = refusal(db, table.ddl)
+            if said is not None:
+                refused[key] = f"the target refused its CREATE TABLE: {said}"
     if db.kind == "tidb":
         for statement in _statements(plan, "03-tidb-placement.sql"):
             altered = _ALTERED.match(_code(statement))
-            if altered and unquote_target(altered[1]).casefold() not in tables:
+            if altered and (unquote_target(altered[1]).casefold() not in tables
+                            or unquote_target(altered[1]).casefold() in refused):
                 continue
             try:
                 db.execute(statement)
             except ConnectionFailed as exc:
                 notes.append(f"03-tidb-placement.sql: skipped ({exc})")
-    return notes
+    return notes, refused
 
 
-def after(db: TargetDb, plan: MigrationPlan, tables: set[str], loaded: set[str]) -> list[str]:
-    """Indexes and foreign keys of `tables` (those `before` created); a key to a table not in `loaded` is left out."""
+def after(db: TargetDb, plan: MigrationPlan, tables: set[str], loaded: set[str],
+          finished: Callable[[str, list[str]], None]) -> list[str]:
+    """Indexes and foreign keys of `tables` (those `before` created), table by table; a key to a table not in
+    `loaded` is left out (noted). `finished(table, refusals)` is called once a table's statements have run,
+    with what the target refused of them (each `statement: the server's message`)."""
     notes: list[str] = []
     if not tables:
         return notes
-    statements = [s for s in _statements(plan, "04-indexes.sql") if _SETTING.match(_code(s))]
+    first, last = _settings(plan, "04-indexes.sql")
+    notes += _set(db, first, "04-indexes.sql")
     for table in plan.tables:
-        if unquote_target(table.target).casefold() not in tables:
+        key = unquote_target(table.target).casefold()
+        if key not in tables:
             continue
+        refusals: list[str] = []
         for statement in table.post_data_ddl:
             referenced = _REFERENCES.search(statement)
             if referenced and unquote_target(referenced[1]).casefold() not in loaded:
                 notes.append(f"{table.schema}.{table.name}: foreign key to {unquote_target(referenced[1])} left out "
                              "(that table was not loaded)")
                 continue
-            statements.append(statement)
-    _run(db, statements, "04-indexes.sql / 05-foreign-keys.sql")
+            said = refusal(db, statement)
+            if said is not None and not _ALREADY_THERE.search(said):
+                refusals.append(f"{one_line(_code(statement), 200).rstrip(';')}: {said}")
+        finished(key, refusals)
+    return notes + _set(db, last, "04-indexes.sql")
+
+
+def _settings(plan: MigrationPlan, name: str) -> tuple[list[str], list[str]]:
+    """A file's settings before its first statement of DDL, and those after its last (what puts a setting back)."""
+    statements = _statements(plan, name)
+    ddl = [i for i, s in enumerate(statements) if not _SETTING.match(_code(s))]
+    if not ddl:
+        return [s for s in statements if _SETTING.match(_code(s))], []
+    return ([s for s in statements[:ddl[0]] if _SETTING.match(_code(s))],
+            [s for s in statements[ddl[-1] + 1:] if _SETTING.match(_code(s))])
+
+
+def _set(db: TargetDb, statements: list[str], where: str) -> list[str]:
+    """Run a file's settings; one the target refuses (a login without SUPER may not SET GLOBAL) is noted and
+    skipped: a setting makes the DDL faster, never different (a lost connection stops the run)."""
+    notes = []
+    for statement in statements:
+        said = refusal(db, statement)
+        if said is not None:
+            notes.append(f"{where}: {one_line(_code(statement), 120).rstrip(';')} skipped: {said}")
     return notes
 
 
@@ -121,7 +173,7 @@ def views(db: TargetDb, plan: MigrationPlan, created: Collection[str],
         elif key in present:
             yield ViewResult(view.source, name, "not created", "the target has a table of that name")
         else:
-            said = _create(db, view.ddl)
+            said = refusal(db, view.ddl)
             if said is None:
                 on_created(name)
                 present.add(key)
@@ -134,8 +186,8 @@ def views(db: TargetDb, plan: MigrationPlan, created: Collection[str],
             yield ViewResult(view.source, name, "not created", said)
 
 
-def _create(db: TargetDb, ddl: str) -> str | None:
-    """Run a view's CREATE; the server's message when it refuses (a lost connection stops the run)."""
+def refusal(db: TargetDb, ddl: str) -> str | None:
+    """Run DDL (one or more statements); the server's message when it refuses (a lost connection stops the run)."""
     try:
         for statement in split_statements(ddl):
             if not is_comment_only(statement):
@@ -143,7 +195,7 @@ def _create(db: TargetDb, ddl: str) -> str | None:
     except TargetLost:
         raise
     except ConnectionFailed as exc:
-        return str(exc).removeprefix(f"{db.target.display}: ").removeprefix("CREATE: ")
+        return re.sub(r"^\w+: ", "", str(exc).removeprefix(f"{db.target.display}: "), count=1)
     return None
 
 

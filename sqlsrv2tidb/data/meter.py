@@ -12,13 +12,7 @@ from __future__ import annotations
 import threading
 import time
 
-from ..progress import Task
-
-
-def clock(seconds: float) -> str:
-    seconds = int(round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
+from ..progress import Task, clock
 
 
 class Meter:

@@ -16,9 +16,11 @@ and `not_translated` (kept as a comment in ddl/06-views.sql), each [{`view`, `so
 - `schema`, `name` (SQL Server), `target` (the TiDB table), `key` (its columns) and `chunking`
   (primary key, unique key, or physical order when it has neither);
 - `status`: done, already done (by an earlier run this one resumed), interrupted, failed (with
-  `message`); `resumed`; `foreign_key_checks` (on, or off for tables in a circle of references);
+  `message`: the load's error, or the target's refusal of its CREATE TABLE); `resumed`;
+  `foreign_key_checks` (on, or off for tables in a circle of references);
 - `rows`, `bytes` (of the values as sent), `seconds`, `rows_per_s`, `mb_per_s`, `chunks`,
-  `rejects`, `retries` (chunks read or loaded again after a lost connection), `method`, `notes`;
+  `rejects`, `retries` (chunks read or loaded again after a lost connection), `method`, `notes`
+  (with `refused: ...` for each index or foreign key of `--create-tables` the target refused, DA10);
 - `columns` (synthesize only): per column, where its values came from;
 - `verify`: null when not verified, else `status` (equal or different), `method` (key ranges,
   or hash buckets), `source_rows`, `target_rows`, `rejected`, `chunks`, `chunks_different`,
@@ -56,7 +58,8 @@ def table_entry(result: TableResult, verify: TableVerify | None) -> dict[str, An
         "mb_per_s": round(result.bytes / result.seconds / 1e6, 3) if result.seconds > 0 else None,
         "chunks": result.chunks, "ranges": result.extra.get("ranges", 1), "rejects": result.rejects, "retries": result.extra.get("retries", 0),
         "method": result.method,
-        "notes": list(spec.notes) + list(result.extra.get("notes", [])),
+        "notes": list(spec.notes) + list(result.extra.get("notes", []))
+        + [f"refused: {r}" for r in result.extra.get("refused", [])],
         "verify": verify.to_json() if verify is not None else None,
     }
     if "columns" in result.extra:
@@ -143,6 +146,8 @@ def findings(tables: list[tuple[TableResult, TableVerify | None]]) -> list[Findi
                                details={"differences": [d.to_json() for d in verify.first]}))
         if result.status == "failed":
             out.append(Finding("DA08", Severity.HIGH, name, f"not loaded: {result.message}"))
+        for refused in result.extra.get("refused", []):
+            out.append(Finding("DA10", Severity.MEDIUM, name, f"its rows are loaded, but the target refused {refused}"))
         if not spec.key and result.rows:
             out.append(Finding("DA04", Severity.LOW, name, "no primary or unique key: read in physical order, "
                                "verified by hashes of whole rows, and loaded again whole if a run is resumed"))

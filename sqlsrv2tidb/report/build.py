@@ -79,11 +79,17 @@ def build_replan(doc: dict[str, Any], out_dir: str, anonymized: bool, replayed: 
     return Replan(planned, suggested, text, " ".join(shlex.quote(w) for w in words))
 
 
+def later_findings(inputs: ReportInputs) -> list[dict[str, Any]]:
+    """The findings of compare.json (a class whose answers differ, RP09, counts as the high finding it is) and of
+    data.json (a table not loaded or not equal, a key the target refused), beside assessment.json's own."""
+    return [f for document in (inputs.compare, inputs.data) for f in seq(obj(document).get("findings"))
+            if isinstance(f, dict)]
+
+
 def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anchors, comparison: dict[str, int] | None,
                   replan: Replan | None = None) -> Summary:
     doc = inputs.assessment
-    # A class whose answers differ on the target (compare.json, RP09) counts as the high finding it is.
-    findings = list(seq(doc.get("findings"))) + [f for f in seq(obj(inputs.compare).get("findings")) if isinstance(f, dict)]
+    findings = [*seq(doc.get("findings")), *later_findings(inputs)]
     queries = list(seq(doc.get("queries")))
     engine = "MySQL" if obj(doc.get("options")).get("target_engine") == "mysql" else "TiDB"
     verdict = decide(findings, queries, inputs.replay, comparison, engine)
@@ -125,6 +131,9 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
         facts.append(Fact("Target MySQL version", str(options.get("mysql_version") or "—")))
     else:
         facts.append(Fact("Target TiDB version", str(options.get("tidb_version") or "—")))
+    stages = stages_fact(obj(doc.get("run")))
+    if stages is not None:
+        facts.append(stages)
     blocking = tuple(r.text for r in verdict.reasons if r.level == NOT_READY and not r.findings)
     return Summary(verdict, blockers, blocking, severity_counts(findings), estimate(findings, queries, rules), tuple(facts))
 
@@ -134,6 +143,20 @@ def _target(options: dict[str, Any]) -> str:
     if options.get("assessed_for"):
         return str(options["assessed_for"])
     return f"TiDB {options['tidb_version']}" if options.get("tidb_version") else ""
+
+
+def stages_fact(run: dict[str, Any]) -> Fact | None:
+    """`assess --connection`: what became of each stage (assessment.json's `run`), the failed and left out with why."""
+    parts = []
+    for stage in objs(run.get("stages")):
+        status = str(stage.get("status") or "")
+        text = f"{stage.get('name')} {status}"
+        if status != "done" and stage.get("said"):
+            text += f" ({stage['said']})"
+        elif stage.get("resumed"):
+            text += " (resumed from the earlier run)"
+        parts.append(text)
+    return Fact("Stages", "; ".join(parts)) if parts else None
 
 
 def build_plan(inputs: ReportInputs, anchors: Anchors) -> PlanSection:
@@ -183,9 +206,8 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
             anchors.unlisted_queries.add(qid)  # nothing links to a class the page leaves out
         if isinstance(q, dict):
             anchors.labels[qid] = query_label(q)
-    # compare.json's findings (a class whose answers differ) are listed with the others, linked to their query.
-    schema = build_schema({**doc, "findings": [*seq(doc.get("findings")), *seq(obj(inputs.compare).get("findings"))]},
-                          rules, anchors)
+    # The later stages' findings (a class whose answers differ, a table not loaded) are listed with the others.
+    schema = build_schema({**doc, "findings": [*seq(doc.get("findings")), *later_findings(inputs)]}, rules, anchors)
     workload = build_workload(doc, rules, anchors)
     replay = build_replay(inputs, anchors)
     comparison = {c.name: c.count for c in replay.categories} if replay else None

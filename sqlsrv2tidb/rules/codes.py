@@ -22,6 +22,7 @@ PREFIXES: dict[str, str] = {
     "RP": "replay",
     "DA": "data",
     "MY": "mysql",
+    "ST": "stages",
 }
 """Code prefix -> category, as rules/README.md lists them."""
 

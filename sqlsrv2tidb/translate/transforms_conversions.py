@@ -338,3 +338,72 @@ def bit_strings(node: exp.Expr, ctx: Context) -> exp.Expr:
                      "Server; TiDB would read it as the number 0.")
             value.replace(exp.Literal.number(_BIT_WORDS[word]))
     return node
+
+
+_TEXT_TYPES = frozenset({D.VARCHAR, D.NVARCHAR, D.CHAR, D.NCHAR})
+_DEFAULT_LENGTH = 30
+"""A CAST or CONVERT to char, varchar, nchar or nvarchar without a length means 30 characters in SQL Server."""
+_STYLE_0 = ("CONCAT(DATE_FORMAT(d, '%b '), LPAD(DAY(d), 2, ' '), DATE_FORMAT(d, ' %Y '), "
+            "LPAD(DATE_FORMAT(d, '%l'), 2, ' '), DATE_FORMAT(d, ':%i%p'))")
+_DOCS_STYLES = "https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql#date-and-time-styles"
+
+
+@applies_to(exp.Cast)
+def string_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`CAST(d AS varchar)` on a datetime -> `CAST(CONCAT(DATE_FORMAT(d, '%b '), LPAD(DAY(d), 2, ' '), ...) AS CHAR(30))`
+    ('Jan  5 2016  3:45PM'); `CAST(price AS varchar)` on money -> `CAST(CAST(price AS DECIMAL(19, 2)) AS CHAR(30))`
+    ('12.35'); `CAST(title AS varchar)` -> `CAST(title AS CHAR(30))`.
+
+    A conversion to text without a style uses style 0: a datetime or smalldatetime is written
+    'mon dd yyyy hh:miAM', money with two decimals, float and real with at most six digits (scientific
+    when large). And char, varchar, nchar and nvarchar without a length are 30 characters long in a CAST
+    or CONVERT, so longer text is cut. TiDB's CAST ... AS CHAR writes ISO dates, every decimal place and
+    the whole text.
+    https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql
+    """
+    if not isinstance(node, exp.Cast) or not isinstance(node.to, exp.DataType) or node.meta.get("converted"):
+        return node
+    if node.to.this not in _TEXT_TYPES:
+        return node
+    source = ctx.types.of(node.this)
+    kind = category(source)
+    length = _text_length(node.to)
+    value = node.this
+    changed = False
+    if source is not None and source.this in _DAY_NUMBERED:
+        ctx.note("QY77", "rewritten", "A datetime converted to text is written in style 0 ('Jan  5 2016  3:45PM') in SQL "
+                 f"Server, where TiDB writes an ISO date: it becomes that format ({_DOCS_STYLES}).")
+        value, changed = fill(_STYLE_0, d=value), True
+    elif source is not None and source.this in MONEY_TYPES:
+        ctx.note("QY77", "rewritten", "money converted to text has two decimals in SQL Server (style 0: 12.35); TiDB "
+                 "writes all four: it is rounded to two first.")
+        value, changed = converted(value.copy(), exp.DataType.build("decimal(19, 2)")), True
+    elif kind == "float":
+        ctx.note("QY77", "review", "A float or real converted to text has at most six digits in SQL Server (style 0: "
+                 "3.14159, 1.23457e+006); TiDB writes every digit.")
+    if length is None and (kind in ("string", None) or changed):
+        limit = _declared_length(source)
+        if changed or limit is None or limit > _DEFAULT_LENGTH:
+            ctx.note("QY77", "rewritten", f"A conversion to {node.to.this.value.lower()} without a length is "
+                     f"{_DEFAULT_LENGTH} characters long in SQL Server, which cuts longer text; TiDB's CAST keeps it all.")
+            to = exp.DataType.build(f"varchar({_DEFAULT_LENGTH})")
+            return converted(value, to)
+    if changed:
+        return converted(value, node.to)
+    return node
+
+
+def _text_length(datatype: exp.DataType) -> int | None:
+    """The length a text type names, None when it names none (`MAX` counts as long)."""
+    if not datatype.expressions:
+        return None
+    text = datatype.expressions[0].name
+    return int(text) if text.isdigit() else 2**31
+
+
+def _declared_length(datatype: exp.DataType | None) -> int | None:
+    """The length of a text type as SQL Server declares it (None: unknown, or MAX)."""
+    if datatype is None or category(datatype) != "string" or not datatype.expressions:
+        return None
+    text = datatype.expressions[0].name
+    return int(text) if text.isdigit() else None

@@ -12,6 +12,7 @@ import re
 from sqlglot import exp
 
 from .context import Context, applies_to
+from .expression_types import STRING, remember_type
 from .templates import call, fill, paren
 from .transforms_builtins import isnull_type, random_order, replicate_count, start_positions
 from .type_rules import TEMPORAL as _TEMPORAL
@@ -182,6 +183,17 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
         ctx.note("QY20", "rewritten", f"CONVERT(..., {code}) of binary becomes HEX().")
         hexed = call("HEX", value)
         return call("CONCAT", exp.Literal.string("0x"), hexed) if code == 1 else hexed
+    money = (ctx.types.of(value) or exp.DataType(this=exp.DType.UNKNOWN)).this in (exp.DType.MONEY, exp.DType.SMALLMONEY)
+    if money and target.this in _STRING_TYPES and code in (1, 2):
+        # money style 1 has commas and two decimals (1,234,567.89), style 2 four decimals (1234567.8900)
+        ctx.note("QY20", "rewritten", f"CONVERT(text, money, {code}) writes {'commas and two decimals: FORMAT(x, 2)' if code == 1 else 'four decimals'}.")
+        written = call("FORMAT", value, exp.Literal.number(2)) if code == 1 else \
+            exp.Cast(this=value.copy(), to=exp.DataType.build("decimal(19, 4)"))
+        cast = _cast(written, target if target.expressions else exp.DataType.build("varchar(30)"), safe)
+        cast.meta["converted"] = True
+        return cast
+    if code in (0, 100) and source in _TEMPORAL and target.this in _STRING_TYPES:
+        return _cast(value, target, safe)  # style 0 and 100 are the default a conversion to text writes (string_conversions)
     if code == 0 or (source in ("integer", "decimal", "float", "string") and target.this in _STRING_TYPES and code in (0, 1, 2, 3, 126, 128, 129)):
         if code not in (0,):
             ctx.note("QY20", "review", f"CONVERT style {code} for numbers (commas, scientific notation) is kept as CAST.")
@@ -434,23 +446,70 @@ def connection_collation(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
-@applies_to(exp.Ordered)
-def text_order(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`ORDER BY DisplayName`: noted (status unchanged), since text sorts by the collation.
+_REGEX_SPECIAL = frozenset("\\.^$|?*+()[]{}")
 
-    SQL Server's collations sort punctuation and symbols before digits and letters, and tell accented
-    letters apart (`_AS`); TiDB's utf8mb4_general_ci, which a case-insensitive collation becomes, sorts by
-    code point weights with accents folded, and text that is no column sorts by the connection's
-    utf8mb4_bin. The same rows may come in another order ('>1' before '1' in SQL Server, after it on TiDB),
-    which `compare` shows as the same rows in another order; this note says why.
+
+@applies_to(exp.Replace)
+def replace_without_case(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`REPLACE(Title, 'sql', 'SQL')` under a case-insensitive collation -> `REGEXP_REPLACE(Title, '(?i)sql', 'SQL')`.
+
+    REPLACE finds its pattern by the input's collation in SQL Server, so under a `_CI_` collation
+    REPLACE('ABC', 'b', 'x') is 'AxC'; TiDB's (and MySQL's) REPLACE matches bytes, case-sensitively, and
+    leaves 'ABC'. A literal pattern with letters becomes a case-insensitive regular expression (its special
+    characters escaped), which TiDB, MySQL and MariaDB all read; a pattern that is no literal is flagged.
+    https://learn.microsoft.com/sql/t-sql/functions/replace-transact-sql#remarks
+    https://docs.pingcap.com/tidb/stable/string-functions#regexp_replace
+    """
+    if not isinstance(node, exp.Replace) or node.meta.get("tidb"):
+        return node
+    collation = ctx.database.collation or ASSUMED_COLLATION
+    column = ctx.types.schema_column(node.this) if isinstance(node.this, exp.Column) else None
+    if column is not None and column.collation:
+        collation = column.collation
+    if "_CI" not in collation.upper():
+        return node
+    pattern, replacement = node.expression, node.args.get("replacement")
+    if not _is_text_literal(pattern):
+        ctx.note("QY76", "review", "REPLACE matches its pattern without case under SQL Server's case-insensitive "
+                 "collation; TiDB's REPLACE matches case: the pattern here is no literal, so it is kept.")
+        return node
+    text = pattern.name
+    if text.lower() == text.upper():
+        return node  # no letters: case changes nothing
+    if not _is_text_literal(replacement) or set(replacement.name) & {"$", "\\"}:
+        ctx.note("QY76", "review", "REPLACE matches its pattern without case in SQL Server; TiDB's matches case, and "
+                 "this replacement cannot be written for a regular expression, so it is kept.")
+        return node
+    escaped = "".join("\\" + c if c in _REGEX_SPECIAL else c for c in text)
+    ctx.note("QY76", "rewritten", "REPLACE matches its pattern without case under SQL Server's case-insensitive "
+             "collation: it becomes REGEXP_REPLACE with (?i), since TiDB's REPLACE matches case.")
+    return remember_type(call("REGEXP_REPLACE", node.this, exp.Literal.string("(?i)" + escaped), replacement),
+                         ctx.types.of(node.this) or STRING)
+
+
+def _is_text_literal(node: exp.Expr | None) -> bool:
+    return isinstance(node, exp.National) or (isinstance(node, exp.Literal) and node.is_string)
+
+
+@applies_to(exp.Ordered, exp.Max, exp.Min)
+def text_order(node: exp.Expr, ctx: Context) -> exp.Expr:
+    """`ORDER BY DisplayName`, `MAX(DisplayName)`: noted (status unchanged), since text sorts by the collation.
+
+    SQL Server's collations sort punctuation and symbols before digits and letters, tell accented letters
+    apart (`_AS`) and order other scripts by their own rules; TiDB's utf8mb4_general_ci, which a
+    case-insensitive collation becomes, sorts by code point weights with accents folded, and text that is
+    no column sorts by the connection's utf8mb4_bin. The same rows may come in another order ('>1'
+    before '1' in SQL Server, after it on TiDB), which `compare` shows as the same rows in another order,
+    and MIN or MAX of text may pick another value; this note says why.
     https://learn.microsoft.com/sql/relational-databases/collations/collation-and-unicode-support
     https://docs.pingcap.com/tidb/stable/character-set-and-collation
     """
-    if not isinstance(node, exp.Ordered) or not isinstance(node.parent, exp.Order):
+    if isinstance(node, exp.Ordered) and not isinstance(node.parent, exp.Order):
         return node
     if ctx.types.category(node.this) == "string":
-        ctx.note("QY75", "translated", "Rows ordered by text come in the order of TiDB's collation, which sorts punctuation, "
-                 "symbols and accented letters otherwise than SQL Server's: the same rows may come in another order.")
+        ctx.note("QY75", "translated", "Text ordered, or its MIN or MAX taken, follows TiDB's collation, which sorts "
+                 "punctuation, symbols, accented letters and other scripts otherwise than SQL Server's: the same rows "
+                 "may come in another order, and MIN or MAX pick another value.")
     return node
 
 
@@ -466,5 +525,6 @@ REWRITES = (
     next_value,
     user_functions,
     connection_collation,
+    replace_without_case,
     text_order,
 )

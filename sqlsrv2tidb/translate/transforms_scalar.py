@@ -23,6 +23,7 @@ from .transforms_conversions import (
     datetime_number_comparison,
     datetime_strings,
     numeric_conversions,
+    string_conversions,
 )
 from .transforms_numeric import (
     average,
@@ -396,6 +397,7 @@ REWRITES = (
     datalength,
     try_cast,
     numeric_conversions,
+    string_conversions,
     datetime_number_comparison,
     bit_strings,
     cast_types,

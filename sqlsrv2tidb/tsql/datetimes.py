@@ -27,10 +27,8 @@ _ISO = re.compile(r"(\d{4})-(\d{2})-(\d{2})T(.+?)Z?$")
 
 
 def read_datetime(text: str) -> datetime | None:
-    """The datetime SQL Server reads `text` as, or None where it would fail to convert.
-
-    An empty (or blank) string is 1900-01-01 00:00, SQL Server's base date, for datetime, date and datetime2
-    alike: `CAST('' AS datetime)`, and `ClosedDate != ''`, which MySQL refuses as an incorrect DATETIME value."""
+    """The datetime SQL Server reads `text` as, or None where it would fail to convert. An empty string (or
+    only spaces) is day 0, 1900-01-01, as SQL Server converts it (`ClosedDate != ''` holds for every date)."""
     text = " ".join(text.strip().split())
     if not text:
         return datetime(1900, 1, 1)

@@ -153,8 +153,16 @@ def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = 
 
 
 def explanation(q: dict, through_views: set[str], departing_views: set[str], target_kind: str = "tidb") -> str | None:
-    """Why a differing class differs, when its translation or a view it reads says so; None otherwise."""
+    """Why a differing class differs, when its translation or a view it reads says so; None otherwise. The
+    most particular cause is named first: the order of text, a departure of the endpoint's, a value MariaDB
+    presents otherwise, a review note of the class's own, one of a view it reads."""
     codes = {n["code"] for n in q.get("notes", [])}
+    if "QY75" in codes and (q.get("order_only") or _only_text_differs(q)):
+        return "text sorts otherwise under TiDB's collation (QY75): " + (
+            "the same rows in another order" if q.get("order_only") else "MIN or MAX of text picks another value")
+    departed = sorted(codes & ENDPOINT_DEPARTURES.keys())
+    if departed:
+        return "the endpoint departs from SQL Server's answer: " + "; ".join(ENDPOINT_DEPARTURES[c] for c in departed)
     if target_kind == "mariadb":
         for construct, why in MARIADB_PRESENTS.items():
             if construct.search(q["sql_server_sql"]):
@@ -163,15 +171,22 @@ def explanation(q: dict, through_views: set[str], departing_views: set[str], tar
         return "the translation says review: " + ", ".join(sorted(n["code"] for n in q["notes"] if n["code"]))
     if f"query {q['id']}" in through_views:
         return "it reads a view whose translation says review (QY65)"
-    if q.get("order_only") and "QY75" in codes:
-        return "the same rows in another order: text sorts otherwise under TiDB's collation (QY75)"
-    departed = sorted(codes & ENDPOINT_DEPARTURES.keys())
-    if departed:
-        return "the endpoint departs from SQL Server's answer: " + "; ".join(ENDPOINT_DEPARTURES[c] for c in departed)
     text = q["sql_server_sql"].casefold()
     if any(view in text for view in departing_views):
         return "it reads a view whose rewrite the endpoint answers otherwise than SQL Server"
     return None
+
+
+def _only_text_differs(q: dict) -> bool:
+    """Every differing row pair the class shows differs in text values alone (its numbers and dates agree)."""
+    pairs = q.get("first_differences") or []
+    for pair in pairs:
+        left, right = pair.get("sql_server"), pair.get("target")
+        if left is None or right is None or len(left) != len(right):
+            return False
+        if any(a != b and not (isinstance(a, str) and isinstance(b, str)) for a, b in zip(left, right, strict=True)):
+            return False
+    return bool(pairs)
 
 
 _MARIADB_GAPS = ((1305, "a function MariaDB lacks"), (1235, "a feature MariaDB lacks (LIMIT in a subquery)"),

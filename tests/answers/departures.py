@@ -17,6 +17,8 @@ ENDPOINT_DEPARTURES: dict[str, str] = {
             "PostgreSQL's scale (golden pairs 335, 336)",
     "QY68": "ROUND of an int to a negative length: SQL Server returns the int, Babelfish overflows (golden pair 337)",
     "QY69": "POWER of a decimal: SQL Server returns decimal(38, s), Babelfish a float's digits (golden pair 340)",
+    "QY77": "a datetime or money converted to text: SQL Server writes style 0 ('Mar  1 2024 10:59AM', two decimals), "
+            "Babelfish an ISO date and four decimals (golden pairs 354, 355)",
     "QY02": "DATEDIFF(week) and DATEDIFF(quarter): SQL Server counts the Sundays (and quarter starts) crossed, "
             "Babelfish Mondays and no quarter boundary (golden pairs 052, 352)",
 }

@@ -69,3 +69,19 @@ def test_output_cut_short_is_one_clear_error(tmp_path):
     assert result.exit_code == 2 and result.stderr.count("\n") == 1
     assert result.stderr.startswith(f"Error: {path}:2: capture JSON is cut off or damaged")
     assert "sqlcmd -y 0" in result.stderr
+
+
+def test_a_workload_beside_a_capture_without_query_store_answers_in31(tmp_path):
+    """IN31 asks for the workload from a source beside a capture whose server has no Query Store: given one
+    (as `assess --connection ... workload.sql` gives it), the capture has a workload and IN31 is not raised."""
+    import yaml
+
+    rule = Path(__file__).resolve().parents[2] / "rules" / "input" / "IN31.yaml"
+    folder = tmp_path / "capture"
+    folder.mkdir()
+    (folder / "catalog.json").write_text(yaml.safe_load(rule.read_text())["examples"]["fires"], encoding="utf-8")
+    workload = tmp_path / "workload.sql"
+    workload.write_text("SELECT name FROM sys.tables WHERE name LIKE 'a%'\nGO\n", encoding="utf-8")
+    alone, beside = api.read([folder]), api.read([folder, workload])
+    assert "IN31" in {f.rule for f in alone.findings} and not alone.workload.queries
+    assert "IN31" not in {f.rule for f in beside.findings} and len(beside.workload.queries) == 1

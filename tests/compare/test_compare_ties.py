@@ -114,10 +114,16 @@ def test_a_row_outside_the_tie_in_the_cut_group_differs(mssql, planted_tds, targ
 @pytest.mark.parametrize("query", [NUMBERED, NUMBERED_TOP, NUMBERED_FIRST],
                          ids=["row_number", "row_number_top", "row_number_filter"])
 def test_row_numbers_over_ties_are_the_same_up_to_ties(mssql, planted_tds, tds, target, query, tmp_path):
-    _rows_differ(tds, target, query)
+    # Which tied row gets which number is the server's choice, made anew by each plan: the servers usually
+    # number the tie at 80 in another order (insertion against key order), and when they happen not to, the
+    # answers are plainly the same.
+    alike = _alike(tds, target, query)
     q = _compared(mssql, planted_tds, target, query, tmp_path / "numbered")["queries"][0]
-    assert q["verdict"] == "same up to ties", q
-    assert any("ROW_NUMBER()" in t for t in q["ties"]), q
+    if alike:
+        assert q["verdict"] in ("same", "same up to ties"), q
+    else:
+        assert q["verdict"] == "same up to ties", q
+        assert any("ROW_NUMBER()" in t for t in q["ties"]), q
 
 
 def test_row_numbers_over_a_key_computed_otherwise_differ(mssql, planted_tds, tds, target, tmp_path):

@@ -32,8 +32,8 @@ from sqlsrv2tidb.tsql.datetimes import read_datetime, written_for_tidb
     ("1/5/2016 3:04 PM", datetime(2016, 1, 5, 15, 4)),
     ("2019-01-05T10:20:30.123", datetime(2019, 1, 5, 10, 20, 30, 123000)),
     ("2019-01-05 10:20:30.1234567", datetime(2019, 1, 5, 10, 20, 30, 123456)),
-    ("", datetime(1900, 1, 1)),  # CAST('' AS datetime): SQL Server's base date (MySQL refuses '' as a DATETIME)
-    ("  ", datetime(1900, 1, 1)),
+    ("", datetime(1900, 1, 1)),  # an empty string is day 0: `ClosedDate != ''` holds for every date
+    ("   ", datetime(1900, 1, 1)),
 ])
 def test_sql_server_reads(text, expected):
     assert read_datetime(text) == expected

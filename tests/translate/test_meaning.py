@@ -77,6 +77,12 @@ PINS: dict[str, tuple[str, str, tuple[tuple, ...] | None]] = {
     "352": ("babelfish", "DATEDIFF(week) counts the Sundays crossed whatever DATEFIRST says: 6125 from 1900-01-01 to "
             "2017-05-27 (a Saturday), 1 from a Saturday to the Sunday after, 0 from a Sunday to the Saturday after; "
             "Babelfish counts Mondays (6126, 0, 1)", _rows((6125, 1, 0))),
+    "354": ("babelfish", "a datetime converted to text without a style is written in style 0, as CONVERT(..., 100) "
+            "writes it ('Mar  1 2024 10:59AM'); Babelfish writes an ISO date for the CAST (and style 100 for the CONVERT)",
+            _rows(*[(i, t, t) for i, t in ((1, "Mar  1 2024 10:59AM"), (2, "Mar 31 2024 11:00PM"),
+                                          (3, "Dec 31 2024 12:00PM"), (4, "Jun 15 2023  8:00AM"))])),
+    "355": ("babelfish", "money converted to text without a style has two decimals (style 0: 1.25); Babelfish writes four",
+            _rows((1, "1.25"), (2, "0.50"), (3, "0.30"), (4, "9.99"))),
     "348": ("babelfish", "2.0 / 3 is decimal(7, 6), truncated: 0.666666; Babelfish keeps PostgreSQL's 20 places, rounded",
             _rows((D("0.666666"),))),
 }

@@ -111,10 +111,10 @@ SELECT ABS(-1), ROUND(amount, 1), CEILING(amount), FLOOR(amount), POWER(2, 3), S
 -- =>
 SELECT ABS(-1), ROUND(amount, 1), CEIL(amount), FLOOR(amount), POWER(2, 3), SQRT(16.0), SIGN(-3) FROM orders;
 
--- 22 [translated] Plain queries that keep their text
+-- 22 [rewritten QY76] Plain queries that keep their text
 SELECT UPPER(first_name), LOWER(last_name), LTRIM(RTRIM(code)), REPLACE(first_name, 'n', 'N'), SUBSTRING(first_name, 1, 2), LEFT(first_name, 1), RIGHT(first_name, 1), REVERSE(first_name) FROM dbo.customers
 -- =>
-SELECT UPPER(first_name), LOWER(last_name), LTRIM(RTRIM(code)), REPLACE(first_name, 'n', 'N'), SUBSTRING(first_name, 1, 2), LEFT(first_name, 1), RIGHT(first_name, 1), REVERSE(first_name) FROM customers;
+SELECT UPPER(first_name), LOWER(last_name), LTRIM(RTRIM(code)), REGEXP_REPLACE(first_name, '(?i)n', 'N'), SUBSTRING(first_name, 1, 2), LEFT(first_name, 1), RIGHT(first_name, 1), REVERSE(first_name) FROM customers;
 
 -- 23 [translated] Plain queries that keep their text
 SELECT CHARINDEX('n', first_name), REPLICATE('-', 3), SPACE(2) FROM dbo.customers
@@ -1910,3 +1910,23 @@ SELECT id, CAST(CAST(qty AS UNSIGNED) AS SIGNED) - 10 AS below FROM orders ORDER
 SELECT DATEDIFF(wk, '1900-01-01', '2017-05-27') AS a, DATEDIFF(week, '2024-03-02', '2024-03-03') AS b, DATEDIFF(week, '2024-03-03', '2024-03-09') AS c
 -- =>
 SELECT (FLOOR(DATEDIFF('2017-05-27', '1900-01-07') / 7) - FLOOR(DATEDIFF('1900-01-01', '1900-01-07') / 7)) AS a, (FLOOR(DATEDIFF('2024-03-03', '1900-01-07') / 7) - FLOOR(DATEDIFF('2024-03-02', '1900-01-07') / 7)) AS b, (FLOOR(DATEDIFF('2024-03-09', '1900-01-07') / 7) - FLOOR(DATEDIFF('2024-03-03', '1900-01-07') / 7)) AS c;
+
+-- 353 [rewritten QY76] REPLACE matches without case under a case-insensitive collation: 'Ann' loses its 'a' too
+SELECT id, REPLACE(first_name, 'a', '*') AS starred FROM dbo.customers ORDER BY id
+-- =>
+SELECT id, REGEXP_REPLACE(first_name, '(?i)a', '*') AS starred FROM customers ORDER BY id;
+
+-- 354 [rewritten QY77] A datetime converted to text is written in style 0 ('Mar  1 2024 10:59AM'), not as an ISO date
+SELECT id, CAST(ordered_at AS varchar) AS written, CONVERT(varchar(20), ordered_at, 100) AS styled FROM dbo.orders ORDER BY id
+-- =>
+SELECT id, CAST(CONCAT(DATE_FORMAT(ordered_at, '%b '), LPAD(DAY(ordered_at), 2, ' '), DATE_FORMAT(ordered_at, ' %Y '), LPAD(DATE_FORMAT(ordered_at, '%l'), 2, ' '), DATE_FORMAT(ordered_at, ':%i%p')) AS CHAR(30)) AS written, CAST(CONCAT(DATE_FORMAT(ordered_at, '%b '), LPAD(DAY(ordered_at), 2, ' '), DATE_FORMAT(ordered_at, ' %Y '), LPAD(DATE_FORMAT(ordered_at, '%l'), 2, ' '), DATE_FORMAT(ordered_at, ':%i%p')) AS CHAR(20)) AS styled FROM orders ORDER BY id;
+
+-- 355 [rewritten QY77] money converted to text has two decimals (1.25, 9.99)
+SELECT id, CAST(price AS varchar(10)) AS written FROM dbo.products ORDER BY id
+-- =>
+SELECT id, CAST(CAST(price AS DECIMAL(19, 2)) AS CHAR(10)) AS written FROM products ORDER BY id;
+
+-- 356 [rewritten QY35 QY77] varchar without a length is 30 characters in a CAST: longer text is cut
+SELECT CAST(REPLICATE('x', 40) AS varchar) AS cut, LEN(CAST(REPLICATE('y', 35) AS nvarchar)) AS length
+-- =>
+SELECT CAST(REPEAT('x', 40) AS CHAR(30)) AS cut, CHAR_LENGTH(RTRIM(CAST(REPEAT('y', 35) AS CHAR(30)))) AS length;
