@@ -125,7 +125,10 @@ def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool
     server-side prepared statements (mysqlclient only, see `binary`); `local_infile` lets the
     connection answer LOAD DATA LOCAL INFILE (the data stage's loader)."""
     common = {"host": target.host, "port": target.port, "user": target.user, "charset": "utf8mb4",
-              "autocommit": True, "connect_timeout": max(1, int(timeout)), "init_command": session_setup(target)}
+              "autocommit": True, "connect_timeout": max(1, int(timeout))}
+    setup = session_setup(target)
+    if setup is not None:  # mysqlclient takes no None for it
+        common["init_command"] = setup
     password = target.password.reveal()
     if driver == "mysqlclient":
         import MySQLdb

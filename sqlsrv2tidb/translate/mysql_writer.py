@@ -8,6 +8,9 @@ spelling, and what neither server runs refused), with these in their place where
 - a date-time string with more than six fractional digits (SQL Server's datetime2(7) writes seven):
   MySQL refuses it where a DATETIME is expected (error 1525, "Incorrect DATETIME value") where TiDB
   rounds; DATETIME(6) keeps six digits, so the seventh is cut, as the column's value is;
+- YEAR(x): MySQL's is unsigned (TiDB's and SQL Server's are signed int), so `YEAR(d) - 2011` fails for an
+  earlier year (error 1690, "BIGINT UNSIGNED value is out of range"); `EXTRACT(YEAR FROM x)`, the same value,
+  is signed;
 - what neither can run is refused in MySQL's name.
 
 https://dev.mysql.com/doc/refman/8.4/en/window-functions-usage.html
@@ -46,6 +49,11 @@ def literal_sql(self: MySQLGenerator, expression: exp.Literal) -> str:
         if m:
             return MySQLGenerator.literal_sql(self, exp.Literal.string(m[1]))
     return tidb_writer.literal_sql(self, expression)
+
+
+def year_sql(self: MySQLGenerator, expression: exp.Year) -> str:
+    """`YEAR(d)` -> `EXTRACT(YEAR FROM d)`: a signed year, as SQL Server's YEAR returns an int."""
+    return f"EXTRACT(YEAR FROM {self.sql(expression, 'this')})"
 
 
 def _refused(what: str) -> Handler:
@@ -91,6 +99,7 @@ WRITERS: dict[type[exp.Expr], Handler] = {
     exp.ForClause: forclause_sql,
     exp.Window: window_sql,
     exp.Literal: literal_sql,
+    exp.Year: year_sql,
 }
 
 WITHOUT_UNNEST: dict[type[exp.Expr], Handler] = {**WRITERS, exp.Select: tidb_writer.WITHOUT_UNNEST[exp.Select]}

@@ -150,3 +150,12 @@ def test_the_grand_total_row_of_a_rollup_keeps_the_output_s_name(mysql, schema, 
     tidb = mysql_sql(tsql, edges, Options()).target_sql  # with the grand total branch of an empty input
     assert "AS NULL" not in tidb and tidb.count("AS SensorID") == 2
     assert run(mysql, schema, mysql_sql(tsql, edges).target_sql) == [(-1, 3), (1, 2), (2, 1)]
+
+
+def test_a_year_is_signed_as_sql_server_s(mysql, schema, edges):
+    """MySQL's YEAR() is unsigned: a year before the one subtracted would fail (error 1690) where SQL Server's int
+    goes negative. The MySQL text asks for the year with EXTRACT, which is signed."""
+    tsql = "SELECT t.y - 2011 AS d FROM (SELECT YEAR(CAST('2010-06-01' AS date)) AS y) AS t"
+    result = mysql_sql(tsql, edges)
+    assert "EXTRACT(YEAR FROM" in result.target_sql and "YEAR(" in mysql_sql(tsql, edges, Options()).target_sql
+    assert run(mysql, schema, result.target_sql) == [(-1,)]
