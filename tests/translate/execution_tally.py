@@ -42,8 +42,11 @@ AUTO_INCREMENT columns or sequence tables, MySQL's collations, CHECKs it takes) 
 translation, which differs from TiDB's where MySQL refuses what TiDB runs: a temporary table read
 twice in one statement (error 1137), an UPDATE or DELETE reading its own target in a subquery (1093,
 read through a derived table instead), a constant PARTITION BY (3592), more than six fractional
-digits in a date-time string (1525), NEXT VALUE FOR and TiDB-only functions (no MySQL form). A
-statement the translator cannot write for MySQL is not usable there, so MySQL's usable count is its own.
+digits in a date-time string (1525), a date variable holding its string (1292: cast as SQL Server
+assigns it), YEAR() being unsigned (1690: EXTRACT(YEAR FROM ...) instead), NEXT VALUE FOR and
+TiDB-only functions (no MySQL form). A statement the translator cannot write for MySQL is not usable
+there, so MySQL's usable count is its own. The session uses the tables' collation, as the tool's own
+connections to MySQL do (finding MY10).
 
 What differs per target, and what the translator writes for it:
 
