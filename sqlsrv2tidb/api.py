@@ -94,6 +94,20 @@ def deployment(capture: Capture, plan: MigrationPlan | None, options: Options) -
     return advise(capture, plan, options)
 
 
+def for_target(target: Target, options: Options) -> Options:
+    """`options` for the engine of the server `target` names: MySQL's (and its version) for a MySQL, else TiDB's."""
+    from .replay.target_engine import options_for_target
+
+    return options_for_target(target, options)
+
+
+def session_target(target: Target, options: Options, capture: Capture) -> Target:
+    """A MySQL target's connections set the collation of its tables' text (replay/target_engine.py)."""
+    from .replay.target_engine import session_target as _session
+
+    return _session(target, options, capture.database)
+
+
 def _with_rule_settings(findings: list[Finding], options: Options) -> list[Finding]:
     """Apply the override file's `rules:` section (disable, severity) to every stage's findings."""
     from .rules.engine import apply_rule_settings
@@ -159,17 +173,23 @@ def run_assess(
     anonymize: bool = False,
     progress: Progress | None = None,
     live: LiveSource | None = None,
+    engine_from_target: bool = False,
 ) -> Outcome:
     """Every stage: read, translate, plan, check, (replay,) and write the report.
 
     With `live`, from a live SQL Server: capture, plan, tables and rows in the target, compare, replay and the
-    report, each as far as the inputs allow (`_assess_live`)."""
+    report, each as far as the inputs allow (`_assess_live`). `engine_from_target`: write for the engine of the
+    `replay_target` server (no --target-engine given)."""
+    if replay_target is not None and engine_from_target:
+        options = for_target(replay_target, options)
     if live is not None:
         return _assess_live(sources, out, options, live, replay_target, replay_config, anonymize,
                             progress or NullProgress())
     progress = progress or NullProgress()
     out = prepare_output(out, sources)
     capture = read(sources, progress)
+    if replay_target is not None:
+        replay_target = session_target(replay_target, options, capture)
     assessed = _assessed(capture, out, options, progress)
     translation, findings, files, doc = assessed.translation, assessed.findings, assessed.files, assessed.doc
     if replay_target is not None:
@@ -206,7 +226,7 @@ def _assessed(capture: Capture, out: Path, options: Options, progress: Progress)
     findings = _with_rule_settings(
         [*capture.findings, *translation.findings, *plan_.findings, *rule_findings], options
     )
-    advice = deployment(capture, plan_, options)
+    advice = None if options.mysql else deployment(capture, plan_, options)  # MySQL: InnoDB's advice is findings
     files = _write_ddl(plan_, out)
     parts = Parts(capture, options, plan=plan_, translation=translation, findings=tuple(findings), deployment=advice)
     doc = build_assessment(parts)
@@ -228,7 +248,9 @@ def run_replay(
     progress = progress or NullProgress()
     check_writes_confirmed(target, config)
     out = prepare_output(out, sources)
+    options = for_target(target, options)
     capture = read(sources, progress)
+    target = session_target(target, options, capture)
     translation = translate(capture, options, progress)
     outcome = runner.run_replay(capture, translation, target, config, out=out, progress=progress, options=options)
     return Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
@@ -248,7 +270,9 @@ def run_experiment(
     progress = progress or NullProgress()
     check_confirmed(target, config)
     out = prepare_output(out, sources)
+    options = for_target(target, options)
     capture = read(sources, progress)
+    target = session_target(target, options, capture)
     translation = translate(capture, options, progress)
     outcome = experiment(capture, translation, target, table, config, options, out=out, progress=progress)
     return Outcome(out, [outcome.path] if outcome.path else [], outcome.findings)
@@ -299,14 +323,17 @@ def _source_capture(sources: Sequence[Path | str], session, progress: Progress) 
 
 
 def _data_target(target: Target, settings: Any, capture: Capture, options: Options, plan_: MigrationPlan | None = None):
-    """The target connection and the plan (the TiDB names of the tables): `plan_`, or made here."""
+    """The target connection and the plan (the TiDB names of the tables): `plan_`, or made here for the target's
+    engine; a MySQL target's connection in its tables' collation."""
     from .data.targetdb import TargetDb
     from .replay.drivers import resolve
     from .replay.safety import check_not_source
 
     check_not_source(target, capture.server)
     driver = resolve(settings.driver).name
-    db = TargetDb(target, "pymysql" if driver == "asyncmy" else driver)
+    if plan_ is None:
+        options = for_target(target, options)
+    db = TargetDb(session_target(target, options, capture), "pymysql" if driver == "asyncmy" else driver)
     return db, plan_ or plan(capture, options)
 
 
@@ -507,7 +534,7 @@ def _load(specs, out: Path, db, target: Target, checkpoint, settings: Any, progr
     stop = threading.Event()
     total = sum(s.table.row_count or 0 for s in specs) or None
     with progress.task(f"Loading {len(specs)} table(s) into {target.display}", total=total) as task:
-        copier = Copier(open_target=lambda checks: TargetDb(target, db.driver, fk_checks=checks), reader=reader,
+        copier = Copier(open_target=lambda checks: TargetDb(db.target, db.driver, fk_checks=checks), reader=reader,
                         checkpoint=checkpoint, settings=CopySettings(jobs=settings.jobs, chunk_rows=settings.chunk_rows,
                                                                      retries=settings.retries, truncate=settings.truncate),
                         rejects=Rejects(out / "data-rejects.jsonl"), meter=Meter(task, "Loading"), stop=stop,
@@ -692,7 +719,9 @@ def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, l
         raise UsageError("--parameter-sets must be 1 or more, --statement-timeout more than 0 and --reconnect-within "
                          "0 or more")
     out = prepare_output(out, sources)
+    options = for_target(target, options)
     capture = read(sources, progress)
+    target = session_target(target, options, capture)
     translation = translate(capture, options, progress)
     return _compare(capture, translation, out, options, login=login, target=target, settings=settings,
                     progress=progress)
@@ -870,6 +899,7 @@ def _assess_live(sources: Sequence[Path | str], out: Path, options: Options, liv
         from .replay.safety import check_not_source
 
         check_not_source(target, capture.server)
+        target = session_target(target, options, capture)
     assessed = stages.run("plan", lambda: _assessed(capture, out, options, stages.display), fatal=True,
                           counts=f"{len(capture.database.tables)} table(s), {len(capture.workload.queries)} query "
                                  "class(es)",

@@ -61,6 +61,9 @@ def build_assessment(parts: Parts) -> dict[str, Any]:
             "config_file": options.config_file,
         },
     }
+    if options.mysql:  # the engine and version assessed, when not TiDB's (a TiDB document stays as it was)
+        doc["options"].update({"target_engine": options.target_engine, "mysql_version": str(options.mysql_version),
+                               "assessed_for": options.target_label})
     if parts.plan is not None:
         doc["tables"] = [to_dict(t) for t in parts.plan.tables]
         doc["ddl_files"] = [{"name": f.name, "title": f.title, "statements": f.statements} for f in parts.plan.files]

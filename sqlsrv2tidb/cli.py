@@ -109,6 +109,10 @@ def command(func: F) -> F:
 Sources = Annotated[list[Path], typer.Argument(help="Capture folders, .sql scripts, SSDT folders, XE XML, Query Store exports, workload YAML.", show_default=False)]
 Out = Annotated[Path, typer.Option("--output", "-o", help="Folder to write into (new, empty, or written by this tool before).")]
 TidbVersion = Annotated[str, typer.Option("--tidb-version", help="TiDB version the plan targets.")]
+TargetEngine = Annotated[str | None, typer.Option("--target-engine", help=(
+    "tidb or mysql: what the DDL, the translation and the rules are written for (default tidb; assess --target: "
+    "the engine of that server)."))]
+MysqlVersion = Annotated[str, typer.Option("--mysql-version", help="MySQL version a --target-engine mysql plan targets (8.0, 8.4, 9.7, ...).")]
 TikvNodes = Annotated[int, typer.Option("--tikv-nodes", help="TiKV nodes in the target cluster (partitions, shard bits).")]
 TidbNodes = Annotated[int | None, typer.Option("--tidb-nodes", help="TiDB nodes in the target cluster (default: sized from the workload).")]
 Config = Annotated[Path | None, typer.Option("--config", help="YAML with per-table, per-type and per-column overrides.")]
@@ -119,11 +123,14 @@ Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output."
 
 
 def _options(tidb_version: str, tikv_nodes: int, tidb_nodes: int | None, config: Path | None,
-             rules: Path | None = None, templates: Path | None = None):
+             rules: Path | None = None, templates: Path | None = None, target_engine: str | None = None,
+             mysql_version: str = "8.4"):
     from .options import Options, Version, load_config
 
     return Options(
         tidb_version=Version.parse(tidb_version),
+        target_engine=(target_engine or "tidb").lower(),
+        mysql_version=Version.parse(mysql_version),
         tikv_nodes=tikv_nodes,
         tidb_nodes=tidb_nodes,
         config=load_config(config),
@@ -196,13 +203,14 @@ def schema_cmd(
 def ddl_cmd(
     sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3,
     tidb_nodes: TidbNodes = None, config: Config = None, rules: RulesDir = None, templates: TemplatesDir = None,
-    fail_on: FailOn = "never", quiet: Quiet = False,
+    fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
+    mysql_version: MysqlVersion = "8.4",
 ) -> None:
-    """Write TiDB DDL in apply order (ddl/) and the tables and findings of assessment.json."""
+    """Write TiDB (or MySQL) DDL in apply order (ddl/) and the tables and findings of assessment.json."""
     from . import api
 
-    outcome = api.run_ddl(sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates),
-                          _progress(quiet))
+    outcome = api.run_ddl(sources, out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates,
+                                                 target_engine, mysql_version), _progress(quiet))
     _finish(outcome.findings, fail_on, f"{out}/ddl and {out}/assessment.json")
 
 
@@ -210,12 +218,14 @@ def ddl_cmd(
 @command
 def translate_cmd(
     sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", config: Config = None,
-    fail_on: FailOn = "never", quiet: Quiet = False,
+    fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
+    mysql_version: MysqlVersion = "8.4",
 ) -> None:
-    """Translate the captured queries to TiDB SQL, flagging every change of meaning."""
+    """Translate the captured queries to TiDB (or MySQL) SQL, flagging every change of meaning."""
     from . import api
 
-    outcome = api.run_translate(sources, out, _options(tidb_version, 3, None, config), _progress(quiet))
+    outcome = api.run_translate(sources, out, _options(tidb_version, 3, None, config, target_engine=target_engine,
+                                                       mysql_version=mysql_version), _progress(quiet))
     _finish(outcome.findings, fail_on, f"{out}/queries.sql and {out}/assessment.json")
 
 
@@ -297,7 +307,8 @@ def assess_cmd(
     password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD",
     sql_server_password_prompt: Annotated[bool, typer.Option("--sql-server-password-prompt", help="With --connection: ask for the SQL Server password.")] = False,
     timeout: LoginTimeout = 15,
-    fail_on: FailOn = "never", quiet: Quiet = False,
+    fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
+    mysql_version: MysqlVersion = "8.4",
 ) -> None:
     from . import api
 
@@ -320,9 +331,10 @@ def assess_cmd(
     elif not sources:
         raise UsageError("assess needs SOURCES, or --connection to a live SQL Server; see 'sqlsrv2tidb assess --help'")
     outcome = api.run_assess(
-        sources or [], out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates),
+        sources or [], out, _options(tidb_version, tikv_nodes, tidb_nodes, config, rules, templates, target_engine,
+                                     mysql_version),
         replay_target=replay_target, replay_config=replay_config, anonymize=anonymize, progress=_progress(quiet),
-        live=live,
+        live=live, engine_from_target=target_engine is None,
     )
     for line in outcome.notes:
         typer.echo(line, err=True)

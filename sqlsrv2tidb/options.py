@@ -1,7 +1,9 @@
-"""Options every stage shares: the TiDB version and cluster the plan targets, and override folders.
+"""Options every stage shares: the engine and version the plan targets, the cluster, and override folders.
 
-Version gates (KEY partitioning from 7.0, CHECK constraints from 7.2, global indexes from 8.3, ...)
-compare against `Options.tidb_version`, so one option changes every decision consistently.
+The target is TiDB unless `target_engine` says MySQL. Version gates compare against that engine's
+version (`Options.version`): TiDB's (KEY partitioning from 7.0, CHECK constraints from 7.2, global
+indexes from 8.3, ...) or MySQL's (CHECK enforced from 8.0.16, functional key parts from 8.0.13), so
+one option changes every decision consistently.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class Version:
         """Read `8.5`, `v7.5.0` or `6.6.0-rc.1` (suffixes ignored)."""
         m = re.fullmatch(r"\s*v?(\d+)(?:\.(\d+))?(?:\.(\d+))?(?:[-+].*)?\s*", str(text))
         if not m:
-            raise UsageError(f"not a TiDB version: {text!r} (expected e.g. 8.5 or v7.5.0)")
+            raise UsageError(f"not a version: {text!r} (expected e.g. 8.5 or v7.5.0)")
         return cls(int(m[1]), int(m[2] or 0), int(m[3] or 0))
 
     def __lt__(self, other: object) -> bool:
@@ -46,11 +48,22 @@ class Version:
 
 
 DEFAULT_TIDB_VERSION = Version(8, 5, 0)
+DEFAULT_MYSQL_VERSION = Version(8, 4, 0)
+"""MySQL's long-term support release; `--mysql-version` names another (8.0, 9.7, ...)."""
+OLDEST_MYSQL = Version(8, 0, 0)
+"""MySQL 5.7 reached its end of life in October 2023; the plan writes for 8.0 and later."""
+ENGINES = ("tidb", "mysql")
+"""The target engines a plan and a translation are written for (`--target-engine`)."""
+ENGINE_NAMES = {"tidb": "TiDB", "mysql": "MySQL"}
 
 
 @dataclass(frozen=True)
 class Options:
     tidb_version: Version = DEFAULT_TIDB_VERSION
+    target_engine: str = "tidb"
+    """`tidb` or `mysql`: what the DDL, the translation and the rules are written for."""
+    mysql_version: Version = DEFAULT_MYSQL_VERSION
+    """The MySQL version a `mysql` target runs (ignored for TiDB)."""
     tikv_nodes: int = 3
     translate_workers: int | None = None
     """Processes that translate a large workload; None: one per core."""
@@ -71,6 +84,31 @@ class Options:
             object.__setattr__(self, "skip_rewrites", frozenset(self.skip_rewrites))
         if self.tikv_nodes < 1:
             raise UsageError(f"--tikv-nodes must be at least 1, got {self.tikv_nodes}")
+        if self.target_engine not in ENGINES:
+            raise UsageError(f"--target-engine must be one of {', '.join(ENGINES)}, got {self.target_engine!r}")
+        if self.target_engine == "mysql" and self.mysql_version < OLDEST_MYSQL:
+            raise UsageError(f"--mysql-version {self.mysql_version}: MySQL before 8.0 is past its end of life; "
+                             "give 8.0 or later")
+
+    @property
+    def mysql(self) -> bool:
+        """Whether the target is MySQL rather than TiDB."""
+        return self.target_engine == "mysql"
+
+    @property
+    def version(self) -> Version:
+        """The target engine's version: what version-gated decisions and rules compare against."""
+        return self.mysql_version if self.mysql else self.tidb_version
+
+    @property
+    def engine_name(self) -> str:
+        """`TiDB` or `MySQL`, as messages and file headers name the target."""
+        return ENGINE_NAMES[self.target_engine]
+
+    @property
+    def target_label(self) -> str:
+        """The engine and version, as the report and the DDL headers name them (`MySQL 8.4.0`)."""
+        return f"{self.engine_name} {self.version}"
 
 
 def load_config(path: Path | None) -> dict[str, Any]:

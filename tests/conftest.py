@@ -1,6 +1,6 @@
-"""Shared fixtures: MariaDB, TiDB, a SQL Server-protocol endpoint and the TiDB parser, each started once per run.
+"""Shared fixtures: MariaDB, TiDB, MySQL, a SQL Server-protocol endpoint and the TiDB parser, each started once per run.
 
-TiDB and the SQL Server endpoint come from the environment or from the shared server builds (see
+TiDB, MySQL and the SQL Server endpoint come from the environment or from the shared server builds (see
 `servers.py`). Without either, their tests skip with one line saying how to provide one; under CI
 (`CI` set) with the shared builds present, a server that does not start fails the run instead.
 """
@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import SHARED_SERVERS, MariaDB, SqlServer, TiDB, TiDBParser, Unavailable
+from servers import SHARED_SERVERS, MariaDB, MySQL, SqlServer, TiDB, TiDBParser, Unavailable
 
 
 @pytest.fixture(scope="session")
@@ -41,10 +41,11 @@ def database(mariadb: MariaDB, request: pytest.FixtureRequest) -> str:
 def pytest_report_header(config) -> list[str]:
     return [f"shared servers: {SHARED_SERVERS} ({'present' if SHARED_SERVERS.is_dir() else 'absent'}); "
             f"{TiDB.ENV}={'set' if os.environ.get(TiDB.ENV) else 'unset'}, "
+            f"{MySQL.ENV}={'set' if os.environ.get(MySQL.ENV) else 'unset'}, "
             f"{SqlServer.ENV}={'set' if os.environ.get(SqlServer.ENV) else 'unset'}"]
 
 
-_SERVERS = {"mariadb": "MariaDB", "tidb": "TiDB", "mssql": "SQL Server endpoint"}
+_SERVERS = {"mariadb": "MariaDB", "tidb": "TiDB", "mysql": "MySQL", "mssql": "SQL Server endpoint"}
 _outcomes: dict[str, dict[str, int]] = {name: {} for name in _SERVERS.values()}
 
 
@@ -52,7 +53,7 @@ def _servers_of(item) -> set[str]:
     """The servers a test used: the server objects among its fixture values once set up (fixtures it
     reached through other fixtures or `getfixturevalue` included), else the ones it names."""
     used = {_SERVERS[v.kind] for v in getattr(item, "funcargs", {}).values()
-            if isinstance(v, (MariaDB, TiDB, SqlServer))}
+            if isinstance(v, (MariaDB, TiDB, MySQL, SqlServer))}
     if not used:
         params = getattr(getattr(item, "callspec", None), "params", {})
         names = set(getattr(item, "fixturenames", ())) - set(params)
@@ -119,9 +120,26 @@ def tidb_database(tidb: TiDB, request: pytest.FixtureRequest) -> str:
     return tidb.create_database(_database_name(request))
 
 
-@pytest.fixture(params=["mariadb", "tidb"])
+@pytest.fixture(scope="session")
+def mysql() -> Iterator[MySQL]:
+    """A real MySQL: `SQLSRV2TIDB_TEST_MYSQL`, else 9.7 started from the shared build (a user with a password)."""
+    base, server = _started(MySQL, "sqlsrv2tidb-mysql-")
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
+@pytest.fixture
+def mysql_database(mysql: MySQL, request: pytest.FixtureRequest) -> str:
+    """A fresh, empty MySQL database named after the test."""
+    return mysql.create_database(_database_name(request))
+
+
+@pytest.fixture(params=["mariadb", "tidb", "mysql"])
 def target(request: pytest.FixtureRequest):
-    """Each MySQL-protocol target in turn: MariaDB, then TiDB."""
+    """Each MySQL-protocol target in turn: MariaDB, TiDB, then MySQL."""
     return request.getfixturevalue(request.param)
 
 

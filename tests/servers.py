@@ -1,14 +1,15 @@
-"""Real servers for the tests: MariaDB, TiDB and a SQL Server-protocol (TDS) endpoint, and TiDB's parser.
+"""Real servers for the tests: MariaDB, TiDB, MySQL and a SQL Server-protocol (TDS) endpoint, and TiDB's parser.
 
 Nothing here is a mock. `MariaDB` runs Debian's `mariadbd` with its own data directory and port,
 so tests can create databases freely, restart the server mid-run, or throttle it. `TiDBParser`
 talks to `tests/tidbparser/bin/tidb-parse`, a Go program built from TiDB's own parser module.
 
-`TiDB` and `SqlServer` are either servers the user already runs, named by an environment variable
-(`SQLSRV2TIDB_TEST_TIDB`, `SQLSRV2TIDB_TEST_MSSQL`), or servers started here from the shared
-server builds beside the checkout (`../shared/servers`, or the folder `SQLSRV2TIDB_TEST_SERVERS`
-names): TiDB v8.5.3 as one `tidb-server` process, and Babelfish (PostgreSQL with SQL Server's
-protocol and catalog views). When neither is there, `Unavailable` says in one line how to give one.
+`TiDB`, `MySQL` and `SqlServer` are either servers the user already runs, named by an environment
+variable (`SQLSRV2TIDB_TEST_TIDB`, `SQLSRV2TIDB_TEST_MYSQL`, `SQLSRV2TIDB_TEST_MSSQL`), or servers
+started here from the shared server builds beside the checkout (`../shared/servers`, or the folder
+`SQLSRV2TIDB_TEST_SERVERS` names): TiDB v8.5.3 as one `tidb-server` process, MySQL 9.7 (Oracle's
+server, not MariaDB), and Babelfish (PostgreSQL with SQL Server's protocol and catalog views). When
+neither is there, `Unavailable` says in one line how to give one.
 """
 
 from __future__ import annotations
@@ -276,6 +277,85 @@ class TiDB:
 
     def env(self) -> dict[str, str]:
         """Environment for a CLI run against this server (the password never goes on a command line)."""
+        return {"SQLSRV2TIDB_TARGET_PASSWORD": self.password} if self.password else {}
+
+    def connect(self, database: str | None = None, **kwargs) -> pymysql.Connection:
+        return pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password,
+                               database=database, autocommit=True, charset="utf8mb4", connect_timeout=5, **kwargs)
+
+    def create_database(self, name: str) -> str:
+        with self.connect() as conn, conn.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
+            cur.execute(f"CREATE DATABASE `{name}`")
+        return name
+
+    def version(self) -> str:
+        with self.connect() as conn, conn.cursor() as cur:
+            cur.execute("SELECT VERSION()")
+            return cur.fetchone()[0]
+
+
+class MySQL:
+    """A real MySQL: the one `SQLSRV2TIDB_TEST_MYSQL` names (mysql://user[:password]@host:port, a MySQL
+    8.0, 8.4 or 9.x of the user's), else MySQL 9.7 started here from the shared build.
+
+    The tests connect as a user with a password, never as root: MySQL 8.4 and later authenticate such a
+    user with `caching_sha2_password` (9.x has nothing else), which is what a DBA's target asks of the
+    tool's drivers. The password reaches a CLI run through the environment, as a user's would."""
+
+    kind = "mysql"
+    ENV = "SQLSRV2TIDB_TEST_MYSQL"
+    HOME = SHARED_SERVERS / "mysql"
+    USER, PASSWORD = "sqlsrv2tidb", "Test-pass-1"
+
+    def __init__(self, basedir: Path) -> None:
+        self.basedir = basedir
+        self.datadir = basedir / "server"
+        given = os.environ.get(self.ENV)
+        if given:
+            from urllib.parse import unquote, urlsplit
+
+            url = urlsplit(given)
+            self.host, self.port = url.hostname or "127.0.0.1", url.port or 3306
+            self.user, self.password = unquote(url.username or "root"), unquote(url.password or "")
+            self.started_here = False
+        elif (self.HOME / "start").exists():
+            self.host, self.port = "127.0.0.1", free_port()
+            self.user, self.password = self.USER, self.PASSWORD
+            self.started_here = True
+        else:
+            raise Unavailable(f"no MySQL: set {self.ENV}=mysql://user:password@127.0.0.1:3306 "
+                              f"or provide {self.HOME}/start")
+
+    def start(self) -> None:
+        if self.started_here:
+            done = subprocess.run([str(self.HOME / "start"), str(self.datadir), str(self.port)],
+                                  capture_output=True, text=True, timeout=300)
+            if done.returncode != 0:
+                raise RuntimeError(f"MySQL did not start: {(done.stderr or done.stdout)[-2000:]}")
+            _wait("mysqld", lambda: self._root().close(), None, None, 60)
+            with self._root() as conn, conn.cursor() as cur:
+                cur.execute(f"CREATE USER IF NOT EXISTS '{self.user}'@'127.0.0.1' "
+                            f"IDENTIFIED WITH caching_sha2_password BY '{self.password}'")
+                cur.execute(f"GRANT ALL PRIVILEGES ON *.* TO '{self.user}'@'127.0.0.1' WITH GRANT OPTION")
+        _wait("MySQL", lambda: self.connect().close(), None, None, 60 if self.started_here else 15)
+
+    def _root(self) -> pymysql.Connection:
+        return pymysql.connect(host=self.host, port=self.port, user="root", autocommit=True, connect_timeout=5)
+
+    def stop(self) -> None:
+        if self.started_here and (self.datadir / "mysqld.pid").exists():
+            subprocess.run([str(self.HOME / "stop"), str(self.datadir)], capture_output=True, timeout=120)
+
+    def url(self, database: str) -> str:
+        """The target URL, with the password in it as a user may write it (so `parse_target` in a test
+        authenticates as the CLI does); `env` holds it too, for a run that drops it from the URL."""
+        from urllib.parse import quote
+
+        secret = f":{quote(self.password, safe='')}" if self.password else ""
+        return f"mysql://{quote(self.user, safe='')}{secret}@{self.host}:{self.port}/{database}"
+
+    def env(self) -> dict[str, str]:
         return {"SQLSRV2TIDB_TARGET_PASSWORD": self.password} if self.password else {}
 
     def connect(self, database: str | None = None, **kwargs) -> pymysql.Connection:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pymysql
+import pytest
+
 
 def test_tidb_is_tidb(tidb, tidb_database):
     assert "TiDB" in tidb.version()
@@ -12,6 +15,25 @@ def test_tidb_is_tidb(tidb, tidb_database):
         cur.execute("INSERT INTO t (v) VALUES (1), (2)")
         cur.execute("SELECT COUNT(DISTINCT id) FROM t")
         assert cur.fetchone()[0] == 2
+
+
+def test_mysql_is_mysql_and_its_user_has_a_password(mysql, mysql_database):
+    """Oracle's MySQL, not MariaDB: the tests' user authenticates with caching_sha2_password (MySQL 8.4's
+    default, 9.x's only password plugin), and the server lacks what MariaDB and TiDB have (SEQUENCE)."""
+    version = mysql.version()
+    assert "mariadb" not in version.lower() and "tidb" not in version.lower()
+    assert int(version.split(".")[0]) >= 8
+    with mysql.connect(mysql_database) as conn, conn.cursor() as cur:
+        cur.execute("SELECT plugin FROM mysql.user WHERE CONCAT(user, '@', host) = CURRENT_USER()")
+        plugin = cur.fetchone()
+        if mysql.started_here:
+            assert mysql.password and plugin == ("caching_sha2_password",)
+        cur.execute("SELECT @@collation_server, @@sql_mode")
+        collation, sql_mode = cur.fetchone()
+        assert collation == "utf8mb4_0900_ai_ci" and "ONLY_FULL_GROUP_BY" in sql_mode
+        with pytest.raises(pymysql.err.ProgrammingError) as refused:
+            cur.execute("CREATE SEQUENCE s START WITH 1")
+        assert refused.value.args[0] == 1064
 
 
 def test_every_target_runs_sql(target, target_database):

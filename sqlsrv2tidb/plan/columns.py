@@ -3,8 +3,11 @@
 Every decision that changes or drops something becomes a finding on the column with the file and
 line it was defined at. Defaults follow TiDB's rules for DEFAULT: literals, CURRENT_TIMESTAMP on
 date-time columns, NEXT VALUE FOR on integers, UUID() on strings; no literal default on TEXT/BLOB
-(https://docs.pingcap.com/tidb/stable/data-type-default-values). A computed column becomes a
-generated column, STORED when SQL Server persisted it (https://docs.pingcap.com/tidb/stable/generated-columns).
+(https://docs.pingcap.com/tidb/stable/data-type-default-values). MySQL 8.0.13 and later also take an
+expression in parentheses, TEXT/BLOB columns included
+(https://dev.mysql.com/doc/refman/8.4/en/data-type-defaults.html). A computed column becomes a
+generated column, STORED when SQL Server persisted it (https://docs.pingcap.com/tidb/stable/generated-columns),
+and on MySQL also when the primary key holds it (MySQL refuses a virtual column there, error 3106).
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from datetime import date, timedelta
 
 from ..model import Column, Database, Finding, Severity, Table
 from ..model.plan import ColumnPlan
-from ..options import Options
+from ..options import Options, Version
 from ..translate.ddl import ColumnDef
 from ..translate.identifiers import fit, sql_name
 from ..translate.naming import NameMap
@@ -34,6 +37,10 @@ UNKNOWN_TYPES = ("sql_variant",)
 """What the script reader records for a computed column whose type SQL Server derives from the expression."""
 
 _TIME_FUNCS = ("CURRENT_TIMESTAMP", "NOW", "LOCALTIME", "LOCALTIMESTAMP", "UTC_TIMESTAMP", "SYSDATE")
+EXPRESSION_DEFAULTS_SINCE = Version(8, 0, 13)
+"""MySQL takes `DEFAULT (expr)`, on any column type, from 8.0.13."""
+_NOT_IN_DEFAULT = re.compile(r"\bSELECT\b|@|\?|__sqlsrv2tidb_param_", re.I)
+"""What MySQL refuses in an expression default: subqueries, variables, parameters."""
 
 
 @dataclass
@@ -75,7 +82,8 @@ class ColumnBuilder:
         name = fit(column.name)
         if name != column.name:
             self._finding("TY21", Severity.MEDIUM, table, column,
-                          f"column name is {len(column.name)} characters; TiDB allows 64, so it becomes {name} "
+                          f"column name is {len(column.name)} characters; {self.options.engine_name} allows 64, so it "
+                          f"becomes {name} "
                           f"(queries that name it must use the new name)")
         is_identity = identity is not None and identity.column.casefold() == column.name.casefold()
         mapped = self.mapper.map_type(column.type, column_key=key)
@@ -133,7 +141,8 @@ class ColumnBuilder:
         if column.type.name.casefold() in ("decimal", "numeric"):
             # AUTO_INCREMENT needs an integer type; SQL Server allows IDENTITY on decimal(p,0).
             self._finding("ID06", Severity.LOW, table, column,
-                          f"IDENTITY on {column.type} becomes BIGINT AUTO_INCREMENT (TiDB increments integers only)")
+                          f"IDENTITY on {column.type} becomes BIGINT AUTO_INCREMENT ({self.options.engine_name} "
+                          f"increments integers only)")
             return "BIGINT"
         return target
 
@@ -148,9 +157,12 @@ class ColumnBuilder:
                 self._finding("TY18", Severity.MEDIUM, table, column,
                               f"default {column.default} names a sequence that is not in the schema; the default is left out")
                 return None
+            if plan.form == "table":
+                return None  # MySQL: a sequence table, whose finding (MY02) names this column
             if info.family != "integer":
                 self._finding("TY18", Severity.MEDIUM, table, column,
-                              f"default {column.default} on a {target} column: TiDB allows NEXT VALUE FOR on integer "
+                              f"default {column.default} on a {target} column: {self.options.engine_name} allows NEXT "
+                              f"VALUE FOR on integer "
                               f"columns only; the default is left out")
                 return None
             return f"DEFAULT NEXT VALUE FOR {plan.target}"
@@ -158,7 +170,7 @@ class ColumnBuilder:
         text, notes = translate_ddl_expression(column.default, database=self.database, table=table, names=self.names,
                                                options=self.options)
         if text is None:
-            why = "; ".join(notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or f"no {self.options.engine_name} equivalent"
             self._finding("TY18", Severity.MEDIUM, table, column,
                           f"default {column.default} cannot be translated ({why}); it is left out of the DDL")
             return None
@@ -166,31 +178,46 @@ class ColumnBuilder:
         value = constant if constant is not None else unparen(text)
         if constant is not None and constant.upper() == "NULL":
             return None
+        func = re.match(r"^([A-Z_]+)\s*\((.*)\)$", value, re.I | re.S) or re.match(r"^([A-Z_]+)$", value, re.I)
+        name = func[1].upper() if func else ""
+        clock = name in _TIME_FUNCS and info.family == "datetime"
+        if self._expression_defaults and not clock and not _NOT_IN_DEFAULT.search(value):
+            # MySQL 8.0.13+: any expression in parentheses, on TEXT/BLOB columns too.
+            if constant is None:
+                return f"DEFAULT ({value})"
+            literal = self._literal_for(constant, info, column)
+            return f"DEFAULT ({literal})" if info.is_lob else f"DEFAULT {literal}"
         if info.is_lob:
             self._finding("TY17", Severity.MEDIUM if not column.nullable else Severity.LOW, table, column,
-                          f"default {column.default} on a {target} column is left out: TiDB before v8.0 allows no "
-                          f"default on TEXT/BLOB/JSON and later versions only expression defaults; inserts that omit "
-                          f"the column must now supply it")
+                          f"default {column.default} on a {target} column is left out: "
+                          + ("MySQL before 8.0.13 allows no default on TEXT/BLOB/JSON" if self.options.mysql else
+                             "TiDB before v8.0 allows no default on TEXT/BLOB/JSON and later versions only expression "
+                             "defaults")
+                          + "; inserts that omit the column must now supply it")
             return None
         if constant is not None:
             return "DEFAULT " + self._literal_for(constant, info, column)
-        func = re.match(r"^([A-Z_]+)\s*\((.*)\)$", value, re.I | re.S) or re.match(r"^([A-Z_]+)$", value, re.I)
-        name = func[1].upper() if func else ""
-        if name in _TIME_FUNCS and info.family == "datetime":
+        if clock:
             if name == "UTC_TIMESTAMP":
                 self._finding("TY19", Severity.LOW, table, column,
                               f"default {column.default} (UTC) becomes CURRENT_TIMESTAMP, which is in the session "
-                              f"time zone: run the TiDB connections with time_zone = '+00:00' to keep UTC values")
+                              f"time zone: run the {self.options.engine_name} connections with time_zone = '+00:00' to "
+                              f"keep UTC values")
             return f"DEFAULT CURRENT_TIMESTAMP({info.fsp})" if info.fsp else "DEFAULT CURRENT_TIMESTAMP"
         if name == "UUID" and info.family == "string" and (info.length or 0) >= 36:
             return "DEFAULT (UUID())"
         if name == "UUID" and info.family == "binary" and info.length == 16:
             # UUID_TO_BIN is TiDB/MySQL 8 only; MariaDB reads the comment and leaves no default.
-            return "/*T! DEFAULT (UUID_TO_BIN(UUID())) */"
+            return "DEFAULT (UUID_TO_BIN(UUID()))" if self.options.mysql else "/*T! DEFAULT (UUID_TO_BIN(UUID())) */"
         self._finding("TY18", Severity.MEDIUM, table, column,
-                      f"default {column.default} translates to {text}, which TiDB does not allow as a default on a "
+                      f"default {column.default} translates to {text}, which {self.options.engine_name} does not allow "
+                      f"as a default on a "
                       f"{target} column; it is left out of the DDL")
         return None
+
+    @property
+    def _expression_defaults(self) -> bool:
+        return self.options.mysql and self.options.mysql_version >= EXPRESSION_DEFAULTS_SINCE
 
     def _literal_for(self, value: str, info: TypeInfo, column: Column) -> str:
         if info.family in ("datetime", "date") and re.match(r"^-?\s*\d+(?:\.\d*)?$", value):
@@ -212,15 +239,17 @@ class ColumnBuilder:
             # https://docs.pingcap.com/tidb/stable/generated-columns#limitations (error 3109, as in MySQL)
             self._finding("TY20", Severity.MEDIUM, table, column,
                           f"computed column AS {column.computed.expression} uses the identity column {identity.column}; "
-                          f"TiDB cannot compute a generated column from an AUTO_INCREMENT or AUTO_RANDOM column, so it "
+                          f"{self.options.engine_name} cannot compute a generated column from an AUTO_INCREMENT or "
+                          f"AUTO_RANDOM column, so it "
                           f"is left out of the DDL: compute it in queries or the application")
             return None, target, info
         text, notes = translate_ddl_expression(column.computed.expression, database=self.database, table=table,
                                                names=self.names, options=self.options)
         if text is None:
-            why = "; ".join(notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or f"no {self.options.engine_name} equivalent"
             self._finding("TY20", Severity.MEDIUM, table, column,
-                          f"computed column AS {column.computed.expression} cannot be expressed in TiDB ({why}); the "
+                          f"computed column AS {column.computed.expression} cannot be expressed in "
+                          f"{self.options.engine_name} ({why}); the "
                           f"column is left out of the DDL: compute it in queries or the application")
             return None, target, info
         if column.type.name.casefold() in UNKNOWN_TYPES or column.type.name.casefold() not in self.mapper.types:
@@ -231,8 +260,11 @@ class ColumnBuilder:
                               f"column is left out of the DDL")
                 return None, target, info
             target, info = inferred, type_info(inferred)
-        storage = "STORED" if column.computed.persisted else "VIRTUAL"
-        return f"({unparen(text)}) {storage}", target, info
+        in_primary_key = table.primary_key is not None and any(
+            c.name.casefold() == column.name.casefold() for c in table.primary_key.columns)
+        # MySQL refuses a virtual generated column in the primary key (error 3106); SQL Server keys one it computes.
+        stored = column.computed.persisted or (self.options.mysql and in_primary_key)
+        return f"({unparen(text)}) {'STORED' if stored else 'VIRTUAL'}", target, info
 
 
 def infer_type(expression: str, table: Table, mapper: TypeMapper) -> str | None:

@@ -9,7 +9,7 @@ documents every key.
     columns:     {"dbo.t.c": "VARCHAR(40)"}
     collations:  {case_insensitive: utf8mb4_unicode_ci}
     tables:      {"dbo.keywords": {distribution: key_partition, partitions: 12}}
-    thresholds:  {write_hot_qps: 5000, low_insert_qps: 50}
+    thresholds:  {write_hot_qps: 5000, low_insert_qps: 50, innodb_write_qps: 1000}
     ddl:         {reorg_worker_cnt: 16, tiflash_replicas: 1}
 """
 
@@ -37,6 +37,11 @@ LOW_INSERT_QPS = 50.0
 """Inserts per second up to which a SEQUENCE may be NOCACHE. Seed 002: a NOCACHE sequence stays
 flat near 55,000 rows per measured period from 8 threads up, while AUTO_ID_CACHE 1 scales; its
 authors keep NOCACHE for tables written at tens of rows per second."""
+
+INNODB_WRITE_QPS = 1000.0
+"""On a MySQL target: writes per second (a table's, or the whole workload's at its peak) from which InnoDB's
+write path is worth tuning: each write is a redo record, a doublewrite copy of every flushed page, and an
+update of every index of the table (findings MY13, MY15)."""
 
 AUTO_RANDOM_BITS = 5
 """TiDB's default shard bits for AUTO_RANDOM (32 shards), which the DDL writes as AUTO_RANDOM(5). An
@@ -68,6 +73,7 @@ class PlanConfig:
     """Folded `schema.table` -> override."""
     write_hot_qps: float = WRITE_HOT_QPS
     low_insert_qps: float = LOW_INSERT_QPS
+    innodb_write_qps: float = INNODB_WRITE_QPS
     reorg_worker_cnt: int = REORG_WORKER_CNT
     tiflash_replicas: int = 1
     source: str = "--config"
@@ -111,7 +117,7 @@ def load_plan_config(options: Options) -> PlanConfig:
         override = _table_override(where, str(key), value)
         tables[override.key] = override
     thresholds = section("thresholds")
-    _known(where, "thresholds", thresholds, ("write_hot_qps", "low_insert_qps"))
+    _known(where, "thresholds", thresholds, ("write_hot_qps", "low_insert_qps", "innodb_write_qps"))
     ddl = section("ddl")
     _known(where, "ddl", ddl, ("reorg_worker_cnt", "tiflash_replicas"))
     return PlanConfig(
@@ -121,6 +127,8 @@ def load_plan_config(options: Options) -> PlanConfig:
         tables=tables,
         write_hot_qps=_number(where, "thresholds.write_hot_qps", thresholds.get("write_hot_qps", WRITE_HOT_QPS)),
         low_insert_qps=_number(where, "thresholds.low_insert_qps", thresholds.get("low_insert_qps", LOW_INSERT_QPS)),
+        innodb_write_qps=_number(where, "thresholds.innodb_write_qps",
+                                 thresholds.get("innodb_write_qps", INNODB_WRITE_QPS)),
         reorg_worker_cnt=_int(where, "ddl.reorg_worker_cnt", ddl.get("reorg_worker_cnt", REORG_WORKER_CNT), 1, 256),
         tiflash_replicas=_int(where, "ddl.tiflash_replicas", ddl.get("tiflash_replicas", 1), 0, 16),
         source=where,

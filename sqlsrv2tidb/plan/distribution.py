@@ -69,6 +69,23 @@ class TableDesign:
     findings: tuple[Finding, ...] = field(default=(), compare=False)
 
 
+def single_server(table: Table, config: PlanConfig) -> TableDesign:
+    """The design of a table on MySQL: one InnoDB server holds it, clustered by its primary key, so there is
+    nothing to spread (https://dev.mysql.com/doc/refman/8.4/en/innodb-index-types.html). A TiDB design the
+    --config asks for (a distribution, AUTO_RANDOM, an identity sequence) is not applied, with DI04 saying so."""
+    dist = Distribution("none", rationale="MySQL: one server stores the table, clustered by its primary key; "
+                                          "there are no Regions to spread its writes over.")
+    override = config.table(table.schema, table.name)
+    wanted = [f"distribution: {override.distribution}" if override and override.distribution else "",
+              f"identity: {override.identity}" if override and override.identity else ""]
+    findings = tuple(Finding(rule="DI04", severity=Severity.MEDIUM, object=table.qualified_name,
+                             message=f"configured {w} in {config.source} not applied: it is a TiDB design, and the "
+                                     f"target is MySQL (one server, no Regions, no AUTO_RANDOM, no sequences); "
+                                     f"IDENTITY stays AUTO_INCREMENT",
+                             file=table.source.file, line=table.source.line) for w in wanted if w)
+    return TableDesign(dist, clustered=table.primary_key is not None, findings=findings)
+
+
 def shard_bits_for(tikv_nodes: int) -> int:
     """SHARD_ROW_ID_BITS = log2 of the TiKV nodes, rounded up (12 nodes -> 4, as seed 000 used)."""
     return max(1, min(MAX_SHARD_BITS, math.ceil(math.log2(max(tikv_nodes, 2)))))

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from ..model import Column, Database, Finding, Sequence, Severity, Table
 from ..options import DEFAULT_TIDB_VERSION, Version
 from ..translate.identifiers import object_name
+from ..translate.mysql_sequences import sequence_reference
 from ..translate.naming import NameMap
 from ..translate.types import TypeMapper
 from .config import AUTO_RANDOM_BITS, PlanConfig
@@ -28,9 +29,6 @@ from .table_rates import WorkloadRates
 
 AUTO_ID_CACHE_1_SINCE = Version(6, 4)
 """Before v6.4.0 AUTO_ID_CACHE=1 fetched every id from TiKV in its own transaction, which is slow."""
-
-_NEXT_VALUE = re.compile(r"next\s+value\s+for\s+((?:\[[^\]]+\]|\"[^\"]+\"|[\w$#@]+)(?:\s*\.\s*(?:\[[^\]]+\]|\"[^\"]+\"|[\w$#@]+))*)",
-                         re.I)
 
 # The value range of each type a SQL Server sequence may have; TiDB sequences are BIGINT.
 # https://learn.microsoft.com/sql/t-sql/statements/create-sequence-transact-sql
@@ -68,17 +66,6 @@ def column_range(tidb_type: str) -> tuple[int, int]:
     return max(low, t_low), min(high, t_high)
 
 
-def sequence_reference(default: str | None) -> tuple[str | None, str] | None:
-    """(schema, name) of the sequence in a `NEXT VALUE FOR` default, e.g. `(NEXT VALUE FOR [Sequences].[X])`."""
-    if not default:
-        return None
-    m = _NEXT_VALUE.search(default)
-    if not m:
-        return None
-    parts = [p.strip().strip("[]\"") for p in re.split(r"\s*\.\s*", m[1])]
-    return (parts[-2] if len(parts) >= 2 else None, parts[-1])
-
-
 @dataclass(frozen=True)
 class SequencePlan:
     schema: str
@@ -97,6 +84,10 @@ class SequencePlan:
     rationale: str = ""
     generated_for: str | None = None
     """The `schema.table.column` whose IDENTITY this sequence replaces (identity: sequence in --config)."""
+    form: str = "sequence"
+    """`sequence` (TiDB's CREATE SEQUENCE) or `table` (MySQL: a one-row table of the next value)."""
+    draw: str | None = None
+    """For a `table`: the statement that draws the next value (LAST_INSERT_ID() then holds it)."""
 
 
 @dataclass(frozen=True)

@@ -46,9 +46,12 @@ class TableKeys:
 
 
 class KeyPlanner:
-    def __init__(self, table: Table, target: str, columns: dict[str, tuple[str, TypeInfo]]) -> None:
-        """`columns` maps a folded source column name to its TiDB name and type info."""
+    def __init__(self, table: Table, target: str, columns: dict[str, tuple[str, TypeInfo]], engine: str = "TiDB") -> None:
+        """`columns` maps a folded source column name to its TiDB name and type info; `engine` names the
+        target in notes (`TiDB` or `MySQL`), and MySQL, which always clusters by the primary key, gets no
+        TiDB clustering comment."""
         self.table = table
+        self.engine = engine
         self.target = target
         self.columns = columns
         self.scope = NameScope(("PRIMARY",))
@@ -64,7 +67,9 @@ class KeyPlanner:
         if pk is not None:
             self.out.key_columns |= {c.name.casefold() for c in pk.columns}
             cols = self._key_columns(pk.columns, "PRIMARY KEY", unique=True, source=pk.source)
-            if cols is not None:
+            if cols is not None and self.engine == "MySQL":
+                self.out.create_keys.append(f"PRIMARY KEY ({', '.join(cols)})")
+            elif cols is not None:
                 form = "CLUSTERED" if clustered else "NONCLUSTERED"
                 self.out.create_keys.append(f"PRIMARY KEY ({', '.join(cols)}) /*T![clustered_index] {form} */")
         for i, key in enumerate(self.table.unique_keys):
@@ -105,14 +110,15 @@ class KeyPlanner:
         self.out.key_columns |= {c.name.casefold() for c in index.columns}
         notes = []
         if index.clustered:
-            notes.append("SQL Server's clustered index; TiDB clusters only by the primary key, so it is a secondary index")
+            notes.append(f"SQL Server's clustered index; {self.engine} clusters only by the primary key, so it is a "
+                         "secondary index")
         unique = index.unique
         columns = list(index.columns)
         if index.filter:
             if unique and not _null_filter_only(index.filter, [c.name for c in index.columns]):
                 unique = False
                 self._finding("TY23", Severity.HIGH, label,
-                              f"filtered unique index WHERE {index.filter}: TiDB has no filtered indexes and a full "
+                              f"filtered unique index WHERE {index.filter}: {self.engine} has no filtered indexes and a full "
                               f"unique index would reject rows SQL Server accepts, so it is created non-unique; the "
                               f"uniqueness rule must be enforced by the application", index.source)
                 notes.append(f"filtered unique index WHERE {index.filter}: created NON-unique (see finding TY23)")
@@ -128,11 +134,12 @@ class KeyPlanner:
                 columns = trial
                 notes.append(f"INCLUDE ({', '.join(index.include)}) appended to the key: the index stays covering")
             else:
-                notes.append(f"INCLUDE ({', '.join(index.include)}) dropped: TiDB has no included columns"
+                notes.append(f"INCLUDE ({', '.join(index.include)}) dropped: {self.engine} has no included columns"
                              + (" and appending them to a unique key would weaken it" if unique else
-                                " and appending them would exceed TiDB's key limits"))
+                                f" and appending them would exceed {self.engine}'s key limits"))
         if any(c.descending for c in index.columns):
-            notes.append("DESC kept as written; TiDB parses and ignores descending keys")
+            notes.append("DESC kept as written; " + ("MySQL 8 stores the key descending" if self.engine == "MySQL"
+                                                     else "TiDB parses and ignores descending keys"))
         self._index(label if index.name else f"ix_{self.table.name}_{len(self.out.indexes) + 1}", tuple(columns),
                     unique=unique, global_index=bool(index.name and index.name.casefold() in global_unique),
                     notes=notes, source=index.source)
@@ -163,7 +170,7 @@ class KeyPlanner:
             parts.append((found[0], found[1], col.descending))
         if len(parts) > MAX_KEY_COLUMNS:
             self._finding("TY16", Severity.HIGH if unique else Severity.MEDIUM, label,
-                          f"key {label} has {len(parts)} columns; TiDB allows {MAX_KEY_COLUMNS}, so only the first "
+                          f"key {label} has {len(parts)} columns; {self.engine} allows {MAX_KEY_COLUMNS}, so only the first "
                           f"{MAX_KEY_COLUMNS} are kept" + (" and uniqueness is checked on them only" if unique else ""),
                           source)
             parts = parts[:MAX_KEY_COLUMNS]
@@ -171,7 +178,7 @@ class KeyPlanner:
         if any(p is not None for p in prefixes):
             cut = [f"{name}({p})" for (name, _, _), p in zip(parts, prefixes, strict=True) if p is not None]
             self._finding("TY16", Severity.HIGH if unique else Severity.MEDIUM, label,
-                          f"key {label} is longer than TiDB's 3,072-byte key limit (or holds TEXT/BLOB columns); "
+                          f"key {label} is longer than {self.engine}'s 3,072-byte key limit (or holds TEXT/BLOB columns); "
                           f"it indexes prefixes {', '.join(cut)}"
                           + (", so uniqueness is checked on the prefixes only" if unique else ""), source)
         rendered = []

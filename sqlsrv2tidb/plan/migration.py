@@ -26,11 +26,15 @@ from ..translate.transforms import check_skip_rewrites
 from ..translate.types import CASE_INSENSITIVE_COLLATION, TypeMapper
 from .columns import BuiltColumn, ColumnBuilder, shrink_row, unparen
 from .config import PlanConfig, load_plan_config
-from .distribution import DistributionPlanner, TableDesign
+from .distribution import DistributionPlanner, TableDesign, single_server
 from .expressions import translate_ddl_expression
 from .files import TIFLASH_FILE, PlannedTable, assemble_files, tiflash_tables
 from .identity import IdentityPlanner, SequencePlan
 from .indexes import KeyPlanner, TableKeys
+from .innodb_advice import innodb_findings
+from .mysql_collations import CollationUses, mysql_collation_findings
+from .mysql_files import CHECK_ENFORCED_SINCE, assemble_mysql_files, mysql_check_refusals
+from .mysql_identity import MySQLIdentityPlanner
 from .table_rates import table_write_rates
 from .views import kept_modules, plan_views
 
@@ -77,7 +81,8 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
     db = _without_empty_keys(capture.database, findings)
     config = load_plan_config(options)
     mapper = TypeMapper(options.rules_dir, type_overrides=config.types, column_overrides=config.columns,
-                        collation_overrides=config.collations, skip_rewrites=check_skip_rewrites(options.skip_rewrites))
+                        collation_overrides=config.collations, skip_rewrites=check_skip_rewrites(options.skip_rewrites),
+                        engine=options.target_engine)
     for key, value in config.collations.items():
         if value not in mapper.allowed_collations:
             raise InputError(f"{config.source}: `collations.{key}`: {value!r} is not one of {', '.join(mapper.allowed_collations)}")
@@ -86,7 +91,8 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
     rates = table_write_rates(capture.workload, db)
 
     identity = IdentityPlanner(db, names, config, rates, options.tidb_version, mapper)
-    sequences, seq_findings = identity.plan_sequences()
+    on_mysql = MySQLIdentityPlanner(db, names) if options.mysql else None
+    sequences, seq_findings = (on_mysql or identity).plan_sequences()
     findings += seq_findings
     db_collation = mapper.map_collation(db.collation)
     distribution = DistributionPlanner(db, options, config, rates_known=rates.known)
@@ -96,19 +102,23 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
     extra_sequences: list[SequencePlan] = []
     planned: list[PlannedTable] = []
 
-    with progress.task("Planning TiDB tables", total=len(db.tables)) as task:
+    with progress.task(f"Planning {options.engine_name} tables", total=len(db.tables)) as task:
         for table in db.tables:
             target = object_name(names, table.schema, table.name)  # cut to 64: the rules engine's TB08
-            design = distribution.decide(table, rates.rate(table.schema, table.name))
+            if on_mysql is not None:
+                design = single_server(table, config)
+                ident = on_mysql.plan_identity(table)
+            else:
+                design = distribution.decide(table, rates.rate(table.schema, table.name))
+                ident = identity.plan_identity(table, auto_random=design.auto_random)
             findings += design.findings
-            ident = identity.plan_identity(table, auto_random=design.auto_random)
             if ident is not None:
                 findings += ident.findings
                 if ident.sequence is not None:
                     extra_sequences.append(ident.sequence)
             columns = builder.build(table, ident, db_collation.target)
             lookup = {b.column.name.casefold(): (b.name, b.info) for b in columns}
-            keys = KeyPlanner(table, target, lookup).plan(
+            keys = KeyPlanner(table, target, lookup, options.engine_name).plan(
                 clustered=design.clustered, global_unique=design.global_unique,
                 identity_column=ident.column if ident and ident.kind == "auto_increment" else None,
             )
@@ -117,14 +127,16 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
             keep |= {c.casefold() for _, fk in db.referencing_foreign_keys(table) for c in fk.ref_columns}
             shrink_row(columns, keep, table, findings)
             dropped = {c.name for c in table.columns} - {b.column.name for b in columns}
-            checks = _checks(table, db, names, options, check_scope, findings, dropped)
+            refusing = (mysql_check_refusals(table, ident.column if ident else None)
+                        if options.mysql and options.mysql_version >= CHECK_ENFORCED_SINCE else {})
+            checks = _checks(table, db, names, options, check_scope, findings, dropped, refusing)
             ddl = renderer.create_table(TableDdl(
                 name=target,
                 columns=tuple(c.ddl for c in columns),
                 keys=tuple(keys.create_keys),
                 checks=tuple(checks),
-                options=tuple(_table_options(table, design, ident, db_collation.target, mapper.charset)),
-                partition=_partition(design, lookup),
+                options=tuple(_table_options(table, design, ident, db_collation.target, mapper.charset, options)),
+                partition=None if options.mysql else _partition(design, lookup),
                 notes=_table_notes(table, design),
             ))
             work.append(_TableWork(table, target, design, columns, keys, db_collation.target))
@@ -147,13 +159,16 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
             distribution=item.design.distribution, ddl=pt.create_statement, post_data_ddl=post,
             size_bytes=item.table.size_bytes, source=item.table.source, **_row_count(item.table),
         ))
-    findings += _collation_findings(db, work, mapper, options.tidb_version)
-    findings += _alias_findings(db, work, config.source)
+    findings += (mysql_collation_findings(_collation_uses(db, work), mapper) if options.mysql
+                 else _collation_findings(_collation_uses(db, work), mapper, options.tidb_version))
+    findings += _alias_findings(db, work, config.source, options.engine_name)
+    if options.mysql:
+        findings += innodb_findings(capture, [(w.table, w.keys.indexes) for w in work], rates, config, options)
     dropped = {w.table.name.casefold(): {c.name for c in w.table.columns} - {b.column.name for b in w.columns}
                for w in work}
     views = plan_views(db, names, options, {k: v for k, v in dropped.items() if v})
     findings += views.findings
-    if not rates.known and db.tables:
+    if not rates.known and db.tables and not options.mysql:
         findings.append(Finding(
             rule="DI05", severity=Severity.INFO, object=db.name or "database",
             message=f"no captured write rates: no table's distribution was changed. A Query Store export, an Extended "
@@ -162,6 +177,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
         ))
     findings += _unused_overrides(config, mapper, db)
     settings = {
+        "target_engine": options.target_engine, "target": options.target_label,
         "tidb_version": str(options.tidb_version), "tikv_nodes": options.tikv_nodes,
         "write_hot_qps": config.write_hot_qps, "low_insert_qps": config.low_insert_qps,
         "reorg_worker_cnt": config.reorg_worker_cnt, "table_collation": db_collation.target,
@@ -169,14 +185,20 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
         "unmatched_write_classes": list(rates.unmatched),
         "views": "query translator" if views.translator else "kept as source (query translator not installed)",
     }
-    replicas = tiflash_tables(planned, config)
+    if options.mysql:
+        settings["sequence_tables"] = [s.target for s in sequences if s.form == "table"]
+    replicas = [] if options.mysql else tiflash_tables(planned, config)
     if replicas:
         # What the sizing reads to put TiFlash servers in the topology (the DDL file needs them).
         settings["tiflash_replicas"] = config.tiflash_replicas
         settings["tiflash_tables"] = [t.table.qualified_name for t in replicas]
         settings["tiflash_file"] = TIFLASH_FILE
-    files = assemble_files(planned, [*sequences, *extra_sequences], fk_statements, views, kept_modules(db),
-                           renderer, options, config)
+    if options.mysql:
+        files = assemble_mysql_files(planned, sequences, fk_statements, views, kept_modules(db, "mysql"), renderer,
+                                     options)
+    else:
+        files = assemble_files(planned, [*sequences, *extra_sequences], fk_statements, views, kept_modules(db),
+                               renderer, options, config)
     return MigrationPlan(tables=tuple(plans), files=tuple(files), views=_view_plans(views.plans, views.views, renderer),
                          findings=tuple(findings), settings=settings)
 
@@ -187,13 +209,13 @@ def _view_plans(plans: list[ViewPlan], translated: list, renderer: DdlRenderer) 
     return tuple(p if p.kept else replace(p, ddl=next(statements)) for p in plans)
 
 
-def _table_options(table: Table, design: TableDesign, ident, collation: str, charset: str) -> list[str]:
+def _table_options(table: Table, design: TableDesign, ident, collation: str, charset: str, options: Options) -> list[str]:
     opts = [f"DEFAULT CHARSET={charset}", f"COLLATE={collation}"]
     dist = design.distribution
     if ident is not None and ident.kind == "auto_increment":
         if ident.start:
             opts.append(f"AUTO_INCREMENT={ident.start}")
-        if ident.centralized:
+        if ident.centralized and not options.mysql:
             # https://docs.pingcap.com/tidb/stable/auto-increment#mysql-compatibility-mode
             opts.append("/*T![auto_id_cache] AUTO_ID_CACHE=1 */")
     if dist.strategy == "pre_split":
@@ -226,19 +248,28 @@ def _table_notes(table: Table, design: TableDesign) -> tuple[str, ...]:
 
 
 def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope, findings: list[Finding],
-            dropped: set[str]) -> list[str]:
+            dropped: set[str], refusing: dict[str, str] | None = None) -> list[str]:
+    """The CHECK constraints as the target takes them; `refusing` maps a column to why MySQL refuses a CHECK on it."""
     out = []
     for i, check in enumerate(table.checks):
         if check.disabled:
             continue
         text, notes = translate_ddl_expression(check.expression, database=db, table=table, names=names, options=options)
         label = check.name or f"check {i + 1}"
-        uses = sorted(c for c in dropped if re.search(r"(?<![\w$#@])\[?" + re.escape(c) + r"\]?(?![\w$#@])",
-                                                      check.expression, re.I))
+        uses = sorted(c for c in dropped if _names_column(check.expression, c))
         if uses:
             text, notes = None, (f"it uses {', '.join(uses)}, which is left out of the DDL",)
+        refused = sorted((c, why) for c, why in (refusing or {}).items() if _names_column(check.expression, c))
+        if text is not None and refused:
+            src = check.source if check.source.file else table.source
+            findings.append(Finding(
+                rule="MY07", severity=Severity.MEDIUM, object=f"{table.qualified_name}.{label}",
+                message=f"CHECK {check.expression} is left out: MySQL refuses a CHECK on "
+                        + "; ".join(f"{c}, {why}" for c, why in refused) + "; enforce it in the application",
+                file=src.file, line=src.line))
+            continue
         if text is None:
-            why = "; ".join(notes) or "no TiDB equivalent"
+            why = "; ".join(notes) or f"no {options.engine_name} equivalent"
             src = check.source if check.source.file else table.source
             findings.append(Finding(rule="TY24", severity=Severity.MEDIUM, object=f"{table.qualified_name}.{label}",
                                     message=f"CHECK {check.expression} cannot be translated ({why}); it is left out: "
@@ -249,6 +280,10 @@ def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope
         name = scope.claim(check.name or f"ck_{table.name}_{i + 1}")
         out.append(f"CONSTRAINT {sql_name(name)} CHECK ({unparen(text)})")
     return out
+
+
+def _names_column(expression: str, column: str) -> bool:
+    return re.search(r"(?<![\w$#@])\[?" + re.escape(column) + r"\]?(?![\w$#@])", expression, re.I) is not None
 
 
 def _row_count(table: Table) -> dict[str, Any]:
@@ -303,7 +338,7 @@ def _foreign_key(w: _TableWork, fk: ForeignKey, by_table, scope: NameScope, rend
     for action, value in (("ON DELETE", fk.on_delete), ("ON UPDATE", fk.on_update)):
         if value == "set_default":
             # InnoDB rejects SET DEFAULT and TiDB treats it as RESTRICT (the rules engine's TB16).
-            notes.append(f"{action} SET DEFAULT written as NO ACTION, which is how TiDB behaves")
+            notes.append(f"{action} SET DEFAULT written as NO ACTION, which is how TiDB and InnoDB behave")
     name = scope.claim(fk.name or f"fk_{w.table.name}_{fk.ref_table}")
     return renderer.add_foreign_key(ForeignKeyDdl(
         w.target, sql_name(name), tuple(sql_name(c) for c, _ in pairs), parent.target,
@@ -337,7 +372,8 @@ def _new_framework_note(target: str, version: Version) -> str:
             f"WHERE VARIABLE_NAME = 'new_collation_enabled'")
 
 
-def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper, version: Version) -> list[Finding]:
+def _collation_uses(db, work: list[_TableWork]) -> CollationUses:
+    """Each SQL Server collation of a string column, with the columns that have it and where it is first seen."""
     uses: dict[str, list[str]] = defaultdict(list)
     first: dict[str, tuple[str | None, int | None]] = {}
     for w in work:
@@ -349,6 +385,11 @@ def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper, version:
             uses[key].append(f"{w.table.qualified_name}.{b.column.name}")
             src = b.column.source if b.column.source.file else w.table.source
             first.setdefault(key, (src.file, src.line))
+    return uses, first
+
+
+def _collation_findings(uses: CollationUses, mapper: TypeMapper, version: Version) -> list[Finding]:
+    uses, first = uses
     out = []
     for key, columns in sorted(uses.items()):
         m = mapper.map_collation(key or None)
@@ -376,7 +417,7 @@ def _collation_findings(db, work: list[_TableWork], mapper: TypeMapper, version:
     return out
 
 
-def _alias_findings(db, work: list[_TableWork], source: str) -> list[Finding]:
+def _alias_findings(db, work: list[_TableWork], source: str, engine: str = "TiDB") -> list[Finding]:
     uses: dict[str, int] = defaultdict(int)
     for t in db.tables:
         for c in t.columns:
@@ -403,7 +444,7 @@ def _alias_findings(db, work: list[_TableWork], source: str) -> list[Finding]:
         else:
             how = f"its {n} column(s) use the base type directly"
         out.append(Finding(rule="TY11", severity=Severity.INFO, object=ut.qualified_name,
-                           message=f"alias type {ut.qualified_name} ({ut.base}) does not exist in TiDB; {how}",
+                           message=f"alias type {ut.qualified_name} ({ut.base}) does not exist in {engine}; {how}",
                            file=ut.source.file, line=ut.source.line))
     return out
 

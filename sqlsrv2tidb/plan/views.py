@@ -143,7 +143,7 @@ def plan_views(database: Database, names: NameMap, options: Options,
             continue
         notes = [f"{view.qualified_name} from {where}"]
         if translated.status == "review":
-            notes.append("REVIEW: runs on TiDB, but the meaning may differ (see the findings)")
+            notes.append(f"REVIEW: runs on {options.engine_name}, but the meaning may differ (see the findings)")
         body_sql = translated.target_sql.strip().rstrip(";")
         out.views.append(ViewDdl(target, body_sql, tuple(sql_name(c) for c in cols), tuple(notes)))
         review: tuple[str, ...] = ()
@@ -170,14 +170,20 @@ def _block(module: Module, notes: list[str]) -> SourceBlock:
     return SourceBlock(title, tuple(line.rstrip() for line in lines), tuple(notes))
 
 
-def kept_modules(database: Database) -> list[SourceBlock]:
+_KEPT_WHY = {
+    "tidb": "TiDB has no stored procedures, functions, triggers or synonyms: move this logic to the application",
+    "mysql": "not translated: rewrite it in MySQL's stored-program language, or move its logic to the application",
+}
+
+
+def kept_modules(database: Database, engine: str = "tidb") -> list[SourceBlock]:
     """Procedures, functions, triggers and synonyms, as commented source, in a stable order."""
     order = {"procedure": 0, "function": 1, "trigger": 2, "ddl_trigger": 3, "synonym": 4}
     modules = sorted((m for m in database.modules if m.kind != "view"),
                      key=lambda m: (order.get(m.kind, 9), (m.schema or "").casefold(), m.name.casefold()))
     blocks = []
     for m in modules:
-        notes = ["TiDB has no stored procedures, functions, triggers or synonyms: move this logic to the application"]
+        notes = [_KEPT_WHY[engine]]
         if m.kind == "trigger" and m.parent:
             notes.append(f"trigger on {m.parent}")
         if m.kind == "synonym" and m.base_object:

@@ -15,6 +15,7 @@ it), `fatal` (the target refuses us: stop the run), or `statement` (this stateme
 from __future__ import annotations
 
 import importlib.util
+import re
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal
@@ -103,6 +104,21 @@ class Connection:
             pass
 
 
+_COLLATION = re.compile(r"^utf8mb4_[a-z0-9_]+$")
+
+
+def session_setup(target: Target) -> str | None:
+    """The statement each connection runs first: `SET NAMES utf8mb4 COLLATE x` when the target URL names a
+    `collation` (`?collation=utf8mb4_general_ci`; the tool names its tables' for a MySQL target), so literals and
+    user variables compare with the tables' text in one collation (MySQL's error 1267 otherwise)."""
+    collation = target.params.get("collation")
+    if not collation:
+        return None
+    if not _COLLATION.match(collation):
+        raise UsageError(f"--target: collation={collation!r} is not a utf8mb4 collation name")
+    return f"SET NAMES utf8mb4 COLLATE {collation}"
+
+
 def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool = False,
             local_infile: bool = False, found_rows: bool = False) -> Connection:
     """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient; `prepared` adds
@@ -114,6 +130,9 @@ def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool
               "autocommit": True, "connect_timeout": max(1, int(timeout))}
     if found_rows:
         common["client_flag"] = _FOUND_ROWS
+    setup = session_setup(target)
+    if setup is not None:  # mysqlclient takes no None for it
+        common["init_command"] = setup
     password = target.password.reveal()
     if driver == "mysqlclient":
         import MySQLdb
@@ -194,7 +213,7 @@ async def connect_async(target: Target, *, timeout: float = 5.0) -> AsyncConnect
 
     raw = await asyncmy.connect(host=target.host, port=target.port, user=target.user,
                                 password=target.password.reveal(), database=target.database, charset="utf8mb4",
-                                autocommit=True, connect_timeout=max(1, int(timeout)))
+                                autocommit=True, connect_timeout=max(1, int(timeout)), init_command=session_setup(target))
     return AsyncConnection(raw, raw.cursor())
 
 

@@ -105,7 +105,8 @@ OWN_FILES = {"topology.yaml", "report.html", "assessment.json", "replay.json", "
 """File names the tool gives its outputs; a path that is one of these (or a ddl/ file) is not the user's."""
 WITHHELD = "(withheld)"
 _KEEP_FIELDS = {"format", "tool_version", "status", "kind", "severity", "rule", "code", "strategy", "origin",
-                "topology_yaml", "tidb_version", "source_type", "target_type", "identity", "layout", "category",
+                "topology_yaml", "tidb_version", "mysql_version", "target_engine", "assessed_for", "source_type",
+                "target_type", "identity", "layout", "category",
                 "start", "end", "timestamp", "qps", "executions", "source_collation", "table_collation"}
 _PATH_FIELDS = {"file", "sources", "path", "config_file"}
 _MAP_FIELDS = {"evidence", "details", "before", "after", "leaders_by_store", "written_bytes_by_store", "qps_by_window",

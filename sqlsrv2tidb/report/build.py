@@ -92,7 +92,8 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
     doc = inputs.assessment
     findings = [*seq(doc.get("findings")), *later_findings(inputs)]
     queries = list(seq(doc.get("queries")))
-    verdict = decide(findings, queries, inputs.replay, comparison)
+    engine = "MySQL" if obj(doc.get("options")).get("target_engine") == "mysql" else "TiDB"
+    verdict = decide(findings, queries, inputs.replay, comparison, engine)
     blockers = tuple(finding_row(f, rules, anchors) for f in findings if f.get("severity") == "blocker")
     facts = [Fact("Database", str(obj(doc.get("source")).get("database") or "—"))]
     summary = obj(doc.get("summary"))
@@ -129,12 +130,23 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
         if nodes.get("tiflash"):
             cluster += f", {nodes['tiflash']} TiFlash"
         facts.append(Fact("Suggested cluster", cluster + (f" (the DDL was planned for {replan.planned} TiKV)" if replan else "")))
-    facts.append(Fact("Target TiDB version", str(obj(doc.get("options")).get("tidb_version") or "—")))
+    options = obj(doc.get("options"))
+    if options.get("target_engine") == "mysql":
+        facts.append(Fact("Target MySQL version", str(options.get("mysql_version") or "—")))
+    else:
+        facts.append(Fact("Target TiDB version", str(options.get("tidb_version") or "—")))
     stages = stages_fact(obj(doc.get("run")))
     if stages is not None:
         facts.append(stages)
     blocking = tuple(r.text for r in verdict.reasons if r.level == NOT_READY and not r.findings)
     return Summary(verdict, blockers, blocking, severity_counts(findings), estimate(findings, queries, rules), tuple(facts))
+
+
+def _target(options: dict[str, Any]) -> str:
+    """The engine and version the document assessed: `MySQL 8.4.0`, or `TiDB 8.5.0` (TiDB's documents name only its version)."""
+    if options.get("assessed_for"):
+        return str(options["assessed_for"])
+    return f"TiDB {options['tidb_version']}" if options.get("tidb_version") else ""
 
 
 def stages_fact(run: dict[str, Any]) -> Fact | None:
@@ -233,7 +245,8 @@ def build_report(inputs: ReportInputs, rules: dict[str, RuleInfo], *, anonymized
         generated=generated,
         anonymized=anonymized,
         sources=tuple(str(s) for s in seq(source.get("sources"))),
-        target_version=str(obj(doc.get("options")).get("tidb_version") or ""),
+        target_version=_target(obj(doc.get("options"))),
+        engine="MySQL" if obj(doc.get("options")).get("target_engine") == "mysql" else "TiDB",
         nav=tuple(nav),
         summary=summary,
         schema=schema,

@@ -112,7 +112,7 @@ FIELDS: dict[str, Field] = {
     "reorg_worker_cnt": Field("Index build workers (tidb_ddl_reorg_worker_cnt)"),
     "tidb_ddl_reorg_worker_cnt": Field("Index build workers (tidb_ddl_reorg_worker_cnt)"),
     "tidb_ddl_enable_fast_reorg": Field("Fast index build (tidb_ddl_enable_fast_reorg)"),
-    "table_collation": Field("TiDB collation of case-insensitive columns"),
+    "table_collation": Field("Target collation of case-insensitive columns"),
     "source_collation": Field("SQL Server collation"),
     "rates_known": Field("Write rates known from the workload"),
     "unmatched_write_classes": Field("Write query classes matched to no table"),

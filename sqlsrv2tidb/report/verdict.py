@@ -95,7 +95,7 @@ def _rules_named(findings: list[dict[str, Any]], limit: int = 5) -> str:
     return ", ".join(parts[:limit]) + more
 
 
-def _load_reasons(replay: dict[str, Any]) -> list[Reason]:
+def _load_reasons(replay: dict[str, Any], engine: str = "TiDB") -> list[Reason]:
     """Did the target keep up? The ramp's ceiling against the captured rate, else the run against its target."""
     target, achieved = replay.get("target_qps"), replay.get("achieved_qps")
     ramp = replay.get("ramp") if isinstance(replay.get("ramp"), dict) else None
@@ -122,7 +122,7 @@ def _load_reasons(replay: dict[str, Any]) -> list[Reason]:
         return [Reason(NOT_READY, f"the replay reached {figures}")]
     if isinstance(captured, (int, float)) and captured > 0 and target < captured * 0.95:
         return [Reason(NOTE, f"the replay held {figures}, but that is only {target / captured:.0%} of the captured "
-                             f"{fmt.qps(captured)}: it does not show that TiDB holds the captured load")]
+                             f"{fmt.qps(captured)}: it does not show that {engine} holds the captured load")]
     return [Reason(READY, f"the replay held {figures}")]
 
 
@@ -131,7 +131,9 @@ def decide(
     queries: list[dict[str, Any]],
     replay: dict[str, Any] | None,
     comparison_counts: dict[str, int] | None = None,
+    engine: str = "TiDB",
 ) -> Verdict:
+    """The page's verdict; `engine` names the target (`TiDB`, `MySQL`) in its reasons."""
     reasons: list[Reason] = []
     by_sev: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for f in findings:
@@ -141,7 +143,7 @@ def decide(
         reasons.append(Reason(NOT_READY, f"{n} blocker finding{'s' if n != 1 else ''} ({_rules_named(by_sev['blocker'])})",
                               findings=True))
     if replay is not None:
-        reasons.extend(_load_reasons(replay))
+        reasons.extend(_load_reasons(replay, engine))
         statements, errors = replay.get("statements") or 0, replay.get("errors") or 0
         if statements and errors / statements > MAX_ERROR_SHARE:
             reasons.append(Reason(NOT_READY, f"{fmt.number(errors)} of {fmt.number(statements)} replayed statements failed ({errors / statements:.1%})"))
@@ -153,7 +155,7 @@ def decide(
     if statuses["unsupported"]:
         reasons.append(Reason(WITH_CHANGES, f"{statuses['unsupported']} query class{'es' if statuses['unsupported'] != 1 else ''} could not be translated and must be rewritten by hand"))
     if statuses["review"]:
-        reasons.append(Reason(WITH_CHANGES, f"{statuses['review']} query class{'es' if statuses['review'] != 1 else ''} run on TiDB but need review: their meaning may differ"))
+        reasons.append(Reason(WITH_CHANGES, f"{statuses['review']} query class{'es' if statuses['review'] != 1 else ''} run on {engine} but need review: their meaning may differ"))
     counts = comparison_counts or {}
     for category, words in (("degraded", "ran slower on the target than on SQL Server"), ("errors", "failed on the target")):
         if counts.get(category):
@@ -161,7 +163,7 @@ def decide(
             basis = f" ({run_basis(replay)})" if category == "degraded" and replay is not None else ""
             reasons.append(Reason(WITH_CHANGES, f"{n} query class{'es' if n != 1 else ''} {words}{basis}"))
     if replay is None:
-        reasons.append(Reason(NOTE, "the load was not measured: run assess with --target to replay the workload on TiDB"))
+        reasons.append(Reason(NOTE, f"the load was not measured: run assess with --target to replay the workload on {engine}"))
     level = max((r.level for r in reasons if r.level in _RANK), key=_RANK.__getitem__, default=READY)
     if level == READY:
         reasons.insert(0, Reason(READY, "no blocker, high or medium findings, and every query class translated"))

@@ -391,3 +391,5 @@ class Report:
     procedures: ProceduresSection | None = None
     page_size: int = 25
     """Rows per page of every long table; the HTML itself hides the rest until the page's script pages them."""
+    engine: str = "TiDB"
+    """The target engine the page's DDL, types and translations are for: `TiDB`, or `MySQL`."""

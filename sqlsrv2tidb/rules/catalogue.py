@@ -1,6 +1,6 @@
 """The rules catalogue: one YAML file per rule code, read from `rules/` and a user's `--rules` folder.
 
-Everything a DBA reads about a finding (name, severity, rationale, remediation, TiDB versions,
+Everything a DBA reads about a finding (name, severity, rationale, remediation, target versions,
 effort, links, examples) lives in these files, not in code, so the report, `rules list`,
 `rules show` and docs/rules.md all say the same thing. A user's folder overrides single rules by
 code: a file there named `IX06.yaml` may hold only `severity: info` and keeps the rest of ours.
@@ -20,8 +20,9 @@ import yaml
 
 from ..errors import InputError, UsageError
 from ..model import Severity
+from ..options import ENGINE_NAMES, Options
 from ..resources import search_path
-from .codes import CODE_PATTERN, PREFIXES, validate_code
+from .codes import CODE_PATTERN, PREFIXES, engine_of, validate_code
 from .versions import VersionRange
 
 EFFORT_DAYS: dict[str, float] = {"simple": 0.25, "medium": 1.0, "significant": 3.0}
@@ -73,6 +74,20 @@ class Rule:
     def effort_days(self) -> float:
         return EFFORT_DAYS[self.effort]
 
+    @property
+    def engine(self) -> str:
+        """The target engine the rule is about (`tidb`, or `mysql` for an MY rule); `applies_to` is its versions."""
+        return engine_of(self.code)
+
+    @property
+    def versions(self) -> str:
+        """`TiDB all`, `MySQL <8.0.16`: the engine and versions the rule applies to, as lists show it."""
+        return f"{ENGINE_NAMES[self.engine]} {self.applies_to}"
+
+    def applies(self, options: Options) -> bool:
+        """Whether the rule applies to the target `options` name: its engine, at a version in its range."""
+        return options.target_engine == self.engine and self.applies_to.contains(options.version)
+
 
 @dataclass(frozen=True)
 class Catalogue:
@@ -99,10 +114,10 @@ class Catalogue:
     def by_name(self, name: str) -> Rule | None:
         return next((r for r in self.rules.values() if r.name == name), None)
 
-    def applies(self, code: str, version: Any) -> bool:
-        """Whether rule `code` applies to TiDB `version` (an unknown code applies everywhere)."""
+    def applies(self, code: str, options: Options) -> bool:
+        """Whether rule `code` applies to the target `options` name (an unknown code applies everywhere)."""
         found = self.get(code)
-        return True if found is None else found.applies_to.contains(version)
+        return True if found is None else found.applies(options)
 
 
 def load_catalogue(override_dir: Path | None = None) -> Catalogue:
@@ -283,6 +298,7 @@ def _summary_dict(rule: Rule) -> dict[str, Any]:
         "severity": rule.severity.value,
         "summary": rule.summary,
         "applies_to": str(rule.applies_to),
+        "engine": rule.engine,
         "effort": rule.effort,
         "effort_days": rule.effort_days,
         "references": list(rule.references),
@@ -298,13 +314,13 @@ def format_rule(catalogue: Catalogue, code: str) -> str:
         "",
         f"Category:    {rule.category}",
         f"Severity:    {rule.severity.value}",
-        f"Applies to:  TiDB {rule.applies_to}",
+        f"Applies to:  {rule.versions}",
         f"Effort:      {rule.effort} ({rule.effort_days:g} day per finding)",
         "",
         "Why it matters",
         _indent(rule.rationale),
         "",
-        "What to do on TiDB",
+        f"What to do on {ENGINE_NAMES[rule.engine]}",
         _indent(rule.remediation),
     ]
     ex = rule.examples

@@ -10,6 +10,7 @@ from . import (  # noqa: F401 - importing registers the checks
     checks_constraints,
     checks_indexes,
     checks_modules,
+    checks_mysql,
     checks_tables,
     checks_views,
 )

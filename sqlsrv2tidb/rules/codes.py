@@ -21,13 +21,22 @@ PREFIXES: dict[str, str] = {
     "QY": "queries",
     "RP": "replay",
     "DA": "data",
+    "MY": "mysql",
     "ST": "stages",
 }
 """Code prefix -> category, as rules/README.md lists them."""
 
+ENGINE_OF_CATEGORY: dict[str, str] = {"mysql": "mysql"}
+"""The target engine a category's rules are about, when not TiDB: an MY rule is MySQL's, its versions MySQL's."""
+
 
 def category_of(code: str) -> str | None:
     return PREFIXES.get(code[:2])
+
+
+def engine_of(code: str) -> str:
+    """`mysql` for a MySQL rule (MY), `tidb` for every other: whose versions the rule's `applies_to` names."""
+    return ENGINE_OF_CATEGORY.get(PREFIXES.get(code[:2], ""), "tidb")
 
 
 def validate_code(code: str) -> str:

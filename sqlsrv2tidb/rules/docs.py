@@ -12,6 +12,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..options import ENGINE_NAMES
 from .catalogue import Catalogue, Rule, load_catalogue
 from .codes import PREFIXES
 
@@ -28,15 +29,16 @@ def render_markdown(catalogue: Catalogue) -> str:
         "",
         "Every finding sqlsrv2tidb reports carries one of these codes. `sqlsrv2tidb rules list` prints",
         "the same list and `sqlsrv2tidb rules show CODE` one rule in full. A rule applies only to the",
-        "TiDB versions in its *TiDB* column (`--tidb-version`, default 8.5). Effort is per finding:",
+        "engine and versions in its *Target* column: TiDB (`--tidb-version`, default 8.5), or MySQL for",
+        "the MY rules (`--target-engine mysql --mysql-version`, default 8.4). Effort is per finding:",
         "simple = 0.25 day, medium = 1 day, significant = 3 days; rules about code modules scale it",
         "by the module's size.",
         "",
-        "| Code | Severity | Name | TiDB | Effort | Summary |",
+        "| Code | Severity | Name | Target | Effort | Summary |",
         "|---|---|---|---|---|---|",
     ]
     for r in rules:
-        out.append(f"| [{r.code}](#{_anchor(r)}) | {r.severity.value} | {r.name} | {_cell(str(r.applies_to))} | "
+        out.append(f"| [{r.code}](#{_anchor(r)}) | {r.severity.value} | {r.name} | {_cell(r.versions)} | "
                    f"{r.effort} | {_cell(r.summary)} |")
     for prefix, category in PREFIXES.items():
         group = [r for r in rules if r.code.startswith(prefix)]
@@ -63,11 +65,11 @@ def _section(rule: Rule) -> list[str]:
         "",
         rule.summary,
         "",
-        f"Severity **{rule.severity.value}** · TiDB **{rule.applies_to}** · effort **{rule.effort}**",
+        f"Severity **{rule.severity.value}** · {ENGINE_NAMES[rule.engine]} **{rule.applies_to}** · effort **{rule.effort}**",
         "",
         "**Why it matters.** " + " ".join(rule.rationale.split()),
         "",
-        "**What to do on TiDB.** " + " ".join(rule.remediation.split()),
+        f"**What to do on {ENGINE_NAMES[rule.engine]}.** " + " ".join(rule.remediation.split()),
     ]
     ex = rule.examples
     if ex is not None and ex.kind in ("schema", "query", "file"):

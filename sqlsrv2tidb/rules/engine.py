@@ -1,8 +1,9 @@
-"""Runs the registered checks that apply to the target TiDB version and turns their hits into findings.
+"""Runs the registered checks that apply to the target engine and version, and turns their hits into findings.
 
-`api.check` calls `run_rules` after reading, translating and planning. A rule whose `applies_to`
-excludes `--tidb-version` is not run at all, so assessing the same capture for 7.1 and for 8.5
-differs exactly where TiDB changed. The override file may switch rules off or change their
+`api.check` calls `run_rules` after reading, translating and planning. A rule is about one engine
+(TiDB, or MySQL for an MY rule) and its `applies_to` names that engine's versions: a rule of another
+engine, or whose range excludes `--tidb-version` (`--mysql-version`), is not run at all, so assessing
+the same capture for TiDB 7.1 and 8.5, or for MySQL 8.0 and 8.4, differs exactly where the target changed. The override file may switch rules off or change their
 severity by code or name:
 
     rules:
@@ -96,8 +97,8 @@ def run_rules(
     translation: Translation | None = None,
     only: Collection[str] | None = None,
 ) -> list[Finding]:
-    """Run every registered check (or those of the rules in `only`) whose rule applies to
-    `options.tidb_version`; return their findings."""
+    """Run every registered check (or those of the rules in `only`) whose rule applies to the target engine and
+    version of `options`; return their findings."""
     catalogue = load_catalogue(options.rules_dir)
     settings = RuleSettings.from_options(options, catalogue)
     ctx = RuleContext(capture, options, catalogue, plan, translation)
@@ -108,7 +109,7 @@ def run_rules(
         rule_ = catalogue.get(check.code)
         if rule_ is None:
             raise RuntimeError(f"rule {check.code} has a check ({check.where}) but no YAML in rules/")
-        if check.code in settings.disabled or not rule_.applies_to.contains(options.tidb_version):
+        if check.code in settings.disabled or not rule_.applies(options):
             continue
         findings.extend(_run(check, rule_, ctx, settings))
     return sorted(findings, key=lambda f: (f.rule, f.file or "", f.line or 0, f.object, f.message))

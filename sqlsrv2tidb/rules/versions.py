@@ -1,7 +1,8 @@
-"""TiDB version ranges, as a rule's `applies_to` writes them: `all`, `>=6.6`, `<7.2`, `>=6.6,<8.5`.
+"""Version ranges, as a rule's `applies_to` writes them: `all`, `>=6.6`, `<7.2`, `>=6.6,<8.5`.
 
-A rule about a TiDB gap stops applying from the version that closed it, so the same capture
-assessed for 7.1 and for 8.5 gets different findings. Comparisons use `options.Version`, the one
+The versions are those of the rule's engine: TiDB's, or MySQL's for an MY rule (`<8.0.16`). A rule
+about a gap stops applying from the version that closed it, so the same capture assessed for TiDB
+7.1 and 8.5 (or MySQL 8.0.15 and 8.4) gets different findings. Comparisons use `options.Version`, the one
 version type every stage shares.
 """
 
@@ -36,7 +37,7 @@ class VersionRange:
     def parse(cls, text: object) -> VersionRange:
         """Read an `applies_to` value; raise ValueError saying what is wrong."""
         if text is None:
-            raise ValueError("applies_to is missing (use \"all\" for every TiDB version)")
+            raise ValueError("applies_to is missing (use \"all\" for every version)")
         raw = str(text).strip()
         if raw.lower() == "all":
             return cls("all")

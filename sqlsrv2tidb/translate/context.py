@@ -18,6 +18,7 @@ from ..model.translation import Note, Status
 from ..model.workload import Scalar
 from ..options import Options
 from .expression_types import Types
+from .mysql_wording import for_mysql
 from .naming import NameMap
 
 _Rewrite = TypeVar("_Rewrite", bound=Callable[..., exp.Expr])
@@ -56,7 +57,10 @@ class Context:
     notes: list[Note] = field(default_factory=list)
 
     def note(self, code: str, status: Status, message: str) -> None:
-        """Record a construct that changed the statement; the same note is kept once."""
+        """Record a construct that changed the statement; the same note is kept once. For a MySQL target the
+        note names MySQL where it names TiDB (`mysql_wording`)."""
+        if self.options.mysql:
+            message = for_mysql(code, message)
         if not any(n.code == code and n.message == message for n in self.notes):
             self.notes.append(Note(code, message, status))
 

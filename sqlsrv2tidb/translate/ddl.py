@@ -82,6 +82,10 @@ class SequenceDdl:
     cache: int | None
     cycle: bool
     notes: tuple[str, ...] = ()
+    draw: str | None = None
+    """On MySQL, which has no sequences: the statement that draws from the sequence's table."""
+    bounds: tuple[int, int] | None = None
+    """On MySQL: the range the table's next value must stay in (a CHECK), so drawing past MAXVALUE fails."""
 
 
 @dataclass(frozen=True)
@@ -135,6 +139,10 @@ class DdlRenderer:
 
     def create_sequence(self, seq: SequenceDdl) -> str:
         return self._render("create_sequence.sql", s=seq)
+
+    def create_sequence_table(self, seq: SequenceDdl) -> str:
+        """A sequence as MySQL can hold it: a one-row table, and (as a comment) the statement that draws from it."""
+        return self._render("create_sequence_table.sql", s=seq)
 
     def create_view(self, view: ViewDdl) -> str:
         return self._render("create_view.sql", v=view)

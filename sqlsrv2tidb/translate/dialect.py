@@ -1,8 +1,10 @@
-"""The two sqlglot dialects the translator works between: T-SQL as captured, and TiDB.
+"""The sqlglot dialects the translator works between: T-SQL as captured, and TiDB or MySQL as the target.
 
 `TiDB(MySQL)` is MySQL's dialect writing TiDB's differences: the handlers of `tidb_writer` (SQL
 Server's types in TiDB's spelling, what TiDB cannot run reported as unsupported) in MySQL's
-writer. `SqlServer(TSQL)` reads captured T-SQL with the corrections of `tsql_reader` (precisions of
+writer. `MySQLTarget(TiDB)` writes for a MySQL 8 target: TiDB's handlers with MySQL's differences
+from them (`mysql_writer`); `target_dialect` picks one of the two from the options, the one place
+the engine chooses the writer. `SqlServer(TSQL)` reads captured T-SQL with the corrections of `tsql_reader` (precisions of
 GETDATE and SYSDATETIME, DATEDIFF and DATEADD as SQL Server counts, every query hint) and reads
 FLOAT (8 bytes in SQL Server) as a double.
 
@@ -24,10 +26,11 @@ from sqlglot.dialects.tsql import TSQL
 from sqlglot.generator import Generator
 from sqlglot.tokens import Token, TokenType
 
-from . import tidb_writer, tsql_reader
+from ..options import Options
+from . import mysql_writer, tidb_writer, tsql_reader
 from .tsql_reader import DATE_PARTS
 
-__all__ = ["DATE_PARTS", "TIDB", "TSQL_DIALECT", "SqlServer", "TiDB"]
+__all__ = ["DATE_PARTS", "MYSQL_TARGET", "TIDB", "TSQL_DIALECT", "MySQLTarget", "SqlServer", "TiDB", "target_dialect"]
 
 
 class SqlServer(TSQL):
@@ -68,8 +71,22 @@ class TiDB(MySQL):
         return tidb_writer.dispatch(super().generator(**opts), unnest=unnest)
 
 
+class MySQLTarget(TiDB):
+    """MySQL 8 as the target: TiDB's writer with MySQL's differences (`mysql_writer`)."""
+
+    def generator(self, **opts: Any) -> Generator:
+        unnest = opts.pop("unnest", True)
+        return mysql_writer.dispatch(MySQL.generator(self, **opts), unnest=unnest)
+
+
 TIDB = TiDB()
 """The dialect instance the translator writes with: sqlglot makes a new one from the class on every
 call given the class (`sql(dialect=TiDB)`), some microseconds each, several times per statement."""
+MYSQL_TARGET = MySQLTarget()
+
+
+def target_dialect(options: Options) -> TiDB:
+    """The dialect a translation for `options`' target engine is written in."""
+    return MYSQL_TARGET if options.mysql else TIDB
 TSQL_DIALECT = TSQL()
 """sqlglot's own T-SQL dialect (`"tsql"`), made once, for the texts the rewrites compare."""

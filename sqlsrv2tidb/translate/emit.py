@@ -18,7 +18,7 @@ from sqlglot.tokens import TokenType
 
 from ..errors import one_line
 from .context import Context
-from .dialect import TIDB
+from .dialect import TIDB, target_dialect
 from .verify import check_text, report, tree_findings
 
 _MARKER = re.compile(r"^__sqlsrv2tidb_param_(.+)__$")
@@ -40,24 +40,26 @@ def generate(statements: list[exp.Expr], ctx: Context) -> tuple[str | None, tupl
     gaps: set[str] = set()
     missing: set[str] = set()
     reread = False
+    dialect = target_dialect(ctx.options)
     for statement in statements:
         checks = not isinstance(statement, exp.Command)
         vouched = False  # the output check saw every node: no UNNEST for the writer to look for
         if checks and not reread:
-            found = tree_findings(statement)
+            found = tree_findings(statement, ctx.options.target_engine)
             reread = found is None
             if found is not None:
                 gaps.update(found[0])
                 missing.update(found[1])
                 vouched = True
         try:
-            text = statement.sql(dialect=TIDB, unsupported_level=ErrorLevel.RAISE, comments=False, copy=False,
+            text = statement.sql(dialect=dialect, unsupported_level=ErrorLevel.RAISE, comments=False, copy=False,
                                  unnest=not vouched)
         except UnsupportedError as exc:
-            ctx.note("QY50", "unsupported", f"Not expressible in TiDB: {one_line(str(exc), 200)}")
+            ctx.note("QY50", "unsupported", f"Not expressible in {ctx.options.engine_name}: {one_line(str(exc), 200)}")
             return None, ()
         except (SqlglotError, ValueError, KeyError, TypeError) as exc:
-            ctx.note("QY50", "unsupported", f"TiDB SQL could not be written: {type(exc).__name__}: {one_line(str(exc), 160)}")
+            ctx.note("QY50", "unsupported", f"{ctx.options.engine_name} SQL could not be written: {type(exc).__name__}: "
+                     f"{one_line(str(exc), 160)}")
             return None, ()
         if text.strip():
             texts.append(text.strip())

@@ -32,6 +32,7 @@ from ..tsql.fingerprint import (
     statement_kind,
     strip_parameter_prefix,
 )
+from . import transforms_mysql
 from .batch import translate_statements
 from .context import Context
 from .emit import generate
@@ -125,6 +126,8 @@ def translate_sql(
         with deep_recursion():
             statements = parse_statements(body, batches)
             trees = translate_statements(statements, ctx)
+            if options.mysql:
+                trees = transforms_mysql.statements(trees, ctx)
             target, bound = generate(trees, ctx) if not ctx.unsupported else (None, ())
     except RecursionError:
         ctx.note("QY00", "unsupported", "The statement is nested too deeply to translate.")

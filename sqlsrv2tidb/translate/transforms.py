@@ -32,7 +32,14 @@ from functools import cache
 from sqlglot import exp
 
 from ..errors import UsageError
-from . import transforms_dml, transforms_functions, transforms_names, transforms_query, transforms_scalar
+from . import (
+    transforms_dml,
+    transforms_functions,
+    transforms_mysql,
+    transforms_names,
+    transforms_query,
+    transforms_scalar,
+)
 from .context import Context
 from .refusals import refused
 from .scopes import parameter_name
@@ -123,10 +130,15 @@ def check_skip_rewrites(names: frozenset[str]) -> frozenset[str]:
     return names
 
 
+_MYSQL_PIPELINE: tuple[Rewrite, ...] = tuple(
+    transforms_mysql.next_value if rewrite is transforms_functions.next_value else rewrite for rewrite in _PIPELINE)
+"""The pipeline for a MySQL target: TiDB's, with MySQL's NEXT VALUE FOR (it has no sequences)."""
+
+
 @cache
-def _pipeline_without(names: frozenset[str]) -> tuple[Rewrite, ...]:
+def _pipeline_without(names: frozenset[str], mysql: bool = False) -> tuple[Rewrite, ...]:
     check_skip_rewrites(names)
-    return tuple(rewrite for rewrite in _PIPELINE if rewrite.__name__ not in names)
+    return tuple(rewrite for rewrite in (_MYSQL_PIPELINE if mysql else _PIPELINE) if rewrite.__name__ not in names)
 
 
 def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> list[exp.Expr]:
@@ -142,8 +154,9 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     used, grouped = parameters_and_grouping(nodes, ctx)
     if grouped:
         tag_group_expressions(tree, nodes)  # meta only: `nodes` still lists the tree
-    skipped = ctx.options.skip_rewrites
-    tree = bottom_up(tree, _pipeline_without(skipped) if skipped else _PIPELINE, ctx, nodes)
+    skipped, mysql = ctx.options.skip_rewrites, ctx.options.mysql
+    pipeline = _pipeline_without(skipped, mysql) if skipped else _MYSQL_PIPELINE if mysql else _PIPELINE
+    tree = bottom_up(tree, pipeline, ctx, nodes)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []
     for statement in statements:

@@ -19,6 +19,7 @@ from sqlglot import exp
 from .context import Context
 from .scopes import parameter_name, table_key
 from .transforms import translate_tree
+from .transforms_conversions import _DATE_TYPES
 
 _ISOLATION = {
     # SQL Server level -> (TiDB level, status, note)
@@ -109,6 +110,12 @@ def declare(tree: exp.Declare, ctx: Context) -> list[exp.Expr]:
             if isinstance(kind, exp.DataType):
                 ctx.types.variables[name.lower()] = kind
             default = item.args.get("default")
+            if ctx.options.mysql and isinstance(kind, exp.DataType) and kind.this in _DATE_TYPES \
+                    and isinstance(default, exp.Literal) and default.is_string:
+                # SQL Server converts the string to the variable's type as it assigns it ('99991231 23:59:59.9999999'
+                # is a datetime2); a user variable keeps the string, which MySQL then refuses as a DATETIME
+                # (error 1292), where TiDB reads it with a warning. (TiDB's translations keep the string as recorded.)
+                default = exp.Cast(this=default.copy(), to=kind.copy())
             value = _translated_expression(default, ctx) if isinstance(default, exp.Expr) else exp.Null()
             assignments.append(exp.EQ(this=exp.Parameter(this=exp.var(name)), expression=value))
     if assignments:

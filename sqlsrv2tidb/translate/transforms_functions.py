@@ -16,6 +16,7 @@ from .expression_types import STRING, remember_type
 from .templates import call, fill, paren
 from .transforms_builtins import isnull_type, random_order, replicate_count, start_positions
 from .type_rules import TEMPORAL as _TEMPORAL
+from .types import TypeMapper
 
 # SQL Server's default for a new instance, assumed when the capture does not say (as the DDL generator does).
 # https://learn.microsoft.com/sql/relational-databases/collations/set-or-change-the-server-collation
@@ -239,7 +240,10 @@ def collate(node: exp.Expr, ctx: Context) -> exp.Expr:
     if name.upper() == "DATABASE_DEFAULT":
         ctx.note("QY27", "rewritten", "COLLATE DATABASE_DEFAULT is dropped: each TiDB column keeps its own collation.")
         return node.this
-    target = "utf8mb4_general_ci" if "_CI" in name.upper() else "utf8mb4_bin"
+    if ctx.options.mysql:  # MySQL's own map (rules/mappings/collations.yaml, `mysql:`), as its DDL has it
+        target = TypeMapper.builtin("mysql").map_collation(name).target
+    else:
+        target = "utf8mb4_general_ci" if "_CI" in name.upper() else "utf8mb4_bin"
     ctx.note("QY27", "review", f"COLLATE {name} becomes {target}; accent sensitivity and sort order differ.")
     return exp.Collate(this=node.this, expression=exp.var(target))
 
@@ -433,8 +437,8 @@ def connection_collation(node: exp.Expr, ctx: Context) -> exp.Expr:
     if not isinstance(node, (exp.EQ, exp.NEQ, exp.Like, exp.GT, exp.LT, exp.GTE, exp.LTE)):
         return node
     collation = ctx.database.collation or ASSUMED_COLLATION
-    if "_CI" not in collation.upper() or any(True for _ in node.find_all(exp.Column)):
-        return node
+    if "_CI" not in collation.upper() or ctx.options.mysql or any(True for _ in node.find_all(exp.Column)):
+        return node  # MySQL's connections compare case-insensitively already (utf8mb4_0900_ai_ci)
     sides = (node.this, node.expression)
     if any(ctx.types.category(s) == "string" for s in sides) and not all(isinstance(s, exp.Literal) and not any(c.isalpha() for c in s.name) for s in sides):
         ctx.note("QY28", "review", f"A string comparison without a column uses the connection collation: case-sensitive "

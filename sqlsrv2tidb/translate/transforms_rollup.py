@@ -5,7 +5,7 @@ without GROUP BY: over no rows SQL Server returns one row (NULL for the grouping
 COUNT, NULL for SUM). TiDB's `WITH ROLLUP` returns no rows at all when the input is empty. The query
 gets a second branch that is exactly that row when there are no rows: the same select list with the
 grouping columns as NULL and GROUPING() as 1, over the same FROM and WHERE, without GROUP BY, kept
-only by `HAVING COUNT(*) = 0`.
+only by `HAVING COUNT(*) = 0`. MySQL returns the row itself (a MySQL target is left as it is).
 https://learn.microsoft.com/sql/t-sql/queries/select-group-by-transact-sql#group-by-rollup
 https://docs.pingcap.com/tidb/stable/group-by-modifier
 """
@@ -25,7 +25,10 @@ def grand_total_over_no_rows(select: exp.Select, keys: list[exp.Expr], ctx: Cont
     `SELECT a, COUNT(*) FROM t GROUP BY a WITH ROLLUP UNION ALL SELECT NULL, COUNT(*) FROM t HAVING COUNT(*) = 0
     ORDER BY 1`; `keys` are the rolled-up expressions. The CTEs, ORDER BY, TOP and OFFSET move to the union. A
     select the union cannot hold (DISTINCT, an ORDER BY key that is no output column, window functions) is
-    noted for review instead."""
+    noted for review instead. MySQL's WITH ROLLUP returns that row over no rows itself, as SQL Server does, so a
+    MySQL target needs no second branch (it would give the row twice)."""
+    if ctx.options.mysql:
+        return select
     why = _cannot(select)
     positions = _order_positions(select) if why is None else None
     if why is None and positions is None:
@@ -101,6 +104,8 @@ def _as_grand_total(expression: exp.Expr, keys: list[exp.Expr]) -> exp.Expr:
     columns = [k for k in keys if isinstance(k, exp.Column)]
 
     def replace(node: exp.Expr) -> exp.Expr:
+        if isinstance(node, exp.Identifier):
+            return node  # a name (the output's alias `AS pub_id`), never the rolled-up value
         name = node.name.upper() if isinstance(node, exp.Anonymous) else ""
         if name in ("GROUPING", "GROUPING_ID") or isinstance(node, _GROUPING):
             arguments = len(node.expressions) or 1

@@ -171,7 +171,9 @@ class TypeMapper:
         column_overrides: dict[str, str] | None = None,
         collation_overrides: dict[str, str] | None = None,
         skip_rewrites: frozenset[str] = frozenset(),
+        engine: str = "tidb",
     ) -> None:
+        """`engine`: `tidb`, or `mysql` for MySQL's own collation targets (the `mysql:` section of collations.yaml)."""
         self.types_file, self.types = _load_yaml("mappings/types.yaml", rules_dir)
         self.collations_file, self.collations = _load_yaml("mappings/collations.yaml", rules_dir)
         self.type_overrides = {k.casefold(): v for k, v in (type_overrides or {}).items()}
@@ -179,11 +181,12 @@ class TypeMapper:
         self.collation_overrides = {k.casefold(): v for k, v in (collation_overrides or {}).items()}
         self.used_overrides: set[str] = set()
         self.keep_case_insensitive = CASE_INSENSITIVE_COLLATION not in skip_rewrites
+        self.engine = engine
         self._validate()
 
     @classmethod
-    def builtin(cls) -> TypeMapper:
-        return cls()
+    def builtin(cls, engine: str = "tidb") -> TypeMapper:
+        return _builtin(engine)
 
     def _validate(self) -> None:
         if not isinstance(self.types, dict):
@@ -219,11 +222,18 @@ class TypeMapper:
                 losses = list(variant.get("losses", ())) + losses
                 break
         found = tuple(
-            TypeLoss(loss["rule"], loss["message"].format(type=str(dt), **params))
+            TypeLoss(loss["rule"], self._loss_message(loss).format(type=str(dt), **params))
             for loss in losses
             if _matches(loss.get("when", {}), dt, params)
         )
         return MappedType(source, target.format(**params), found)
+
+    def _loss_message(self, loss: dict[str, Any]) -> str:
+        """The loss as the target engine has it: TiDB's text, or for MySQL its `mysql_message` (where MySQL differs)
+        or TiDB's with MySQL named (the same limit: DATETIME's microseconds, CHAR's 255, no XML type, ...)."""
+        if self.engine != "mysql":
+            return str(loss["message"])
+        return str(loss.get("mysql_message") or str(loss["message"]).replace("TiDB", "MySQL"))
 
     @staticmethod
     def _type_keys(dt: DataType) -> list[str]:
@@ -266,12 +276,25 @@ class TypeMapper:
             if key in self.collation_overrides:
                 self.used_overrides.add(f"collations:{key}")
                 return CollationMapping(source, self.collation_overrides[key], kind, assumed, override=True)
-        target = self.collations.get("targets", {}).get(kind, "utf8mb4_bin")
+        target = self._engine_section.get("targets", {}).get(kind, "utf8mb4_bin")
         return CollationMapping(source, target, kind, assumed)
 
     @property
+    def _engine_section(self) -> dict[str, Any]:
+        """The collation targets of the target engine: the top level for TiDB, `mysql:` for MySQL."""
+        if self.engine == "mysql" and isinstance(self.collations.get("mysql"), dict):
+            return self.collations["mysql"]
+        return self.collations
+
+    @property
     def allowed_collations(self) -> tuple[str, ...]:
-        return tuple(self.collations.get("allowed", ()))
+        return tuple(self._engine_section.get("allowed", ()))
+
+
+@functools.cache
+def _builtin(engine: str) -> TypeMapper:
+    """The built-in maps, read once per engine (no overrides: safe to share)."""
+    return TypeMapper(engine=engine)
 
 
 def _matches(when: dict[str, Any], dt: DataType, params: dict[str, Any]) -> bool:

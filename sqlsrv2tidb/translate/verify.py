@@ -1,4 +1,8 @@
-"""Checks the TiDB SQL the translator writes: TiDB's grammar, and only functions TiDB has.
+"""Checks the TiDB SQL the translator writes: TiDB's grammar, and only functions the target has.
+
+The target is TiDB, or MySQL (`--target-engine mysql`), whose function list is TiDB's with MySQL's
+differences (`mysql_functions`); the grammar checked is TiDB's for both, which MySQL 8 reads the same
+way in everything the translator writes.
 
 sqlglot's `unsupported_messages` stay empty for much output MySQL would reject, so the output is
 checked on its own. Two ways, with the same findings:
@@ -26,10 +30,10 @@ import sqlglot
 from sqlglot import exp
 from sqlglot.errors import ErrorLevel, ParseError, SqlglotError, TokenError
 
+from . import mysql_functions, tidb_functions
 from .context import Context
 from .dialect import TiDB
 from .statements import parse_error
-from .tidb_functions import is_builtin
 from .walk import breadth_first
 
 _MARKER = re.compile(r"__sqlsrv2tidb_param_.+?__")
@@ -55,9 +59,13 @@ WithinGroup Year
 """.split())
 
 
-def tree_findings(tree: exp.Expr) -> tuple[list[str], list[str]] | None:
-    """Grammar gaps and unknown function names of a tree about to be written, in one walk; None
-    when the tree check cannot vouch for the text this tree is written as (re-read it instead)."""
+def _builtin(engine: str):
+    return mysql_functions.is_builtin if engine == "mysql" else tidb_functions.is_builtin
+
+
+def tree_findings(tree: exp.Expr, engine: str = "tidb") -> tuple[list[str], list[str]] | None:
+    """Grammar gaps and unknown function names (for the target `engine`) of a tree about to be written, in
+    one walk; None when the tree check cannot vouch for the text this tree is written as (re-read it instead)."""
     gaps: list[str] = []
     missing: list[str] = []
     for node in breadth_first(tree):
@@ -74,7 +82,7 @@ def tree_findings(tree: exp.Expr) -> tuple[list[str], list[str]] | None:
         if kind & _FUNC:
             if isinstance(node, exp.Anonymous) and not (isinstance(node.this, str) and _WORD.match(node.this)):
                 return None
-            if not isinstance(node.parent, exp.Dot) and (name := _unknown_function(node)) is not None:
+            if not isinstance(node.parent, exp.Dot) and (name := _unknown_function(node, engine)) is not None:
                 missing.append(name)
         if kind & _GAP:
             gap = _gap(node)
@@ -108,7 +116,7 @@ def report(gaps: set[str], missing: set[str], ctx: Context) -> bool:
     if gaps:
         return False
     for name in sorted(missing):
-        ctx.note("QY36", "unsupported", f"{name}() is not a TiDB function.")
+        ctx.note("QY36", "unsupported", f"{name}() is not a {ctx.options.engine_name} function.")
     return not missing
 
 
@@ -120,7 +128,7 @@ def check_text(sql: str, ctx: Context) -> bool:
         ctx.note("QY50", "unsupported", f"The translation is not valid TiDB SQL: {parse_error(exc)}")
         return False
     gaps = {gap for tree in trees if tree is not None for gap in grammar_gaps(tree)}
-    missing = {name for tree in trees if tree is not None for name in unknown_functions(tree)}
+    missing = {name for tree in trees if tree is not None for name in unknown_functions(tree, ctx.options.target_engine)}
     return report(gaps, missing, ctx)
 
 
@@ -130,17 +138,18 @@ _SYNTAX = {"EXISTS", "ROW", "VALUES", "ANY", "ALL", "SOME", "NOT", "IN", "INTERV
 _CALL = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\(")
 
 
-def unknown_functions(tree: exp.Expr) -> list[str]:
-    """Names of the calls in `tree` that TiDB has no function for (a method call `a.b()` aside)."""
+def unknown_functions(tree: exp.Expr, engine: str = "tidb") -> list[str]:
+    """Names of the calls in `tree` that the target `engine` has no function for (a method call `a.b()` aside)."""
     return [name for node in tree.find_all(exp.Func)
-            if not isinstance(node.parent, exp.Dot) and (name := _unknown_function(node)) is not None]
+            if not isinstance(node.parent, exp.Dot) and (name := _unknown_function(node, engine)) is not None]
 
 
-def _unknown_function(node: exp.Func) -> str | None:
+def _unknown_function(node: exp.Func, engine: str = "tidb") -> str | None:
     """The name a function call is written with when TiDB has no such function, else None.
 
     sqlglot reads names it knows from other dialects (`DATE_FROM_PARTS`) as typed nodes, so the
     name checked is the one the TiDB writer spells, learned once per node class."""
+    is_builtin = _builtin(engine)
     if isinstance(node, exp.Anonymous):
         return None if is_builtin(node.name) else node.name.upper()
     cls = type(node)

@@ -15,8 +15,9 @@ judges each. Its compare.json is then tallied:
   otherwise than TiDB and MySQL (`MARIADB_PRESENTS`);
 - **errors** by side: SQL Server's only (the endpoint refuses or fails what the target runs), the target's
   only, both. A target-side error is put in a class as the execution check puts them (tests/translate/execution.py):
-  a gap of MariaDB's that TiDB does not have is named, a timeout is a timeout; any other is a translation
-  defect, which the test fails on;
+  a gap of MariaDB's that TiDB does not have is named, a timeout is a timeout, MySQL refusing a string as a date
+  that the translation noted SQL Server cannot read either (QY59; the endpoint answers it) is named; any other
+  is a translation defect, which the test fails on;
 - **not comparable**, by reason; **left out** (writes, control flow, ...), by reason.
 """
 
@@ -214,6 +215,9 @@ def target_error(q: dict, target_kind: str) -> str:
     if _hidden_sequence(reason, q.get("sql_server_sql", "")):
         return "a sequence the endpoint's catalog does not list (Babelfish's sys.sequences is empty)"
     code = re.search(r"MySQL error (\d+)", reason)
+    if target_kind == "mysql" and code is not None and int(code[1]) == 1525 and any(
+            n.get("code") == "QY59" and "cannot read" in n.get("message", "") for n in q.get("notes", [])):
+        return "a string SQL Server cannot read as a date either (QY59): MySQL refuses it as SQL Server does"
     if target_kind == "mariadb" and code is not None:
         for number, label in _MARIADB_GAPS:
             if int(code[1]) == number:
@@ -236,10 +240,11 @@ def render(tallies: list[Tally], seeds: str) -> str:
         "",
         "Every query of the development corpora is compared by `sqlsrv2tidb compare` on the SQL Server endpoint",
         "(Babelfish, tests/conftest.py) and on a target holding the same rows (`data copy --create-tables`):",
-        "TiDB v8.5.3 and MariaDB. Rows: the corpus scripts' own (Northwind), the golden rows, and generated",
+        "TiDB v8.5.3, MariaDB, and MySQL 9.7 with the DDL and the translation written for it (`data copy` and",
+        "`compare` read the engine from the server). Rows: the corpus scripts' own (Northwind), the golden rows, and generated",
         f"ones (tests/answers/README.md: {seeds}). How each verdict is classed: tests/answers/answers_run.py.",
         "",
-        "Regenerate (needs the shared servers or SQLSRV2TIDB_TEST_TIDB / SQLSRV2TIDB_TEST_MSSQL):",
+        "Regenerate (needs the shared servers or SQLSRV2TIDB_TEST_TIDB / SQLSRV2TIDB_TEST_MYSQL / SQLSRV2TIDB_TEST_MSSQL):",
         "",
         f"    {COMMAND}",
         "",

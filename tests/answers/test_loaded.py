@@ -98,6 +98,22 @@ def test_nvarchar_datalength_counts_two_bytes_a_character_on_sql_server(compare_
     assert got == ((3, 3) if compare_sede.mssql.babelfish else (6, 2))
 
 
+def test_a_string_sql_server_cannot_read_as_a_date_fails_there(compare_sede):
+    """SQL Server refuses `CreationDate > 'yesterday'` (Msg 241, "Conversion failed when converting date and/or time
+    from character string"); Babelfish reads PostgreSQL's special date input, yesterday's midnight, and answers.
+    MySQL refuses it as SQL Server does (error 1525), where TiDB and MariaDB compare with a warning: the answers
+    run names that error of MySQL's for what it is (docs/babelfish.md)."""
+    import pyodbc
+    import pytest
+
+    sql = "SELECT COUNT(*) FROM dbo.Users WHERE CreationDate > 'yesterday'"
+    if compare_sede.mssql.babelfish:
+        assert compare_sede.rows(sql)[0][0] >= 0
+    else:
+        with pytest.raises(pyodbc.Error, match="241|Conversion failed"):
+            compare_sede.rows(sql)
+
+
 def one_row_count(source, table: str) -> int:
     return source.rows(f"SELECT COUNT_BIG(*) FROM {table}")[0][0]
 

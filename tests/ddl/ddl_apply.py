@@ -115,4 +115,5 @@ def model_counts(capture: Capture, plan: MigrationPlan) -> Counts:
         fks += sum(1 for fk in table.foreign_keys if not fk.disabled)
     fks -= _left_out(plan.findings, "TY25", "", "is left out")
     views = sum(1 for name, sql in statements(plan) if name.startswith("06-"))
-    return Counts(len(capture.database.tables), +indexes, fks, views)
+    sequence_tables = len(plan.settings.get("sequence_tables", ()))  # MySQL: a sequence that is a table of its own
+    return Counts(len(capture.database.tables) + sequence_tables, +indexes, fks, views)

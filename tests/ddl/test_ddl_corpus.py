@@ -1,12 +1,24 @@
 """Every corpus schema: each generated statement parses with TiDB's parser, and the ddl/ folder applies cleanly,
 file by file in name order, to a fresh database on each real target, creating every table, index, foreign key
 and view of the model. MariaDB takes everything but the TiDB-only files (03-tidb-placement.sql and the TiFlash
-file); TiDB takes everything but the TiFlash file, which it refuses without TiFlash servers, as the file says."""
+file); TiDB takes everything but the TiFlash file, which it refuses without TiFlash servers, as the file says.
+MySQL gets the plan written for MySQL (`--target-engine mysql`), which has no TiDB-only file at all, and
+its sequences as AUTO_INCREMENT columns or sequence tables."""
 
 from __future__ import annotations
 
 import pytest
-from ddl_apply import TIFLASH, TIFLASH_REFUSED, apply, model_counts, parse_errors, refusals, server_counts
+from ddl_apply import (
+    TIDB_ONLY,
+    TIFLASH,
+    TIFLASH_REFUSED,
+    apply,
+    model_counts,
+    parse_errors,
+    refusals,
+    server_counts,
+)
+from engines import options_for
 from paths import CORPUS_SCHEMAS as SCHEMAS
 
 from sqlsrv2tidb.options import Options
@@ -20,7 +32,7 @@ def test_corpus_ddl_parses_applies_and_creates_everything(name, corpus_captures,
                                                          target_database):
     capture = corpus_captures(name)
     assert capture.database.tables, f"{name}: the reader found no tables"
-    plan = build_plan(capture, Options())
+    plan = build_plan(capture, options_for(target))
 
     if target.kind == "mariadb":  # the parser's verdict does not depend on the server: check it once
         assert parse_errors(tidb_parser, plan) == []
@@ -29,7 +41,8 @@ def test_corpus_ddl_parses_applies_and_creates_everything(name, corpus_captures,
         on_server = server_counts(conn, target_database)
         expected = model_counts(capture, plan)
 
-        assert on_server.tables == expected.tables == len(capture.database.tables)
+        assert on_server.tables == expected.tables == len(capture.database.tables) + len(
+            plan.settings.get("sequence_tables", ()))
         assert on_server.indexes == expected.indexes
         assert on_server.foreign_keys == expected.foreign_keys
         assert on_server.views == expected.views
@@ -37,6 +50,10 @@ def test_corpus_ddl_parses_applies_and_creates_everything(name, corpus_captures,
         left_out = sum(1 for f in plan.findings if f.rule == "TY20" and "the key is left out too" in f.message)
         assert left_out <= 0.05 * sum(expected.indexes.values())
 
+        if target.kind == "mysql":
+            assert not {TIDB_ONLY, TIFLASH} & {f.name for f in plan.files}
+            assert not any("/*T!" in f.content for f in plan.files), "a TiDB-only option in MySQL's DDL"
+            return
         # Only tables that had a columnstore index get a TiFlash replica, in a file of their own that says what
         # it needs; a cluster without TiFlash servers (like this one) refuses each statement in exactly the
         # words the file quotes.

@@ -169,6 +169,7 @@ def test_version_gated_designs_parse_as_tidb_and_run_on_each_target(version, uni
 
 @pytest.mark.mariadb
 @pytest.mark.tidb_parser
+@pytest.mark.parametrize("target", ["mariadb", "tidb"], indirect=True)  # sequences: MySQL has none (test_ddl_mysql)
 @pytest.mark.parametrize(("type_name", "seed", "increment"), [("int", 1, 1), ("smallint", 5, 10), ("tinyint", 0, 1),
                                                                ("int", -1, -1)])
 def test_identity_sequences_parse_as_tidb_and_fill_the_column_on_each_target(type_name, seed, increment, tidb_parser,

@@ -32,10 +32,12 @@ class Outcome:
         return [f for f in self.findings if f.rule == code]
 
 
-def example_options(raw: dict[str, Any]) -> Options:
-    kwargs = dict(raw)
-    if "tidb_version" in kwargs:
-        kwargs["tidb_version"] = Version.parse(str(kwargs["tidb_version"]))
+def example_options(raw: dict[str, Any], engine: str = "tidb") -> Options:
+    """The example's Options; a MySQL rule's examples run with the MySQL target (`engine`)."""
+    kwargs = {"target_engine": engine, **raw}
+    for key in ("tidb_version", "mysql_version"):
+        if key in kwargs:
+            kwargs[key] = Version.parse(str(kwargs[key]))
     return Options(**kwargs)
 
 
@@ -80,5 +82,5 @@ def run_pipeline(sources: list[Path], options: Options) -> Outcome:
     return outcome
 
 
-def run_example(examples: Examples, which: str, folder: Path) -> Outcome:
-    return run_pipeline(write_example(examples, which, folder), example_options(examples.options))
+def run_example(examples: Examples, which: str, folder: Path, engine: str = "tidb") -> Outcome:
+    return run_pipeline(write_example(examples, which, folder), example_options(examples.options, engine))

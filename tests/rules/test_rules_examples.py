@@ -1,4 +1,5 @@
 """Every rule's own YAML examples, run through the real pipeline: `fires` must raise it, `passes` must not.
+A MySQL rule's (MY) run with the MySQL target, as `--target-engine mysql` would.
 
 Tests are parametrized with the rule code as id, so `pytest -k IX04` runs one rule's examples.
 """
@@ -23,7 +24,7 @@ def _describe(outcome) -> str:
 
 @pytest.mark.parametrize("rule", RUNNABLE, ids=IDS)
 def test_fires(rule, tmp_path: Path):
-    outcome = run_example(rule.examples, "fires", tmp_path)
+    outcome = run_example(rule.examples, "fires", tmp_path, rule.engine)
     assert rule.code in outcome.codes, f"{rule.code} did not fire on its own example:\n  {_describe(outcome)}"
     for finding in outcome.of(rule.code):
         assert finding.object and finding.message
@@ -31,7 +32,7 @@ def test_fires(rule, tmp_path: Path):
 
 @pytest.mark.parametrize("rule", RUNNABLE, ids=IDS)
 def test_passes(rule, tmp_path: Path):
-    outcome = run_example(rule.examples, "passes", tmp_path)
+    outcome = run_example(rule.examples, "passes", tmp_path, rule.engine)
     assert rule.code not in outcome.codes, f"{rule.code} fired on its passing example:\n  {_describe(outcome)}"
     # A passing example that the reader could not read proves nothing.
     unread = [f for f in outcome.findings if f.rule in ("IN01", "IN02", "IN03")]

@@ -106,9 +106,10 @@ class Run:
         return [o for o in self.outcomes if o.failure is not None and (cause is None or o.failure.cause == cause)]
 
 
-def translate(corpus: Corpus, sample: Sample) -> TranslatedQuery:
+def translate(corpus: Corpus, sample: Sample, options: Options | None = None) -> TranslatedQuery:
+    """The sample translated for TiDB, or for the target `options` name (MySQL)."""
     database = corpus.capture.database
-    return translate_sql(sample.sql, database=database, names=_names(corpus), options=Options(),
+    return translate_sql(sample.sql, database=database, names=_names(corpus), options=options or Options(),
                          parameters=sample.parameters)
 
 
@@ -122,9 +123,9 @@ def _names(corpus: Corpus) -> NameMap:
     return _NAME_MAPS[key]
 
 
-def schema_statements(capture: Capture) -> list[str]:
-    """The corpus schema's DDL as the tool writes it, less the files in SKIPPED_DDL."""
-    plan = api.plan(capture, Options())
+def schema_statements(capture: Capture, options: Options | None = None) -> list[str]:
+    """The corpus schema's DDL as the tool writes it (for TiDB, or the target `options` name), less SKIPPED_DDL."""
+    plan = api.plan(capture, options or Options())
     out = []
     for ddl in sorted(plan.files, key=lambda f: f.name):
         if ddl.name in SKIPPED_DDL or not ddl.name.endswith(".sql"):
@@ -133,11 +134,11 @@ def schema_statements(capture: Capture) -> list[str]:
     return out
 
 
-def create_schema(conn: pymysql.Connection, capture: Capture) -> list[str]:
+def create_schema(conn: pymysql.Connection, capture: Capture, options: Options | None = None) -> list[str]:
     """Apply the schema; return the statements the server refused (views over unsupported columns, ...)."""
     refused = []
     with conn.cursor() as cur:
-        for statement in schema_statements(capture):
+        for statement in schema_statements(capture, options):
             try:
                 cur.execute(statement)
             except pymysql.MySQLError as exc:
@@ -185,11 +186,18 @@ def parameter_values(sample: Sample, translation: TranslatedQuery) -> list[str]:
 _CREATED = re.compile(r"^\s*CREATE\s+(TEMPORARY\s+)?TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|\w+)", re.I)
 
 
-def session(conn: pymysql.Connection, kind: str) -> None:
-    """TiDB's default sql_mode on every target, and a time limit so no statement can hang the run."""
+MYSQL_SQL_MODE = TIDB_SQL_MODE.replace(",NO_AUTO_CREATE_USER", "")
+"""The same modes on MySQL 8, which removed NO_AUTO_CREATE_USER (and refuses it): MySQL 8's own default."""
+
+
+def session(conn: pymysql.Connection, kind: str, collation: str | None = None) -> None:
+    """TiDB's default sql_mode on every target, and a time limit so no statement can hang the run; on MySQL the
+    tables' collation for the connection, as the tool's own connections to a MySQL target set it (finding MY10)."""
     with conn.cursor() as cur:
-        cur.execute(f"SET SESSION sql_mode = '{TIDB_SQL_MODE}'")
-        cur.execute("SET SESSION max_execution_time = 10000" if kind == "tidb" else "SET SESSION max_statement_time = 10")
+        cur.execute(f"SET SESSION sql_mode = '{MYSQL_SQL_MODE if kind == 'mysql' else TIDB_SQL_MODE}'")
+        if collation is not None:
+            cur.execute(f"SET NAMES utf8mb4 COLLATE {collation}")
+        cur.execute("SET SESSION max_statement_time = 10" if kind == "mariadb" else "SET SESSION max_execution_time = 10000")
     conn.autocommit(False)
 
 
@@ -239,8 +247,14 @@ def run_corpus(conn: pymysql.Connection, corpus: Corpus, target: str,
     return run
 
 
-def leftover_rows(conn: pymysql.Connection) -> dict[str, int]:
-    """Rows left in any table of the current database: must be none after a run."""
+def sequence_tables(capture: Capture, options: Options | None) -> set[str]:
+    """The tables MySQL's DDL holds sequences in (one row each, by design): not left behind by a statement."""
+    plan = api.plan(capture, options or Options())
+    return {name.strip("`") for name in plan.settings.get("sequence_tables", ())}
+
+
+def leftover_rows(conn: pymysql.Connection, ignore: set[str] = frozenset()) -> dict[str, int]:
+    """Rows left in any table of the current database (but those in `ignore`): must be none after a run."""
     with conn.cursor() as cur:
         cur.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE() "
                     "AND table_type = 'BASE TABLE'")
@@ -250,7 +264,7 @@ def leftover_rows(conn: pymysql.Connection) -> dict[str, int]:
             cur.execute(f"SELECT COUNT(*) FROM `{name}`")
             counts[name] = cur.fetchone()[0]
     conn.commit()
-    return {k: v for k, v in counts.items() if v}
+    return {k: v for k, v in counts.items() if v and k not in ignore}
 
 
 # Classes of errors ------------------------------------------------------------------------------------
@@ -266,7 +280,10 @@ BROKEN_INPUTS: dict[str, str] = {
 _DATA = {
     1048: "NULL into a NOT NULL column (an empty lookup, or a variable set by a statement not run)",
     4025: "a generated value outside a CHECK constraint (TiDB does not enforce CHECK by default)",
+    3819: "a generated value outside a CHECK constraint (MySQL enforces CHECK, TiDB by default not)",
 }
+_NO_DATE = "a string that is no date-time where one is expected (SQL Server fails to convert it too)"
+"""MySQL's error 1525 (`Incorrect DATETIME value`), where TiDB and MariaDB compare with a warning."""
 _TARGET_GAPS = (
     (1221, "ROLLUP", "WITH ROLLUP with ORDER BY"),
     (1064, "near 'UPDATE", "a CTE before UPDATE or DELETE"),
@@ -283,6 +300,13 @@ def classify(code: int, message: str, statement: str, *, sample: Sample, corpus:
              runs_on_tidb: bool = False) -> Failure:
     if code in _DATA:
         return Failure(code, message, statement, _DATA[code], "data")
+    if code == 1525:  # the value is the statement's own (input) or a generated parameter value (data)
+        value = _quoted(message)
+        written = bool(value) and f"'{value}'".casefold() in sample.sql.casefold()
+        return Failure(code, message, statement, _NO_DATE, "input" if written else "data",
+                       "the T-SQL compares a date-time with this string" if written else "")
+    if code == 1049:  # MySQL: the database named does not exist (TiDB says the table does not)
+        return Failure(code, message, statement, "table of another database", "missing")
     if runs_on_tidb:
         kind = next((label for c, words, label in _TARGET_GAPS if c == code and words in message), f"error {code}")
         return Failure(code, message, statement, kind, "target")
