@@ -86,6 +86,17 @@ def _unavailable(reason: str):
     pytest.skip(reason)
 
 
+def _serving(server_class, prefix: str):
+    """A session fixture's body: the server started (or the test skipped, failed under CI), stopped and its
+    files removed at the end of the session."""
+    base, server = _started(server_class, prefix)
+    try:
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 def _started(server_class, prefix: str):
     base = Path(tempfile.mkdtemp(prefix=prefix))
     server = None
@@ -106,12 +117,7 @@ def _started(server_class, prefix: str):
 @pytest.fixture(scope="session")
 def tidb() -> Iterator[TiDB]:
     """A real TiDB: `SQLSRV2TIDB_TEST_TIDB`, else v8.5.3 started from the shared build."""
-    base, server = _started(TiDB, "sqlsrv2tidb-tidb-")
-    try:
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
+    yield from _serving(TiDB, "sqlsrv2tidb-tidb-")
 
 
 @pytest.fixture
@@ -123,12 +129,7 @@ def tidb_database(tidb: TiDB, request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def mysql() -> Iterator[MySQL]:
     """A real MySQL: `SQLSRV2TIDB_TEST_MYSQL`, else 9.7 started from the shared build (a user with a password)."""
-    base, server = _started(MySQL, "sqlsrv2tidb-mysql-")
-    try:
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
+    yield from _serving(MySQL, "sqlsrv2tidb-mysql-")
 
 
 @pytest.fixture
@@ -152,12 +153,7 @@ def target_database(target, request: pytest.FixtureRequest) -> str:
 @pytest.fixture(scope="session")
 def mssql() -> Iterator[SqlServer]:
     """A real SQL Server-protocol endpoint: `SQLSRV2TIDB_TEST_MSSQL`, else Babelfish from the shared build."""
-    base, server = _started(SqlServer, "sqlsrv2tidb-mssql-")
-    try:
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
+    yield from _serving(SqlServer, "sqlsrv2tidb-mssql-")
 
 
 def _database_name(request: pytest.FixtureRequest) -> str:

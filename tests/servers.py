@@ -220,7 +220,36 @@ def _wait(what: str, ready, process: subprocess.Popen | None, log: Path | None, 
     raise RuntimeError(f"{what} did not answer in {timeout:.0f} s: {last}")
 
 
-class TiDB:
+class _MySQLWire:
+    """What TiDB and MySQL share as test servers: the MySQL protocol with `host`, `port`, `user` and
+    `password` (which may be empty)."""
+
+    host: str
+    port: int
+    user: str
+    password: str
+
+    def env(self) -> dict[str, str]:
+        """Environment for a CLI run against this server (the password never goes on a command line)."""
+        return {"SQLSRV2TIDB_TARGET_PASSWORD": self.password} if self.password else {}
+
+    def connect(self, database: str | None = None, **kwargs) -> pymysql.Connection:
+        return pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password,
+                               database=database, autocommit=True, charset="utf8mb4", connect_timeout=5, **kwargs)
+
+    def create_database(self, name: str) -> str:
+        with self.connect() as conn, conn.cursor() as cur:
+            cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
+            cur.execute(f"CREATE DATABASE `{name}`")
+        return name
+
+    def version(self) -> str:
+        with self.connect() as conn, conn.cursor() as cur:
+            cur.execute("SELECT VERSION()")
+            return cur.fetchone()[0]
+
+
+class TiDB(_MySQLWire):
     """A real TiDB: the one `SQLSRV2TIDB_TEST_TIDB` names (mysql://user[:password]@host:port), else
     v8.5.3 started here as a single `tidb-server` process with unistore storage (no PD, TiKV or
     TiFlash: what those show is out of reach, and the code under test must say so)."""
@@ -275,27 +304,9 @@ class TiDB:
         """The target URL the CLI takes; a password, where there is one, goes in the environment instead."""
         return f"mysql://{self.user}@{self.host}:{self.port}/{database}"
 
-    def env(self) -> dict[str, str]:
-        """Environment for a CLI run against this server (the password never goes on a command line)."""
-        return {"SQLSRV2TIDB_TARGET_PASSWORD": self.password} if self.password else {}
-
-    def connect(self, database: str | None = None, **kwargs) -> pymysql.Connection:
-        return pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password,
-                               database=database, autocommit=True, charset="utf8mb4", connect_timeout=5, **kwargs)
-
-    def create_database(self, name: str) -> str:
-        with self.connect() as conn, conn.cursor() as cur:
-            cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
-            cur.execute(f"CREATE DATABASE `{name}`")
-        return name
-
-    def version(self) -> str:
-        with self.connect() as conn, conn.cursor() as cur:
-            cur.execute("SELECT VERSION()")
-            return cur.fetchone()[0]
 
 
-class MySQL:
+class MySQL(_MySQLWire):
     """A real MySQL: the one `SQLSRV2TIDB_TEST_MYSQL` names (mysql://user[:password]@host:port, a MySQL
     8.0, 8.4 or 9.x of the user's), else MySQL 9.7 started here from the shared build.
 
@@ -355,23 +366,6 @@ class MySQL:
         secret = f":{quote(self.password, safe='')}" if self.password else ""
         return f"mysql://{quote(self.user, safe='')}{secret}@{self.host}:{self.port}/{database}"
 
-    def env(self) -> dict[str, str]:
-        return {"SQLSRV2TIDB_TARGET_PASSWORD": self.password} if self.password else {}
-
-    def connect(self, database: str | None = None, **kwargs) -> pymysql.Connection:
-        return pymysql.connect(host=self.host, port=self.port, user=self.user, password=self.password,
-                               database=database, autocommit=True, charset="utf8mb4", connect_timeout=5, **kwargs)
-
-    def create_database(self, name: str) -> str:
-        with self.connect() as conn, conn.cursor() as cur:
-            cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
-            cur.execute(f"CREATE DATABASE `{name}`")
-        return name
-
-    def version(self) -> str:
-        with self.connect() as conn, conn.cursor() as cur:
-            cur.execute("SELECT VERSION()")
-            return cur.fetchone()[0]
 
 
 class SqlServer:

@@ -64,6 +64,9 @@ class SqlServer(TSQL):
 class TiDB(MySQL):
     """TiDB as a MySQL dialect: the same grammar, with TiDB's gaps and SQL Server's types mapped."""
 
+    ENGINE = "TiDB"
+    """The server's name in what the writer refuses (`tidb_writer.engine`)."""
+
     def generator(self, **opts: Any) -> Generator:
         """sqlglot's MySQL writer with TiDB's handlers; `unnest=False` (the translator's own option, for a
         tree known to hold no UNNEST) leaves out the writer's search for one (`tidb_writer.dispatch`)."""
@@ -73,6 +76,8 @@ class TiDB(MySQL):
 
 class MySQLTarget(TiDB):
     """MySQL 8 as the target: TiDB's writer with MySQL's differences (`mysql_writer`)."""
+
+    ENGINE = "MySQL"
 
     def generator(self, **opts: Any) -> Generator:
         unnest = opts.pop("unnest", True)

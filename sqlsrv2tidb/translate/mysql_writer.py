@@ -11,7 +11,7 @@ spelling, and what neither server runs refused), with these in their place where
 - YEAR(x): MySQL's is unsigned (TiDB's and SQL Server's are signed int), so `YEAR(d) - 2011` fails for an
   earlier year (error 1690, "BIGINT UNSIGNED value is out of range"); `EXTRACT(YEAR FROM x)`, the same value,
   is signed;
-- what neither can run is refused in MySQL's name.
+- what neither can run is refused by TiDB's handlers, in MySQL's name (the dialect's `ENGINE`).
 
 https://dev.mysql.com/doc/refman/8.4/en/window-functions-usage.html
 https://dev.mysql.com/doc/refman/8.4/en/fractional-seconds.html
@@ -56,47 +56,14 @@ def year_sql(self: MySQLGenerator, expression: exp.Year) -> str:
     return f"EXTRACT(YEAR FROM {self.sql(expression, 'this')})"
 
 
-def _refused(what: str) -> Handler:
-    def generate(self: MySQLGenerator, expression: exp.Expr) -> str:
-        self.unsupported(f"{what} is not supported by MySQL")
-        return ""
-
-    return generate
-
-
 def into_sql(self: MySQLGenerator, expression: exp.Into) -> str:
     self.unsupported("SELECT ... INTO a new table is not supported by MySQL (use CREATE TABLE ... AS SELECT)")
     return ""
 
 
-def version_sql(self: MySQLGenerator, expression: exp.Version) -> str:
-    self.unsupported("FOR SYSTEM_TIME (temporal tables) is not supported by MySQL")
-    return ""
-
-
-def join_sql(self: MySQLGenerator, expression: exp.Join) -> str:
-    if expression.side == "FULL":
-        self.unsupported("FULL OUTER JOIN is not supported by MySQL")
-    return MySQLGenerator.join_sql(self, expression)
-
-
-def forclause_sql(self: MySQLGenerator, expression: exp.ForClause) -> str:
-    self.unsupported(f"FOR {expression.text('kind')} is not supported by MySQL")
-    return ""
-
-
 WRITERS: dict[type[exp.Expr], Handler] = {
     **tidb_writer.WRITERS,
-    exp.Lateral: _refused("A lateral join (CROSS/OUTER APPLY) the translator could not decorrelate"),
-    exp.Returning: _refused("An OUTPUT/RETURNING clause"),
-    exp.Merge: _refused("MERGE"),
-    exp.WithTableHint: _refused("A WITH (...) table hint"),
-    exp.CurrentTimestampLTZ: _refused("A time-zone-aware current time"),
-    exp.Pivot: _refused("PIVOT/UNPIVOT"),
     exp.Into: into_sql,
-    exp.Version: version_sql,
-    exp.Join: join_sql,
-    exp.ForClause: forclause_sql,
     exp.Window: window_sql,
     exp.Literal: literal_sql,
     exp.Year: year_sql,

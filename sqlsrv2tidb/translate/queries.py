@@ -14,7 +14,7 @@ reader) become `?` markers; `TranslatedQuery.parameters` names the source parame
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 
@@ -39,7 +39,7 @@ from .emit import generate
 from .expression_types import Types, type_of_declaration
 from .naming import NameMap
 from .parallel import translate_in_processes, workers_for
-from .statements import parse_statements, read_batches
+from .statements import Statement, parse_statements, read_batches
 from .transforms import check_skip_rewrites
 
 _SEVERITY = {"rewritten": Severity.INFO, "review": Severity.MEDIUM, "unsupported": Severity.HIGH}
@@ -122,23 +122,30 @@ def translate_sql(
             ctx.types.variables.setdefault(name.lower(), datatype)
     for index, parameter in enumerate(parameters):  # samples are in the class's parameter order
         ctx.samples[parameter.name.lstrip("@").lower()] = tuple(row[index] for row in samples if len(row) == len(parameters))
-    try:
-        with deep_recursion():
-            statements = parse_statements(body, batches)
-            trees = translate_statements(statements, ctx)
-            if options.mysql:
-                trees = transforms_mysql.statements(trees, ctx)
-            target, bound = generate(trees, ctx) if not ctx.unsupported else (None, ())
-    except RecursionError:
-        ctx.note("QY00", "unsupported", "The statement is nested too deeply to translate.")
-        target, bound = None, ()
-    except Exception as exc:  # noqa: BLE001 - one statement must never stop the others
-        ctx.note("QY00", "unsupported", f"Translation failed: {type(exc).__name__}: {one_line(str(exc), 160)}")
-        target, bound = None, ()
+    target, bound = written(lambda: parse_statements(body, batches), ctx)
     status = ctx.status
     if status == "unsupported":
         target, bound = None, ()
     return replace(base, target_sql=target, status=status, notes=tuple(ctx.notes), parameters=bound)
+
+
+def written(read: Callable[[], list[Statement]], ctx: Context) -> tuple[str | None, tuple[str, ...]]:
+    """The target's text of the statements `read` gives, and the parameters bound to it; (None, ()) when the
+    translation is unsupported. The one place statements are translated and written for the target engine
+    (MySQL's rewrites after the common ones): a whole text here, one statement at a time in `session.py`.
+    Never raises: a failure, or nesting too deep to walk, becomes QY00 on `ctx`, so one statement never
+    stops the others."""
+    try:
+        with deep_recursion():
+            trees = translate_statements(read(), ctx)
+            if ctx.options.mysql:
+                trees = transforms_mysql.statements(trees, ctx)
+            return generate(trees, ctx) if not ctx.unsupported else (None, ())
+    except RecursionError:
+        ctx.note("QY00", "unsupported", "The statement is nested too deeply to translate.")
+    except Exception as exc:  # noqa: BLE001 - one statement must never stop the others
+        ctx.note("QY00", "unsupported", f"Translation failed: {type(exc).__name__}: {one_line(str(exc), 160)}")
+    return None, ()
 
 
 @contextmanager

@@ -16,16 +16,14 @@ from dataclasses import dataclass
 
 from sqlglot import exp
 
-from ..errors import one_line
 from ..model import Database, Parameter
 from ..model.translation import Note, Status
 from ..options import Options
-from .batch import translate_statements
 from .context import STATUS_RANK, Context
-from .emit import generate, split_target_sql, unquoted
+from .emit import split_target_sql, unquoted
 from .expression_types import Types, type_of_declaration
 from .naming import NameMap
-from .queries import deep_recursion
+from .queries import written
 from .statements import Statement
 
 
@@ -78,16 +76,7 @@ class StatementSession:
         """The TiDB statements of one parsed T-SQL statement (`sql` its text, for the notes)."""
         ctx = self.ctx
         ctx.notes = []
-        try:
-            with deep_recursion():
-                trees = translate_statements([Statement(sql, tree=tree)], ctx)
-                target, bound = generate(trees, ctx) if not ctx.unsupported else (None, ())
-        except RecursionError:
-            ctx.note("QY00", "unsupported", "The statement is nested too deeply to translate.")
-            target, bound = None, ()
-        except Exception as exc:  # noqa: BLE001 - one statement must never stop the others
-            ctx.note("QY00", "unsupported", f"Translation failed: {type(exc).__name__}: {one_line(str(exc), 160)}")
-            target, bound = None, ()
+        target, bound = written(lambda: [Statement(sql, tree=tree)], ctx)
         status = ctx.status
         notes = tuple(ctx.notes)
         ctx.notes = []

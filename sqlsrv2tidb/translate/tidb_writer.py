@@ -87,9 +87,14 @@ CAST_MAPPING: dict[exp.DType, str] = {
 }
 
 
+def engine(self: MySQLGenerator) -> str:
+    """The server the text is written for, in a refusal's words: the dialect's `ENGINE` (TiDB, MySQL)."""
+    return getattr(self.dialect, "ENGINE", "TiDB")
+
+
 def _unsupported(what: str) -> Handler:
     def generate(self: MySQLGenerator, expression: exp.Expr) -> str:
-        self.unsupported(f"{what} is not supported by TiDB")
+        self.unsupported(f"{what} is not supported by {engine(self)}")
         return ""
 
     return generate
@@ -115,7 +120,7 @@ def datatype_sql(self: MySQLGenerator, expression: exp.DataType) -> str:
         if settings is not None and not expression.args.get("nested"):
             expression = self.datatype_param_bound_limiter(expression, type_value, *settings)
         if type_value in UNSUPPORTED_TYPES:
-            self.unsupported(f"Data type {type_value.value} is not supported when targeting {self.dialect.__class__.__name__}")
+            self.unsupported(f"Data type {type_value.value} is not supported when targeting {engine(self)}")
         if type_value in TYPE_MAPPING:
             expression = expression.copy()  # MySQL's writer reads a name given as text as it is
             expression.set("this", TYPE_MAPPING[type_value])
@@ -150,14 +155,14 @@ def into_sql(self: MySQLGenerator, expression: exp.Into) -> str:
 
 def version_sql(self: MySQLGenerator, expression: exp.Version) -> str:
     # FOR SYSTEM_TIME reads a temporal table's history; TiDB's AS OF TIMESTAMP is a stale snapshot read.
-    self.unsupported("FOR SYSTEM_TIME (temporal tables) is not supported by TiDB")
+    self.unsupported(f"FOR SYSTEM_TIME (temporal tables) is not supported by {engine(self)}")
     return ""
 
 
 def join_sql(self: MySQLGenerator, expression: exp.Join) -> str:
     # No FULL OUTER JOIN: https://docs.pingcap.com/tidb/stable/sql-statement-select
     if expression.side == "FULL":
-        self.unsupported("FULL OUTER JOIN is not supported by TiDB")
+        self.unsupported(f"FULL OUTER JOIN is not supported by {engine(self)}")
     return MySQLGenerator.join_sql(self, expression)
 
 
@@ -170,7 +175,7 @@ def literal_sql(self: MySQLGenerator, expression: exp.Literal) -> str:
 
 
 def forclause_sql(self: MySQLGenerator, expression: exp.ForClause) -> str:
-    self.unsupported(f"FOR {expression.text('kind')} is not supported by TiDB")
+    self.unsupported(f"FOR {expression.text('kind')} is not supported by {engine(self)}")
     return ""
 
 
