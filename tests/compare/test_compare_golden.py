@@ -21,6 +21,8 @@ from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id
 CASES = [c for c in read_cases() if skipped(c) is None]
 KNOWN = {"229": "a three-part name of a database neither server has: both fail", "230": "the same"}
 """Golden cases whose difference is known besides the meaning check's pins."""
+MYSQL_WRITES = {"026"}
+"""Golden cases that read on SQL Server and TiDB but write on MySQL (NEXT VALUE FOR from a sequence table)."""
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +39,12 @@ def test_golden_pairs_compare(mssql, tds_golden, target, tmp_path):
     for c in CASES:
         case_of.setdefault(query_id(fingerprint(c.source)), []).append(c.id)
     found = verdicts(doc)
-    assert set(found) == set(case_of) and doc["summary"]["classes"] == len(found) > 150
+    left_out = {item["id"]: item["reason"] for item in doc["left_out"]}
+    # MySQL has no sequences: NEXT VALUE FOR draws from a sequence table with an UPDATE (MY21), a write compare
+    # does not run. Every other class is compared on every target.
+    expected_out = {query_id(fingerprint(c.source)) for c in CASES if c.id in MYSQL_WRITES} if target.kind == "mysql" else set()
+    assert set(left_out) == expected_out, left_out
+    assert set(found) == set(case_of) - expected_out and doc["summary"]["classes"] == len(found) > 150
     unexplained = []
     for qid, q in found.items():
         assert q["verdict"] in ("same", "same up to ties", "differs", "error", "not comparable"), q

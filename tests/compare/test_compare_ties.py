@@ -25,8 +25,10 @@ from sqlsrv2tidb.target import parse_target
 TOP3 = "SELECT TOP 3 id, points / 7 AS sevenths, points FROM dbo.scores ORDER BY points DESC"
 """Integer division in every row: without its rewrite the target's first row (100 / 7) is already another value."""
 TOP3_LEN = "SELECT TOP 3 id, LEN(code) AS length, points FROM dbo.scores ORDER BY points DESC"
-"""The target keeps id 2 of the tie (code 'x  '): without the rewrite its LEN counts the spaces, a row that is
-not among SQL Server's tied rows."""
+"""The target keeps one of the tied rows whose code ends in spaces (TiDB and MariaDB id 2, 'x  '; MySQL id 7,
+'cd '): without the rewrite its LEN counts the spaces, a row that is not among SQL Server's tied rows."""
+TIED_CODES = {8: "ab  ", 7: "cd ", 6: "ab ", 4: "cd", 2: "x  "}
+"""The codes of the rows tied at 80 points (planted/rows.sql)."""
 OFFSET_FETCH = "SELECT id, points FROM dbo.scores ORDER BY points DESC OFFSET 3 ROWS FETCH NEXT 2 ROWS ONLY"
 """Rows 4 and 5 of eight: both inside the tie at 80, which the answer starts and ends in."""
 ANY_TWO = "SELECT TOP 2 id, player FROM dbo.scores"
@@ -106,7 +108,10 @@ def test_a_row_outside_the_tie_in_the_cut_group_differs(mssql, planted_tds, targ
     lost = doc["queries"][0]
     assert lost["verdict"] == "differs", lost
     [difference] = lost["first_differences"]
-    assert difference["position"] == 2 and difference["target"] == [2, 3, 80], difference  # LEN('x  ') counted as 3
+    kept_id, length, points = difference["target"]
+    code = TIED_CODES[kept_id]
+    assert difference["position"] == 2 and points == 80, difference
+    assert length == len(code) != len(code.rstrip(" ")), difference  # the trailing spaces counted, as SQL Server never does
     assert any("not among SQL Server's rows of that tie" in n for n in lost["comparison_notes"]), lost
     assert [f["rule"] for f in doc["findings"]] == ["RP09"], doc["findings"]
 

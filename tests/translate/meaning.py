@@ -19,9 +19,9 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from engines import options_for
 from translate_golden import GOLDEN, Case, ddl_statements, golden_capture, split_statements
 
-from sqlsrv2tidb.options import Options
 from sqlsrv2tidb.translate.naming import NameMap
 from sqlsrv2tidb.translate.queries import translate_sql
 from sqlsrv2tidb.translate.statements import split_batches
@@ -130,13 +130,15 @@ def create_on_tds(server, name: str) -> str:
 
 
 def create_on_tidb(tidb, name: str) -> str:
-    """The golden schema by the tool's DDL and the rows translated, on TiDB."""
+    """The golden schema by the tool's DDL and the rows translated, on TiDB (or on MariaDB or MySQL, each with
+    the DDL and translation written for it, as `data` and `compare` write for the server they reach)."""
     database = tidb.create_database(name)
     capture = golden_capture()
+    options = options_for(tidb)
     rows = translate_sql((GOLDEN / "rows.sql").read_text(encoding="utf-8"), database=capture.database,
-                         names=NameMap.for_database(capture.database), options=Options())
+                         names=NameMap.for_database(capture.database), options=options)
     with tidb.connect(database) as conn, conn.cursor() as cursor:
-        for statement in [*ddl_statements(), *split_statements(rows.target_sql or ""), _FIXED]:
+        for statement in [*ddl_statements(options=options), *split_statements(rows.target_sql or ""), _FIXED]:
             cursor.execute(statement)
     return database
 
