@@ -112,7 +112,7 @@ TidbVersion = Annotated[str, typer.Option("--tidb-version", help="TiDB version t
 TargetEngine = Annotated[str | None, typer.Option("--target-engine", help=(
     "tidb or mysql: what the DDL, the translation and the rules are written for (default tidb; assess --target: "
     "the engine of that server)."))]
-MysqlVersion = Annotated[str, typer.Option("--mysql-version", help="MySQL version a --target-engine mysql plan targets (8.0, 8.4, 9.7, ...).")]
+MysqlVersion = Annotated[str, typer.Option("--mysql-version", help="MySQL version a --target-engine mysql plan targets: a series (8.0, 8.4, 9.7: its current release) or a release (8.0.15).")]
 TikvNodes = Annotated[int, typer.Option("--tikv-nodes", help="TiKV nodes in the target cluster (partitions, shard bits).")]
 TidbNodes = Annotated[int | None, typer.Option("--tidb-nodes", help="TiDB nodes in the target cluster (default: sized from the workload).")]
 Config = Annotated[Path | None, typer.Option("--config", help="YAML with per-table, per-type and per-column overrides.")]
@@ -130,7 +130,7 @@ def _options(tidb_version: str, tikv_nodes: int, tidb_nodes: int | None, config:
     return Options(
         tidb_version=Version.parse(tidb_version),
         target_engine=(target_engine or "tidb").lower(),
-        mysql_version=Version.parse(mysql_version),
+        mysql_version=Version.release_of(mysql_version),
         tikv_nodes=tikv_nodes,
         tidb_nodes=tidb_nodes,
         config=load_config(config),

@@ -23,6 +23,8 @@ class Version:
     major: int
     minor: int = 0
     patch: int = 0
+    series: bool = field(default=False, compare=False)
+    """Named as a series (`8.0`): its newest release, whatever its patch (`release_of`)."""
 
     @classmethod
     def parse(cls, text: str) -> Version:
@@ -31,6 +33,16 @@ class Version:
         if not m:
             raise UsageError(f"not a version: {text!r} (expected e.g. 8.5 or v7.5.0)")
         return cls(int(m[1]), int(m[2] or 0), int(m[3] or 0))
+
+    @classmethod
+    def release_of(cls, text: str) -> Version:
+        """A version as a user names the release they run: `8.0` is the 8.0 series as released today (its
+        newest patch, which has what any 8.0.x added: CHECK enforced since 8.0.16, expression defaults since
+        8.0.13), not 8.0.0; `8.0.36` is that release. Written back as given (`8.0`)."""
+        version = cls.parse(text)
+        if re.fullmatch(r"\s*v?\d+(\.\d+)?\s*", str(text)):
+            return cls(version.major, version.minor, SERIES_PATCH, series=True)
+        return version
 
     def __lt__(self, other: object) -> bool:
         if isinstance(other, str):
@@ -44,11 +56,17 @@ class Version:
         return result if result is NotImplemented else not result
 
     def __str__(self) -> str:
+        if self.series:
+            return f"{self.major}.{self.minor}"
         return f"{self.major}.{self.minor}.{self.patch}"
 
 
+SERIES_PATCH = 10_000
+"""The patch a series named without one (`8.0`) compares as: above any release of it (`release_of`)."""
+
+
 DEFAULT_TIDB_VERSION = Version(8, 5, 0)
-DEFAULT_MYSQL_VERSION = Version(8, 4, 0)
+DEFAULT_MYSQL_VERSION = Version(8, 4, SERIES_PATCH, series=True)
 """MySQL's long-term support release; `--mysql-version` names another (8.0, 9.7, ...)."""
 OLDEST_MYSQL = Version(8, 0, 0)
 """MySQL 5.7 reached its end of life in October 2023; the plan writes for 8.0 and later."""
