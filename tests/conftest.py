@@ -15,21 +15,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from servers import SHARED_SERVERS, MariaDB, MySQL, SqlServer, TiDB, TiDBParser, Unavailable
+from servers import SHARED_SERVERS, MariaDB, MySQL, SqlServer, TiDB, TiDBParser, Unavailable, running_mariadb
 
 
 @pytest.fixture(scope="session")
 def mariadb() -> Iterator[MariaDB]:
     """A real MariaDB on 127.0.0.1, in a temp datadir that is removed afterwards."""
-    base = Path(tempfile.mkdtemp(prefix="sqlsrv2tidb-mariadb-"))
-    server = MariaDB(base)
-    server.initialize()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
+    yield from running_mariadb("sqlsrv2tidb-mariadb-")
 
 
 @pytest.fixture

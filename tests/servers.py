@@ -19,7 +19,9 @@ import os
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -143,6 +145,21 @@ class MariaDB:
             cur.execute(f"DROP DATABASE IF EXISTS `{name}`")
             cur.execute(f"CREATE DATABASE `{name}` CHARACTER SET utf8mb4 COLLATE utf8mb4_bin")
         return name
+
+
+
+def running_mariadb(prefix: str, *args: str) -> Iterator[MariaDB]:
+    """A MariaDB of its own in a new temp folder (named with `prefix`), started with `args`; stopped and its
+    folder removed when the generator is closed: the body of a fixture (`yield from running_mariadb(...)`)."""
+    base = Path(tempfile.mkdtemp(prefix=prefix))
+    server = MariaDB(base)
+    try:
+        server.initialize()
+        server.start(*args)
+        yield server
+    finally:
+        server.stop()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 @dataclass(frozen=True)

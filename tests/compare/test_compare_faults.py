@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 from compare_helpers import load_planted, workload_file
-from servers import MariaDB, SqlServer
+from servers import SqlServer, running_mariadb
 from test_compare_limits import LONG
 from test_planted_fixtures import PLANTED, planted_on
 
@@ -39,15 +39,7 @@ READS = ["SELECT id FROM dbo.visits", "SELECT id, city FROM dbo.visits", "SELECT
 
 @pytest.fixture(scope="module")
 def own_mariadb():
-    base = Path(tempfile.mkdtemp(prefix="sqlsrv2tidb-mariadb-faults-"))
-    server = MariaDB(base)
-    server.initialize()
-    server.start()
-    try:
-        yield server
-    finally:
-        server.stop()
-        shutil.rmtree(base, ignore_errors=True)
+    yield from running_mariadb("sqlsrv2tidb-mariadb-faults-")
 
 
 class FaultAfter:

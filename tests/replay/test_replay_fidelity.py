@@ -11,13 +11,12 @@ cache; and the verdicts set TiDB's server-side time against SQL Server's, and sa
 from __future__ import annotations
 
 import json
-import tempfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from replay_helpers import create_planned_tables
-from servers import MariaDB
+from servers import running_mariadb
 from typer.testing import CliRunner
 
 from sqlsrv2tidb import api
@@ -185,14 +184,7 @@ def test_on_mariadb_without_performance_schema_the_comparison_is_at_the_client(m
 
 @pytest.fixture
 def mariadb_with_performance_schema():
-    with tempfile.TemporaryDirectory(prefix="sqlsrv2tidb-pfs-") as folder:
-        server = MariaDB(Path(folder))
-        server.initialize()
-        server.start("--performance-schema=ON")
-        try:
-            yield server
-        finally:
-            server.stop()
+    yield from running_mariadb("sqlsrv2tidb-pfs-", "--performance-schema=ON")
 
 
 def test_on_mariadb_with_performance_schema_server_time_comes_from_its_digests(mariadb_with_performance_schema,
