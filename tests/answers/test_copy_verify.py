@@ -47,6 +47,7 @@ def _verified(source, target, database: str, tmp_path, said: str) -> dict[str, d
 
 
 @pytest.mark.slow
+@pytest.mark.answers
 def test_sede_copies_into_the_target_and_verifies_equal(target, target_database, compare_sede, tmp_path):
     rows = sede_rows()
     tables = by_table(_copied_and_verified(compare_sede, target, target_database, tmp_path))
@@ -64,6 +65,7 @@ def test_sede_copies_into_the_target_and_verifies_equal(target, target_database,
 
 
 @pytest.mark.slow
+@pytest.mark.answers
 def test_wwi_copies_into_the_target_and_verifies_equal(target, target_database, compare_wwi, tmp_path):
     doc = _copied_and_verified(compare_wwi, target, target_database, tmp_path)
     tables = by_table(doc)

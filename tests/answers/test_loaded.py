@@ -8,6 +8,7 @@ generated, and WideWorldImporters holds its reference lists and plausible transa
 
 from __future__ import annotations
 
+import pytest
 from answers_db import sede_rows
 from corpus_rows import create_generated
 from rows import generate, main
@@ -18,6 +19,7 @@ from wideworldimporters import WIDEWORLDIMPORTERS, WWI
 from sqlsrv2tidb import api
 
 
+@pytest.mark.answers
 def test_sede_rows_are_all_on_the_endpoint_and_every_foreign_id_resolves(compare_sede):
     rows = sede_rows()
     for table in table_columns():
@@ -28,6 +30,7 @@ def test_sede_rows_are_all_on_the_endpoint_and_every_foreign_id_resolves(compare
     assert compare_sede.rows(dangling_sql("Votes", "PostId", "Users", "Id"))[0][0] > 0
 
 
+@pytest.mark.answers
 def test_sede_values_easy_to_lose_read_back_as_generated(compare_sede):
     rows = sede_rows()
     users = {row[0]: row for row in rows.tables["Users"]}
@@ -44,6 +47,7 @@ def test_sede_values_easy_to_lose_read_back_as_generated(compare_sede):
         == history[3]
 
 
+@pytest.mark.answers
 def test_wwi_holds_its_reference_lists_and_plausible_transactions(compare_wwi):
     one = lambda sql: compare_wwi.rows(sql)[0][0]  # noqa: E731
     for table, column, value in (("Application.DeliveryMethods", "DeliveryMethodName", "Van with Chiller"),
@@ -67,6 +71,7 @@ def test_wwi_holds_its_reference_lists_and_plausible_transactions(compare_wwi):
     assert one("SELECT COUNT(*) FROM Sales.OrderLines WHERE Quantity NOT BETWEEN 1 AND 120") == 0
 
 
+@pytest.mark.answers
 def test_wwi_keeps_every_key_and_foreign_key_of_the_tables_it_creates(compare_wwi):
     database = api.read([compare_wwi.capture]).database
     corpus = api.read([WWI]).database
@@ -78,6 +83,7 @@ def test_wwi_keeps_every_key_and_foreign_key_of_the_tables_it_creates(compare_ww
     assert one_row_count(compare_wwi, "Sales.OrderLines") == 4000
 
 
+@pytest.mark.answers
 def test_wwi_computed_columns_are_there_where_the_endpoint_takes_them(compare_wwi):
     """SQL Server takes all eight; Babelfish refuses those using concat() or TRY_CONVERT() ("generation expression
     is not immutable", docs/babelfish.md), which the loader leaves to the target. (Its capture then reads the
@@ -91,6 +97,7 @@ def test_wwi_computed_columns_are_there_where_the_endpoint_takes_them(compare_ww
     assert computed == (every - refused if compare_wwi.mssql.babelfish else every)
 
 
+@pytest.mark.answers
 def test_nvarchar_datalength_counts_two_bytes_a_character_on_sql_server(compare_sede):
     """DATALENGTH of nvarchar is its UTF-16 bytes on SQL Server (6 for N'abc', 2 for N'李'); Babelfish gives the
     UTF-8 bytes (3 and 3), a departure docs/babelfish.md names: two corpus queries use DATALENGTH."""
@@ -98,6 +105,7 @@ def test_nvarchar_datalength_counts_two_bytes_a_character_on_sql_server(compare_
     assert got == ((3, 3) if compare_sede.mssql.babelfish else (6, 2))
 
 
+@pytest.mark.answers
 def test_a_string_sql_server_cannot_read_as_a_date_fails_there(compare_sede):
     """SQL Server refuses `CreationDate > 'yesterday'` (Msg 241, "Conversion failed when converting date and/or time
     from character string"); Babelfish reads PostgreSQL's special date input, yesterday's midnight, and answers.
@@ -142,6 +150,7 @@ def test_the_command_line_loads_a_new_database_and_refuses_an_existing_one(mssql
     assert err == f"Error: database {name} already exists; name a new one\n"
 
 
+@pytest.mark.answers
 def test_wwi_loads_the_same_rows_every_time(compare_wwi, mssql):
     again = create_generated(mssql, WIDEWORLDIMPORTERS, "t_answers_wwi_again")
     tables = compare_wwi.rows("SELECT s.name, t.name FROM sys.tables t JOIN sys.schemas s ON s.schema_id = t.schema_id")

@@ -50,7 +50,7 @@ SCRIPTS = {"northwind": CORPUS / "northwind" / "instnwnd.sql", "adventureworks":
 FIXTURES = {"northwind": "compare_northwind", "adventureworks": "compare_adventureworks",
             "wideworldimporters": "compare_wwi"}
 RECORD = Path(__file__).resolve().parents[2] / "benchmarks" / "procedures" / "RESULTS.md"
-COMMAND = ("UPDATE_PROCEDURES=1 PYTHONPATH=$PWD python3 -m pytest -q -p no:cacheprovider "
+COMMAND = ("UPDATE_PROCEDURES=1 PYTHONPATH=$PWD python3 -m pytest -q -p no:cacheprovider -m answers "
            "tests/procedures/test_corpus_procedures.py")
 
 

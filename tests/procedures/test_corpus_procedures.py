@@ -13,7 +13,8 @@ import os
 import pytest
 from corpus_procedures import COMMAND, FIXTURES, RECORD, CorpusRun, render, run_corpus
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.answers]
+"""A corpus-wide run over the generated WideWorldImporters rows: a step of its own with the answers run."""
 
 _RUNS: dict[str, CorpusRun] = {}
 
