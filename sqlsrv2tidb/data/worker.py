@@ -25,6 +25,7 @@ import queue
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,11 +61,14 @@ class RangeWorkers:
         messages: queue.Queue[tuple[int, Any]] = queue.Queue()
         running: dict[int, subprocess.Popen[bytes]] = {}
         failures: list[str] = []
+        # The workers' temp files (each chunk's LOAD DATA pipe) go in a folder of ours: a worker killed mid-chunk
+        # cannot remove its own, and this one is removed once every worker has ended.
+        scratch = tempfile.TemporaryDirectory(prefix="sqlsrv2tidb-ranges-")
         try:
             for index, entry in enumerate(ranges):
                 if entry["status"] != "done":
                     job = _Job(self, spec.table, spec.target_name, fk_checks, copier.settings, copier.method, entry)
-                    running[index] = _start(job, index, messages)
+                    running[index] = _start(job, index, messages, scratch.name)
             stopping = False
             while running:
                 if not stopping and (copier.stop.is_set() or failures):
@@ -92,6 +96,8 @@ class RangeWorkers:
                     process.wait(60)
                 except subprocess.TimeoutExpired:
                     process.kill()
+                    process.wait()
+            scratch.cleanup()
         if failures:
             result.status, result.message = "failed", "; ".join(dict.fromkeys(failures))
 
@@ -145,10 +151,12 @@ class _Job:
     entry: dict[str, Any]
 
 
-def _start(job: _Job, index: int, messages: queue.Queue) -> subprocess.Popen[bytes]:
-    """Start a worker on `job`; a thread of ours passes on what it writes, then None when it ends."""
+def _start(job: _Job, index: int, messages: queue.Queue, scratch: str) -> subprocess.Popen[bytes]:
+    """Start a worker on `job`, its temp files in `scratch`; a thread of ours passes on what it writes, then None
+    when it ends."""
     package = Path(__file__).resolve().parents[2]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(package), os.environ.get("PYTHONPATH")) if p)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in (str(package), os.environ.get("PYTHONPATH")) if p),
+           "TMPDIR": scratch}
     process = subprocess.Popen([sys.executable, "-m", "sqlsrv2tidb.data.worker"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, env=env)
     assert process.stdin is not None and process.stdout is not None
