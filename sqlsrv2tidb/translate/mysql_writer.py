@@ -71,14 +71,6 @@ WRITERS: dict[type[exp.Expr], Handler] = {
 
 WITHOUT_UNNEST: dict[type[exp.Expr], Handler] = {**WRITERS, exp.Select: tidb_writer.WITHOUT_UNNEST[exp.Select]}
 
-_TABLES: dict[tuple[int, bool], dict[type[exp.Expr], Handler]] = {}
-
-
 def dispatch(generator: MySQLGenerator, unnest: bool = True) -> MySQLGenerator:
     """Make a MySQL writer write for the MySQL target: MySQL's handlers over TiDB's (one table, built once)."""
-    key = (id(type(generator)), unnest)
-    table = _TABLES.get(key)
-    if table is None:
-        table = _TABLES[key] = {**generator._dispatch, **(WRITERS if unnest else WITHOUT_UNNEST)}
-    generator._dispatch = table
-    return generator
+    return tidb_writer.install(generator, WRITERS, WITHOUT_UNNEST, unnest)

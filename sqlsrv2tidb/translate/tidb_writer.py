@@ -227,7 +227,7 @@ WITHOUT_UNNEST: dict[type[exp.Expr], Handler] = {
     ]),
 }
 
-_TABLES: dict[tuple[int, bool], dict[type[exp.Expr], Handler]] = {}
+_TABLES: dict[tuple[int, int], dict[type[exp.Expr], Handler]] = {}
 
 
 def dispatch(generator: MySQLGenerator, unnest: bool = True) -> MySQLGenerator:
@@ -235,9 +235,17 @@ def dispatch(generator: MySQLGenerator, unnest: bool = True) -> MySQLGenerator:
 
     `unnest=False` for a tree known to hold no UNNEST (the output check saw every node of it), whose
     SELECTs need not be searched for one: the same text, without a walk per SELECT."""
-    key = (id(type(generator)), unnest)
+    return install(generator, WRITERS, WITHOUT_UNNEST, unnest)
+
+
+def install(generator: MySQLGenerator, writers: dict[type[exp.Expr], Handler],
+            without_unnest: dict[type[exp.Expr], Handler], unnest: bool) -> MySQLGenerator:
+    """Put `writers` (or `without_unnest`) over the generator's own dispatch table: one table per generator
+    class and set of handlers, built once (TiDB's here, MySQL's in `mysql_writer`)."""
+    chosen = writers if unnest else without_unnest
+    key = (id(type(generator)), id(chosen))
     table = _TABLES.get(key)
     if table is None:
-        table = _TABLES[key] = {**generator._dispatch, **(WRITERS if unnest else WITHOUT_UNNEST)}
+        table = _TABLES[key] = {**generator._dispatch, **chosen}
     generator._dispatch = table
     return generator
