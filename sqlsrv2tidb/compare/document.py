@@ -16,7 +16,7 @@ from typing import Any
 
 from ..model import Finding, Severity
 from .classes import Left
-from .runner import DIFFERS, ERROR, VERDICTS, ClassResult
+from .runner import DIFFERS, ERROR, LEFT_OUT, VERDICTS, ClassResult
 from .sides import BOTH, TARGET
 
 FORMAT = "sqlsrv2tidb.compare/1"
@@ -45,6 +45,8 @@ def document(*, source: str, target: str, server: str, settings: dict[str, Any],
              order: Sequence[str] = ()) -> dict[str, Any]:
     """compare.json; `kept` are the entries of classes an earlier run judged (judged.py), listed with the new ones
     in `order` (class ids; the rest after them)."""
+    left = [*left, *(Left(r.compared.query.id, r.reason) for r in results if r.verdict == LEFT_OUT)]
+    results = [r for r in results if r.verdict != LEFT_OUT]
     entries = [*kept, *(r.to_json() for r in results)]
     place = {qid: n for n, qid in enumerate(order)}
     entries.sort(key=lambda q: place.get(str(q["id"]), len(place)))

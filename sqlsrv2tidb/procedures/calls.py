@@ -22,14 +22,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from . import program as p
+from .changes import run_changing
 from .cursors import cursor_step
-from .failures import TsqlError
+from .failures import TsqlError, WouldCommit
 from .raising import raise_step, text_of
 from .results import CallResult, ResultSet
 from .sending import Lost, Sender
 from .session import Outcome, TargetSession
 from .state import CallState, Frame
-from .transactions import transaction
+from .transactions import CALL_SAVEPOINT, ROLLED_BACK_TRANCOUNT, implicit_begin, transaction
 from .values import assign
 
 Resolve = Callable[[str], "p.Program | None"]
@@ -72,20 +73,29 @@ class Runner:
     """Runs calls of programs on one target session; `resolve` finds the programs of procedures they call."""
 
     def __init__(self, session: TargetSession, resolve: Resolve, limits: Limits | None = None,
-                 case_insensitive: bool = True) -> None:
+                 case_insensitive: bool = True, changes: bool = False) -> None:
         self.session, self.resolve = session, resolve
         self.limits = limits or Limits()
         self.sender = Sender(session, case_insensitive)
+        self.changes = changes
+        """Read the rows each statement that changes a table changes (`affected`), into `CallResult.changes`."""
 
     def call(self, program: p.Program, arguments: Sequence[p.Argument | tuple[str | None, Any]] = (),
-             enclosing: bool = False) -> CallResult:
+             enclosing: bool = False, rolled_back: bool = False) -> CallResult:
         """Run `program` once with `arguments`: (`@name` or None for the next position, value) pairs.
 
         `enclosing`: the caller holds a transaction the call runs in (BEGIN is sent first, @@TRANCOUNT starts at 1, and
-        the caller ends it): a procedure's COMMIT then commits nothing, its ROLLBACK rolls all of it back, as in SQL Server."""
+        the caller ends it): a procedure's COMMIT then commits nothing, its ROLLBACK rolls all of it back, as in SQL Server.
+        `rolled_back`: the caller rolls the call back (compare's writes, `transactions`): BEGIN and a savepoint are sent
+        first, nothing the call does commits, and the transaction is left open for the caller to read and end; a call
+        that would commit stops there with `CallResult.left_out` saying why."""
         result = CallResult(program.name)
         state = CallState(result)
-        if enclosing:
+        if rolled_back:
+            self.session.execute("BEGIN", ())
+            self.session.execute(f"SAVEPOINT `{CALL_SAVEPOINT}`", ())
+            state.trancount, state.enclosing, state.rolled_back = ROLLED_BACK_TRANCOUNT, True, True
+        elif enclosing:
             self.session.execute("BEGIN", ())
             state.trancount, state.enclosing = 1, True
         given = [(a[0], a[1]) if isinstance(a, tuple) else (a.name, a.value) for a in arguments]
@@ -102,6 +112,9 @@ class Runner:
         except TsqlError as error:  # raised where no TRY was left to take it
             state.to_client(error)
             result.aborted = True
+        except WouldCommit as stop:
+            result.left_out, result.aborted = str(stop), True
+            return result
         self._end(state)
         return result
 
@@ -252,6 +265,8 @@ class Runner:
         state.error = 0  # it ran: @@ERROR says so (a failure set it where it was met)
 
     def _simple(self, state: CallState, frame: Frame, step: p.Step) -> None:
+        if isinstance(step, (p.Run, p.AssignFromQuery, p.InsertFromCall, p.CursorAction)):
+            implicit_begin(state)
         if isinstance(step, p.Run):
             self._run(state, frame, step)
         elif isinstance(step, p.Declare):
@@ -316,17 +331,32 @@ class Runner:
         if state.row_limit and _DML.match(step.tsql):
             raise TsqlError(50000, f"SET ROWCOUNT {state.row_limit} limits this statement's rows; the runner applies "
                                    "SET ROWCOUNT to result sets only", 16)
-        outcome = Outcome()
-        for statement in step.statements:
-            outcome = self.sender.send(state, frame, statement)
-            created = _CREATED.match(statement.sql)
-            if created:
-                frame.temp_tables.append(created[1].strip("`"))
-            if outcome.columns is not None:
-                rows = outcome.rows[: state.row_limit] if state.row_limit else outcome.rows
-                state.result.result_sets.append(ResultSet(outcome.columns, rows, outcome.description, step.tsql,
-                                                          frame.program.name, step.line))
-                outcome.rowcount = len(rows)
+
+        def send() -> Outcome:
+            outcome, changed = Outcome(), 0
+            for statement in step.statements:
+                outcome = self.sender.send(state, frame, statement)
+                created = _CREATED.match(statement.sql)
+                if created:
+                    frame.temp_tables.append(created[1].strip("`"))
+                if outcome.columns is not None:
+                    rows = outcome.rows[: state.row_limit] if state.row_limit else outcome.rows
+                    state.result.result_sets.append(ResultSet(outcome.columns, rows, outcome.description, step.tsql,
+                                                              frame.program.name, step.line))
+                    outcome.rowcount = len(rows)
+                else:
+                    changed += outcome.rowcount
+            if step.changes is not None and step.changes.kind == "merge":
+                outcome.rowcount = changed  # a MERGE counts the rows its UPDATE, INSERT and DELETE changed together
+            return outcome
+
+        if self.changes and step.changes is not None:
+            outcome, change = run_changing(self.sender, state, frame, step.changes, step.line, send)
+            state.result.changes.append(change)
+        else:
+            outcome = send()
+        if step.writes is not None and not state.nocount:
+            state.result.counts.append((frame.program.name, step.line, outcome.rowcount))
         state.rowcount = outcome.rowcount
 
     def _insert_from_call(self, state: CallState, frame: Frame, step: p.InsertFromCall) -> None:
@@ -370,7 +400,9 @@ class Runner:
 
     def _end(self, state: CallState) -> None:
         """A transaction the call left open is rolled back (SQL Server: error 266, and it stays open); the caller's own
-        (`enclosing`) is the caller's to end."""
+        (`enclosing`, `rolled_back`) is the caller's to end."""
+        if state.rolled_back:
+            return
         if state.trancount > (1 if state.enclosing else 0):
             state.result.notes.append(f"the call ended with @@TRANCOUNT {state.trancount}: its transaction was rolled back")
             try:

@@ -71,7 +71,8 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
     if isinstance(tree, exp.Use):
         unit.block("USE", line, "USE switches the database inside a procedure; the runner's session stays on the target's")
         return None
-    return p.Run(line, unit.translate(tree, text, line), text, unit.session_status(), writes_of(tree))
+    return p.Run(line, unit.translate(tree, text, line), text, unit.session_status(), writes_of(tree),
+                 unit.changes_of(tree))
 
 
 def _code(text: str) -> str:

@@ -50,6 +50,9 @@ class CallState:
     transaction_name: str | None = None
     enclosing: bool = False
     """The call runs in its caller's transaction (`Runner.call(..., enclosing=True)`)."""
+    rolled_back: bool = False
+    """The call runs inside a transaction its caller rolls back, as compare runs a write on SQL Server
+    (`transactions.rolled_back`): nothing it does may commit."""
     nocount: bool = False
     xact_abort: bool = False
     row_limit: int = 0

@@ -24,6 +24,7 @@ from ..options import Options
 from ..translate.dialect import SqlServer
 from ..translate.naming import NameMap
 from ..translate.session import SentStatement, StatementSession, StatementTranslation
+from .affected import ChangePlan, plan_changes
 from .expressions import RUNTIME_PREFIX, RUNTIME_TYPES, local_form, runtime_name
 from .header import Blocker
 from .program import Program, Value
@@ -128,6 +129,12 @@ class Unit:
             if name is not None:
                 node.replace(exp.Parameter(this=exp.var(RUNTIME_PREFIX + name)))
         return tree
+
+    def changes_of(self, tree: exp.Expr) -> ChangePlan | None:
+        """How the rows a DML statement changes are read (`affected`), translated in this unit's session so the
+        reads bind its variables; their notes are the tool's, not the procedure's."""
+        return plan_changes(tree, self.database, self.names,
+                            lambda node: self.session.statement(self.with_runtime(node), node.sql("tsql")))
 
     def value(self, node: exp.Expr, text: str, line: int) -> Value:
         """An expression the runner needs: the client's form when it has one, and the target's `SELECT` for the rest."""

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from ..model import QueryClass, Workload
 from ..translate.session import SentStatement
 from . import program as p
+from .affected import ChangePlan
 from .catalog import Procedures, is_system, name_key
 from .compiler import children, compile_batch
 from .expressions import Var
@@ -85,12 +86,13 @@ def captured_calls(workload: Workload, procedures: Procedures) -> dict[str, Capt
     return found
 
 
-def captured_call(query: QueryClass, procedures: Procedures) -> CapturedCall | None:
-    """The class as a call of procedures, or None when its text EXECs none (literal SQL is the translator's)."""
+def captured_call(query: QueryClass, procedures: Procedures, batches: bool = False) -> CapturedCall | None:
+    """The class as a call of procedures, or None when its text EXECs none (literal SQL is the translator's);
+    `batches`: any class, as a batch the runner runs (compare's writes run every one so)."""
     batch = compile_batch(query.text, query.parameters, procedures.database, procedures.names, procedures.options,
                           name=f"query {query.id}", file=query.source.file, first_line=query.source.line or 1,
                           wrapper=True)
-    if not batch.calls:
+    if not batch.calls and not batches:
         return None
     blockers: list[str] = [_said(batch, b) for b in batch.blockers]
     writes = list(batch.writes)
@@ -207,3 +209,19 @@ def _walk(step: p.Step) -> Iterator[p.Step]:
     yield step
     for child in children(step):
         yield from _walk(child)
+
+
+def change_plans(plan: CallPlan) -> list[ChangePlan]:
+    """How each statement that may change a table, in the batch and every program it can reach, reads its rows."""
+    found: list[ChangePlan] = []
+    for program in (plan.batch, *plan.programs.values()):
+        for step in _walk(program.body):
+            if isinstance(step, p.Run) and step.changes is not None:
+                found.append(step.changes)
+    return found
+
+
+def own_change_plans(plan: CallPlan) -> list[ChangePlan]:
+    """The change plans of the captured batch's own statements (not its procedures'): SQL Server can be asked the
+    same reads, with the class's parameters."""
+    return [step.changes for step in _walk(plan.batch.body) if isinstance(step, p.Run) and step.changes is not None]
