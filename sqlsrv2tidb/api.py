@@ -762,6 +762,11 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
 
         writes, left = choose_writes(capture, translation, left, Procedures(capture.database, options), captured)
     if not chosen and not calls and not writes:
+        unsent = [item for item in left if "--allow-writes" in item.reason]
+        if unsent and not settings.allow_writes:
+            raise UsageError(f"nothing to compare: {len(unsent)} of the {len(translation.queries)} query class(es) change "
+                             "data, and writes are compared only with --allow-writes --confirm-database NAME (each runs "
+                             "in a transaction rolled back on both servers)")
         told = " or a write" if settings.allow_writes else ""
         raise UsageError(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read{told} "
                          "with a TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))

@@ -23,16 +23,17 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..model import Database
-from ..procedures.affected import TableKey
+from ..procedures.affected import TableKey, table_key
 from ..procedures.results import CallResult
 from ..procedures.workload import CapturedCall, change_plans, own_change_plans
+from ..translate.naming import NameMap
 from .calls import judge_result_sets, noted
 from .classes import Compared
 from .end_state import Renumbering, TableEnd, TableRead, compare_table
 from .error_kinds import WriteError, target_error
 from .runner import DIFFERS, ERROR, LEFT_OUT, NOT_COMPARABLE, SAME, SAME_UP_TO_TIES, ClassResult
 from .sides import SQL_SERVER, TARGET, Answered, SideError, SqlServerSide, TargetSide
-from .write_sides import SqlServerRun, SqlServerWrites, TargetWrites
+from .write_sides import Mark, SqlServerRun, SqlServerWrites, TargetWrites
 
 
 def compare_write(compared: Compared, database: Database, sql_server: SqlServerSide, target: TargetSide) -> ClassResult:
@@ -89,10 +90,19 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
         keys = s_side.keys(own_change_plans(call.plan), compared.parameters, values)
         ran = s_side.run(compared.tsql, compared.parameters, values)
         touched = _touched(answered, keys, tables, s_marks, t_marks)
-        reads = [_read(table, found, s_side, t_side, target, s_marks, t_marks) for table, found in touched]
+        renumber = Renumbering(database, s_marks, t_marks)
+        # Tables that numbered rows for the call first: their values pair the two sides' keys everywhere else.
+        touched.sort(key=lambda found: found[0].qualified_name not in s_marks)
+        reads = []
+        for table, mine, theirs in touched:
+            read = _read(table, [*mine, *renumber.to_target(table, theirs)],
+                         [*renumber.to_sql_server(table, mine), *theirs], s_side, t_side, target, s_marks, t_marks)
+            renumber.learn(read)
+            reads.append(read)
+        for table, by, found in _cascaded(answered, database):
+            reads.append(_read(table, found, found, s_side, t_side, target, {}, {}, by))
     finally:
         _rollback(t_side, s_side if began else None)
-    renumber = Renumbering(database, s_marks, t_marks)
     ends = [compare_table(read, database, renumber) for read in reads]
     result.extra["end_state"] = [end.to_json() for end in ends]
     t_errors = [target_error(e.number, e.message, e.target_code) for e in answered.errors]
@@ -125,25 +135,57 @@ def _unique(tables: Any) -> list[TableKey]:
 
 
 def _touched(answered: CallResult, keys: dict[str, list[tuple[Any, ...]]], tables: list[TableKey],
-             s_marks: dict[str, int], t_marks: dict[str, int]) -> list[tuple[TableKey, list[tuple[Any, ...]]]]:
-    """Every table the call touched on either side (or may have added IDENTITY rows to), with the keys to read."""
-    found: dict[str, tuple[TableKey, list[tuple[Any, ...]]]] = {}
+             s_marks: dict[str, Mark], t_marks: dict[str, Mark]) -> list[tuple[TableKey, list[Any], list[Any]]]:
+    """Every table the call touched on either side (or may have added IDENTITY rows to), with the keys to read: those
+    the target's statements touched (in its numbering) and those SQL Server's reads found (in SQL Server's)."""
+    found: dict[str, tuple[TableKey, list[Any], list[Any]]] = {}
     for change in answered.changes:
         if change.plan.unknown is None:
-            found.setdefault(change.table.qualified_name, (change.table, []))[1].extend(change.keys)
+            found.setdefault(change.table.qualified_name, (change.table, [], []))[1].extend(change.keys)
     for table in tables:
         if table.qualified_name in keys:
-            found.setdefault(table.qualified_name, (table, []))[1].extend(keys[table.qualified_name])
+            found.setdefault(table.qualified_name, (table, [], []))[2].extend(keys[table.qualified_name])
         elif table.identity is not None and (table.qualified_name in s_marks or table.qualified_name in t_marks):
-            found.setdefault(table.qualified_name, (table, []))
+            found.setdefault(table.qualified_name, (table, [], []))
     return list(found.values())
 
 
-def _read(table: TableKey, keys: list[tuple[Any, ...]], s_side: SqlServerWrites, t_side: TargetWrites,
-          target: TargetSide, s_marks: dict[str, int], t_marks: dict[str, int]) -> TableRead:
+def _cascaded(answered: CallResult, database: Database) -> list[tuple[TableKey, tuple[str, ...], list[tuple[Any, ...]]]]:
+    """The rows a foreign key's ON DELETE / ON UPDATE action reaches from the rows a statement removed or re-keyed:
+    read by their foreign key's values, which both sides must have acted on alike (none left, on both, after a
+    cascaded delete)."""
+    found: list[tuple[TableKey, tuple[str, ...], list[tuple[Any, ...]]]] = []
+    names: NameMap | None = None
+    for change in answered.changes:
+        if change.plan.kind not in ("delete", "update") or not change.deleted:
+            continue
+        parent = database.table(change.table.schema, change.table.name)
+        if parent is None:
+            continue
+        for child, fk in database.referencing_foreign_keys(parent):
+            action = fk.on_delete if change.plan.kind == "delete" else fk.on_update
+            if action == "no_action":
+                continue
+            positions = [change.table.columns.index(c) for c in fk.ref_columns if c in change.table.columns]
+            if len(positions) != len(fk.ref_columns):
+                continue
+            values = [tuple(row[i] for i in positions) for row in change.deleted]
+            names = names or NameMap.for_database(database)
+            key = table_key(database, names, child)
+            if key.key:
+                found.append((key, tuple(fk.columns), values))
+    return found
+
+
+def _read(table: TableKey, keys: list[tuple[Any, ...]], sql_server_keys: list[tuple[Any, ...]], s_side: SqlServerWrites,
+          t_side: TargetWrites, target: TargetSide, s_marks: dict[str, Mark], t_marks: dict[str, Mark],
+          by: tuple[str, ...] = ()) -> TableRead:
+    """A table's rows on both sides: by key (each side's own numbering) and, where the call may have numbered rows,
+    every row above the table's IDENTITY floor."""
     name = table.qualified_name
-    left = s_side.read(table, keys, s_marks.get(name) if name in t_marks else None)
-    right, description = t_side.read(table, keys, t_marks.get(name) if name in s_marks else None)
+    both = name in s_marks and name in t_marks
+    left = s_side.read(table, sql_server_keys, s_marks[name].floor if both else None, by)
+    right, description = t_side.read(table, keys, t_marks[name].floor if both else None, by)
     if not description:  # nothing was read on the target: the types come from a read of no rows
         description = t_side.describe(table)
     described, fields = description

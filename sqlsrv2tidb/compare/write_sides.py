@@ -34,6 +34,15 @@ from .error_kinds import WriteError, sql_server_error
 from .sides import SQL_SERVER, TARGET, Answered, SideError, SqlServerSide, TargetSide, declared_batch
 
 
+@dataclass(frozen=True)
+class Mark:
+    """A table's IDENTITY before a call: `floor`, at or below every value the call takes (its rows are those above
+    it), and `base`, the last value the table gave out (the call's values are offsets from it)."""
+
+    floor: int
+    base: int
+
+
 @dataclass
 class SqlServerRun:
     """What the class answered on SQL Server: its result sets, each statement's rows affected, its errors."""
@@ -84,20 +93,24 @@ class SqlServerWrites:
         """The transaction the class runs in (implicit-transaction mode opens one, BEGIN TRAN a second level)."""
         self._fetch("BEGIN TRAN")
 
-    def identity_marks(self, tables: Sequence[TableKey]) -> dict[str, int]:
-        """The last IDENTITY value each table gave out (its seed less one increment when it never gave one)."""
-        marks: dict[str, int] = {}
+    def identity_marks(self, tables: Sequence[TableKey]) -> dict[str, Mark]:
+        """Where each table's IDENTITY stands before the call: the highest value its rows hold (the rows above it are
+        the call's) and the last value it gave out (IDENT_CURRENT; its seed less one increment when it gave none)."""
+        marks: dict[str, Mark] = {}
         for table in tables:
             if table.identity is None:
                 continue
             name = _sql_server_table(table)
-            rows = self._fetch("SELECT CAST(IDENT_CURRENT(?) AS bigint), CAST(ic.last_value AS bigint), "
-                               "CAST(ic.seed_value AS bigint), CAST(ic.increment_value AS bigint) "
+            rows = self._fetch(f"SELECT CAST(IDENT_CURRENT(?) AS bigint), CAST(ic.last_value AS bigint), "
+                               f"CAST(ic.seed_value AS bigint), CAST(ic.increment_value AS bigint), "
+                               f"(SELECT CAST(MAX({_bracket(table.identity)}) AS bigint) FROM {name}) "
                                "FROM sys.identity_columns AS ic WHERE ic.object_id = OBJECT_ID(?)", [name, name])
             if not rows or rows[0][0] is None:
                 continue
-            current, last, seed, increment = rows[0]
-            marks[table.qualified_name] = int(current) if last is not None or seed is None else int(seed) - int(increment or 1)
+            current, last, seed, increment, highest = rows[0]
+            base = int(current) if last is not None or seed is None else int(seed) - int(increment or 1)
+            floor = int(highest) if highest is not None else int(seed or 1) - int(increment or 1)
+            marks[table.qualified_name] = Mark(min(floor, base), base)
         return marks
 
     def keys(self, plans: Sequence[ChangePlan], parameters: Sequence[Parameter],
@@ -160,15 +173,17 @@ class SqlServerWrites:
         text = str(exc.args[1]) if len(getattr(exc, "args", ())) > 1 else str(exc)
         ran.errors.append(sql_server_error(text))
 
-    def read(self, table: TableKey, keys: Sequence[tuple[Any, ...]], above: int | None) -> list[tuple[Any, ...]]:
-        """The rows of these keys as SQL Server now holds them, and those whose IDENTITY is above `above`."""
+    def read(self, table: TableKey, keys: Sequence[tuple[Any, ...]], above: int | None,
+             by: Sequence[str] = ()) -> list[tuple[Any, ...]]:
+        """The rows of these keys (values of the columns `by`, else of the key) as SQL Server now holds them, and those
+        whose IDENTITY is above `above`."""
         columns = ", ".join(_bracket(c) for c in table.columns)
         source = f"SELECT {columns} FROM {_sql_server_table(table)} WHERE "
         rows: list[tuple[Any, ...]] = []
         distinct = list(dict.fromkeys(k for k in keys if all(v is not None for v in k)))
         for start in range(0, len(distinct), KEY_CHUNK):
             chunk = distinct[start:start + KEY_CHUNK]
-            one = "(" + " AND ".join(f"{_bracket(k)} = ?" for k in table.key) + ")"
+            one = "(" + " AND ".join(f"{_bracket(k)} = ?" for k in (tuple(by) or table.key)) + ")"
             rows += self._fetch(source + " OR ".join([one] * len(chunk)), [v for k in chunk for v in k])
         if above is not None and table.identity is not None:
             rows += self._fetch(source + f"{_bracket(table.identity)} > ?", [above])
@@ -196,9 +211,10 @@ class TargetWrites:
             raise self.side._error(exc) from None
         return [tuple(r) for r in outcome.rows], outcome.description
 
-    def identity_marks(self, tables: Sequence[TableKey]) -> dict[str, int]:
-        """The last AUTO_INCREMENT value each table gave out: the next one less one."""
-        marks: dict[str, int] = {}
+    def identity_marks(self, tables: Sequence[TableKey]) -> dict[str, Mark]:
+        """Where each table's AUTO_INCREMENT stands before the call: the highest value its rows hold and the last value
+        it gave out (the next one less one)."""
+        marks: dict[str, Mark] = {}
         if self.side.kind == "mysql":
             self._fetch("SET SESSION information_schema_stats_expiry = 0")  # else MySQL caches the counter
         for table in tables:
@@ -212,18 +228,25 @@ class TargetWrites:
                 rows, _ = self._fetch("SELECT AUTO_INCREMENT FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
                                       "COALESCE(?, DATABASE()) AND TABLE_NAME = ?",
                                       [table.target_database, table.target_name])
-            if rows and rows[0][0] is not None:
-                marks[table.qualified_name] = int(rows[0][0]) - 1
+            if not rows or rows[0][0] is None:
+                continue
+            base = int(rows[0][0]) - 1
+            highest, _ = self._fetch(f"SELECT MAX(`{table.identity}`) FROM {table.target}")
+            floor = int(highest[0][0]) if highest and highest[0][0] is not None else base
+            marks[table.qualified_name] = Mark(min(floor, base), base)
         return marks
 
     def run(self, plan: CallPlan, arguments: Sequence[tuple[str | None, Any]]) -> CallResult:
-        runner = Runner(self.session, plan.resolve, case_insensitive=plan.case_insensitive, changes=True)
+        runner = Runner(self.session, plan.resolve, case_insensitive=plan.case_insensitive, changes=True,
+                        triggers=plan.triggers)
         return runner.call(plan.batch, list(arguments), rolled_back=True)
 
-    def read(self, table: TableKey, keys: Sequence[tuple[Any, ...]], above: int | None) -> tuple[list[tuple[Any, ...]], Any]:
-        """The rows of these keys as the target now holds them, and those whose AUTO_INCREMENT is above `above`."""
+    def read(self, table: TableKey, keys: Sequence[tuple[Any, ...]], above: int | None,
+             by: Sequence[str] = ()) -> tuple[list[tuple[Any, ...]], Any]:
+        """The rows of these keys (values of the columns `by`, else of the key) as the target now holds them, and those
+        whose AUTO_INCREMENT is above `above`."""
         plan = ChangePlan("read", table)
-        rows, description = read_keys(plan, keys, self._fetch)
+        rows, description = read_keys(plan, keys, self._fetch, by)
         if above is not None and table.identity is not None:
             columns = ", ".join("`" + c.replace("`", "``") + "`" for c in table.columns)
             more, description = self._fetch(f"SELECT {columns} FROM {table.target} WHERE `{table.identity}` > ?", [above])

@@ -84,6 +84,8 @@ class ChangePlan:
     """Why the rows cannot be read (no key, a form not derived), None when they can."""
     new_key_columns: tuple[str, ...] = ()
     """The key columns an UPDATE sets: their new values follow the table's columns in `before`'s rows."""
+    set_columns: tuple[str, ...] = ()
+    """The columns an UPDATE sets (a trigger's UPDATE(column) is true for them)."""
 
 
 @dataclass
@@ -205,10 +207,13 @@ def _update_or_delete(tree: exp.Expr, kind: str, key: TableKey, node: exp.Table,
     alias = _alias(node)
     new_keys: list[exp.Expr] = []
     set_keys: list[str] = []
+    set_columns: list[str] = []
     if isinstance(tree, exp.Update):
         folded = {k.casefold(): k for k in key.key}
         for assignment in tree.expressions:
             target = assignment.this if isinstance(assignment, exp.EQ) else None
+            if isinstance(target, exp.Column):
+                set_columns.append(target.name)
             if isinstance(target, exp.Column) and target.name.casefold() in folded and target.table in ("", alias):
                 new_keys.append(exp.alias_(assignment.expression.copy(), NEW_KEY + target.name, quoted=True))
                 set_keys.append(folded[target.name.casefold()])
@@ -226,7 +231,8 @@ def _update_or_delete(tree: exp.Expr, kind: str, key: TableKey, node: exp.Table,
 
     before, _ = _read(translate, select_of(_columns(alias, key)), f"{kind.upper()} changes")
     keys_only = select_of([exp.column(k, table=alias, quoted=True) for k in key.key])
-    return ChangePlan(kind, key, before, keys_only.sql("tsql"), new_key_columns=tuple(set_keys))
+    return ChangePlan(kind, key, before, keys_only.sql("tsql"), new_key_columns=tuple(set_keys),
+                      set_columns=tuple(set_columns))
 
 
 def _insert(tree: exp.Insert, key: TableKey, translate: Translate) -> ChangePlan:
@@ -297,10 +303,11 @@ Fetch = Callable[[str, Sequence[Any]], tuple[list[tuple[Any, ...]], Any]]
 """Run one read on the target (`?` markers) and return its rows and the driver's description."""
 
 
-def by_key(plan: ChangePlan, count: int) -> str:
-    """The target's read of `count` rows by their key: `SELECT cols FROM t WHERE (k1, k2) IN ((?, ?), ...)`."""
+def by_key(plan: ChangePlan, count: int, by: Sequence[str] = ()) -> str:
+    """The target's read of `count` rows by their key (or by the columns `by`):
+    `SELECT cols FROM t WHERE (k1, k2) IN ((?, ?), ...)`."""
     columns = ", ".join(_quote(c) for c in plan.table.columns)
-    key = plan.table.key
+    key = tuple(by) or plan.table.key
     if len(key) == 1:
         where = f"{_quote(key[0])} IN ({', '.join('?' * count)})"
     else:
@@ -309,14 +316,16 @@ def by_key(plan: ChangePlan, count: int) -> str:
     return f"SELECT {columns} FROM {plan.table.target} WHERE {where}"
 
 
-def read_keys(plan: ChangePlan, keys: Sequence[tuple[Any, ...]], fetch: Fetch) -> tuple[list[tuple[Any, ...]], Any]:
-    """The rows of these keys as the target now holds them (chunked), and the description of the last read."""
+def read_keys(plan: ChangePlan, keys: Sequence[tuple[Any, ...]], fetch: Fetch,
+              by: Sequence[str] = ()) -> tuple[list[tuple[Any, ...]], Any]:
+    """The rows of these keys (values of the columns `by`, else of the key) as the target now holds them (chunked),
+    and the description of the last read."""
     rows: list[tuple[Any, ...]] = []
     description = None
     distinct = list(dict.fromkeys(k for k in keys if all(v is not None for v in k)))
     for start in range(0, len(distinct), KEY_CHUNK):
         chunk = distinct[start:start + KEY_CHUNK]
-        found, description = fetch(by_key(plan, len(chunk)), [v for k in chunk for v in k])
+        found, description = fetch(by_key(plan, len(chunk), by), [v for k in chunk for v in k])
         rows.extend(found)
     return rows, description
 

@@ -25,12 +25,14 @@ from . import program as p
 from .changes import run_changing
 from .cursors import cursor_step
 from .failures import TsqlError, WouldCommit
+from .firing import begin_for_triggers, fire, firing
 from .raising import raise_step, text_of
 from .results import CallResult, ResultSet
 from .sending import Lost, Sender
 from .session import Outcome, TargetSession
 from .state import CallState, Frame
 from .transactions import CALL_SAVEPOINT, ROLLED_BACK_TRANCOUNT, implicit_begin, transaction
+from .triggers import Trigger
 from .values import assign
 
 Resolve = Callable[[str], "p.Program | None"]
@@ -62,7 +64,7 @@ class _Abort(Exception):
     """The call ends here (a THROW outside TRY, an error under XACT_ABORT)."""
 
 
-_ENDS_BATCH = frozenset({137, 241, 245, 8114, 8115, 8134})
+_ENDS_BATCH = frozenset({137, 241, 245, 8114, 8115, 8134, 3609})
 """Errors that end the batch in SQL Server, not only their statement (with ARITHABORT ON, clients' default): an
 undeclared variable, a failed conversion, an arithmetic overflow, a division by zero."""
 _CREATED = re.compile(r"^\s*CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|\S+)", re.IGNORECASE)
@@ -73,12 +75,15 @@ class Runner:
     """Runs calls of programs on one target session; `resolve` finds the programs of procedures they call."""
 
     def __init__(self, session: TargetSession, resolve: Resolve, limits: Limits | None = None,
-                 case_insensitive: bool = True, changes: bool = False) -> None:
+                 case_insensitive: bool = True, changes: bool = False,
+                 triggers: Mapping[str, tuple[Trigger, ...]] | None = None) -> None:
         self.session, self.resolve = session, resolve
         self.limits = limits or Limits()
         self.sender = Sender(session, case_insensitive)
         self.changes = changes
         """Read the rows each statement that changes a table changes (`affected`), into `CallResult.changes`."""
+        self.triggers = triggers or {}
+        """The tables' AFTER triggers (`triggers`), run after the statements that fire them (`firing`)."""
 
     def call(self, program: p.Program, arguments: Sequence[p.Argument | tuple[str | None, Any]] = (),
              enclosing: bool = False, rolled_back: bool = False) -> CallResult:
@@ -131,6 +136,7 @@ class Runner:
         frame = Frame(program, types=dict(program.variables), level=level)
         self._bind(state, frame, program, given)
         state.frames.append(frame)
+        options = (state.nocount, state.xact_abort, state.row_limit)
         try:
             self._step(state, frame, program.body)
             status: int | None = 0
@@ -138,6 +144,8 @@ class Runner:
             status = 0 if returned.value is None else returned.value
         finally:
             state.frames.pop()
+            if level > 1:  # SET options a procedure or trigger sets go back to the caller's when it ends
+                state.nocount, state.xact_abort, state.row_limit = options
             self._drop(state, frame.temp_tables)
         return status, frame
 
@@ -350,14 +358,28 @@ class Runner:
                 outcome.rowcount = changed  # a MERGE counts the rows its UPDATE, INSERT and DELETE changed together
             return outcome
 
-        if self.changes and step.changes is not None:
-            outcome, change = run_changing(self.sender, state, frame, step.changes, step.line, send)
-            state.result.changes.append(change)
+        fires = firing(self.triggers, step.changes)
+        if step.changes is not None and (self.changes or fires):
+            own = begin_for_triggers(self.sender, state) if fires else False
+            try:
+                outcome, change = run_changing(self.sender, state, frame, step.changes, step.line, send)
+            except BaseException:
+                if own:
+                    self.sender.text(state, "ROLLBACK")
+                raise
+            if self.changes:
+                state.result.changes.append(change)
+            if fires:
+                fire(self._trigger, self.sender, state, frame, fires, change, own)
         else:
             outcome = send()
         if step.writes is not None and not state.nocount:
             state.result.counts.append((frame.program.name, step.line, outcome.rowcount))
         state.rowcount = outcome.rowcount
+
+    def _trigger(self, state: CallState, program: p.Program, given: list[tuple[str | None, Any]], level: int) -> None:
+        """A trigger's program: run as a procedure is, its errors its statement's (`firing`)."""
+        self._run_program(state, program, given, level)
 
     def _insert_from_call(self, state: CallState, frame: Frame, step: p.InsertFromCall) -> None:
         before = len(state.result.result_sets)

@@ -53,6 +53,9 @@ class Unit:
     transactions: bool = False
     variables: dict[str, str] = field(default_factory=dict)
     """Lower-case name (no `@`) -> declared type, for every variable and parameter."""
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Tables read under another name (lower-case name -> name): a trigger's `inserted` and `deleted`, which are
+    temporary tables of its own on the target, each kept under its T-SQL name as an alias."""
 
     def __post_init__(self) -> None:
         runtime = [Parameter("@" + RUNTIME_PREFIX + name, type_text) for name, type_text in RUNTIME_TYPES.items()]
@@ -122,6 +125,13 @@ class Unit:
         `OBJECT_NAME(@@PROCID)` as the procedure's name."""
         tree = tree.copy()  # the translator may rewrite it in place; the caller's stays as written
         for node in list(tree.walk()):
+            if self.renamed and isinstance(node, exp.Table) and not node.args.get("db") \
+                    and node.name.lower() in self.renamed:
+                alias = node.alias or node.name
+                temporary = self.renamed[node.name.lower()]
+                node.replace(exp.Table(this=exp.Identifier(this=temporary.lstrip("#"), temporary=temporary.startswith("#")),
+                                       alias=exp.TableAlias(this=exp.to_identifier(alias))))
+                continue
             if _procedure_name(node):
                 node.replace(exp.Literal.string(self.name.split(".")[-1]))
                 continue

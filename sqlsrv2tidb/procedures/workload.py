@@ -22,6 +22,7 @@ from .catalog import Procedures, is_system, name_key
 from .compiler import children, compile_batch
 from .expressions import Var
 from .header import Blocker
+from .triggers import Trigger, trigger_key
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,9 @@ class CallPlan:
     """Text compares without case (the database's collation is case-insensitive, SQL Server's default)."""
     aliases: dict[tuple[str | None, str], tuple[str | None, str]] = field(default_factory=dict)
     """Names calls give that are not the procedure's own (a synonym, another schema's spelling) -> its key."""
+    triggers: dict[str, tuple[Trigger, ...]] = field(default_factory=dict)
+    """The triggers of every table the programs may change (`triggers.trigger_key`), their own writes' included:
+    the runner runs them after the statements that fire them."""
 
     def target_sql(self) -> str:
         """Every TiDB statement the procedures may send, each once, in the order of the programs (for the files)."""
@@ -110,8 +114,16 @@ def captured_call(query: QueryClass, procedures: Procedures, batches: bool = Fal
         if not summary.runs:
             blockers.append(f"{summary.name} cannot run: {summary.stops()}")
         writes += [f"{w} ({summary.name})" if summary.name not in w else w for w in summary.writes]
-    return CapturedCall(query.id, tuple(dict.fromkeys(named)), not blockers, "; ".join(blockers),
-                        tuple(dict.fromkeys(writes)), plan_of(batch, procedures))
+    plan = plan_of(batch, procedures)
+    for triggers in plan.triggers.values():
+        for trigger in triggers:
+            if not trigger.runs and not trigger.disabled:
+                first = trigger.blockers[0]
+                blockers.append(f"it fires the trigger {trigger.name}, which cannot run: {first.construct} at "
+                                f"{trigger.program.where(first.line)}: {first.message}")
+            writes += [f"{w.rsplit(' (line', 1)[0]} (trigger {trigger.name})" for w in trigger.program.writes]
+    return CapturedCall(query.id, tuple(dict.fromkeys(named)), not blockers, "; ".join(dict.fromkeys(blockers)),
+                        tuple(dict.fromkeys(writes)), plan)
 
 
 def _said(program: p.Program, blocker: Blocker) -> str:
@@ -145,7 +157,25 @@ def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
         by_name.setdefault(key[1], []).append(key)
     collation = (procedures.database.collation or "").lower()
     return CallPlan(batch, programs, {name: tuple(keys) for name, keys in by_name.items()},
-                    "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation, aliases)
+                    "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation, aliases,
+                    _triggers_of([batch, *programs.values()], procedures))
+
+
+def _triggers_of(programs: list[p.Program], procedures: Procedures) -> dict[str, tuple[Trigger, ...]]:
+    """The triggers of every table the programs change, and of every table those triggers change in turn."""
+    found: dict[str, tuple[Trigger, ...]] = {}
+    pending = [step.changes.table.qualified_name for program in programs for step in _walk(program.body)
+               if isinstance(step, p.Run) and step.changes is not None]
+    while pending:
+        table = pending.pop()
+        key = trigger_key(table)
+        if key in found:
+            continue
+        found[key] = procedures.triggers_on(table)
+        for trigger in found[key]:
+            pending += [step.changes.table.qualified_name for step in _walk(trigger.program.body)
+                        if isinstance(step, p.Run) and step.changes is not None]
+    return {key: triggers for key, triggers in found.items() if triggers}
 
 
 def statements_of(program: p.Program) -> Iterator[SentStatement]:
@@ -212,9 +242,11 @@ def _walk(step: p.Step) -> Iterator[p.Step]:
 
 
 def change_plans(plan: CallPlan) -> list[ChangePlan]:
-    """How each statement that may change a table, in the batch and every program it can reach, reads its rows."""
+    """How each statement that may change a table, in the batch, every program it can reach and every trigger they
+    fire, reads its rows."""
     found: list[ChangePlan] = []
-    for program in (plan.batch, *plan.programs.values()):
+    triggers = [t.program for ts in plan.triggers.values() for t in ts]
+    for program in (plan.batch, *plan.programs.values(), *triggers):
         for step in _walk(program.body):
             if isinstance(step, p.Run) and step.changes is not None:
                 found.append(step.changes)
