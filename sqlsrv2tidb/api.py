@@ -959,21 +959,21 @@ def _assess_live(sources: Sequence[Path | str], out: Path, options: Options, liv
         settings_ = replace(live.compare, resume=not live.restart)
 
         def compare_stage() -> Outcome:
-            from .compare.classes import choose
-
             if live.data is not None and live.data.sample:
                 raise LeftOut(f"the target holds a sample ({live.data.sample}) of the rows SQL Server answers from, "
                               "so their answers differ by construction; run without --sample to compare them")
             if not capture.workload.queries:
                 raise LeftOut(NO_WORKLOAD)
-            if not choose(capture, assessed.translation, settings_.queries, options)[0]:
-                raise LeftOut("no query class of the workload is a read with a TiDB statement")
-            return _compare(capture, assessed.translation, out, options, login=login, target=target,
-                            settings=settings_, progress=stages.display)
+            try:
+                return _compare(capture, assessed.translation, out, options, login=login, target=target,
+                                settings=settings_, progress=stages.display)
+            except UsageError as exc:  # nothing to compare: the stage is left out, saying why
+                raise LeftOut(str(exc).removeprefix("nothing to compare: ")) from None
 
         compared = stages.run("compare", compare_stage, needs=["capture", "data"],
                               said=lambda o: said_judged(o.assessment or {}),
-                              counts=f"the reads among {len(assessed.translation.queries)} query class(es)")
+                              counts=f"the {'reads and writes' if settings_.allow_writes else 'reads'} among "
+                                     f"{len(assessed.translation.queries)} query class(es)")
         found += compared.findings if compared else []
     if target is not None and live.replay:
         from .replay.config import ReplayConfig

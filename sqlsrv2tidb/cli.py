@@ -327,7 +327,8 @@ def assess_cmd(
             query_store=query_store, days=days, restart=restart, replay=not no_replay,
             data=None if no_data else _data_settings(jobs=jobs, confirm_database=confirm_database, sample=sample,
                                                      truncate=truncate, driver=driver),
-            compare=None if no_compare else api.CompareSettings())
+            compare=None if no_compare else api.CompareSettings(allow_writes=allow_writes,
+                                                                 confirm_database=confirm_database))
     elif not sources:
         raise UsageError("assess needs SOURCES, or --connection to a live SQL Server; see 'sqlsrv2tidb assess --help'")
     outcome = api.run_assess(

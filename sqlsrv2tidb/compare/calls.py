@@ -44,8 +44,8 @@ def choose_calls(capture: Capture, translation: Any, calls: dict[str, CapturedCa
         call = calls.get(item.id)
         tq = translation.query(item.id)
         source = capture.workload.query(item.id)
-        if call is None or tq is None or source is None:
-            still.append(item)
+        if call is None or tq is None or source is None or not call.procedures:
+            still.append(item)  # not a procedure call (a statement sent through the runner for its table's triggers)
         elif not call.runs:
             still.append(Left(item.id, f"a procedure call the runner cannot run: {call.stops}"))
         elif not call.reads_only:

@@ -40,7 +40,8 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
     started = time.perf_counter()
     result = ClassResult(compared, method="effect on the rows")
     call: CapturedCall = compared.call
-    result.extra["statement_kind"] = compared.query.kind
+    result.extra["write"] = True
+    result.extra["statement_kind"] = "call" if call.procedures else compared.query.kind
     result.extra["target_sql"] = call.plan.target_sql()
     for values in compared.value_sets:
         result.sets_run += 1

@@ -55,6 +55,7 @@ class TargetDb:
             raise error(f"{self.target.display}: {message}" + (f" (MySQL error {code})" if code else "")) from None
 
     def _session(self) -> None:
+        self.connection_id = int(self.conn.fetch("SELECT CONNECTION_ID()")[0][0])
         # An explicit 0 in an AUTO_INCREMENT column would otherwise draw a new value; SQL Server
         # identities may hold 0 (IDENTITY(0,1)) and negative values, which must arrive as they are.
         self.execute("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')")
@@ -70,6 +71,20 @@ class TargetDb:
 
     def close(self) -> None:
         self.conn.close()
+
+    def cancel(self) -> None:
+        """Stop the statement this connection is running, from a connection of its own: Ctrl-C reaches a load that
+        waits (on a lock another session holds, say) without waiting for the server to give up on it."""
+        try:
+            other = drivers.connect(self.target, self.driver, timeout=self.timeout)
+        except self.errors:
+            return
+        try:
+            other.fetch(f"KILL QUERY {self.connection_id}")
+        except self.errors:
+            pass  # it has ended already
+        finally:
+            other.close()
 
     def failure(self, exc: BaseException, what: str) -> Exception:
         """A driver error as a TargetLost (retry on a new connection) or a one-line ConnectionFailed."""

@@ -206,9 +206,15 @@ def _values(step: p.Step) -> Iterator[p.Value]:
 
 
 def parameter_uses(plan: CallPlan) -> dict[str, list[tuple[str, int]]]:
-    """For each parameter of the captured class (lower case, with `@`), the statements of the procedures it is
-    passed to that use it, each with the position of its marker: where a value can be looked for."""
+    """For each parameter of the captured class (lower case, with `@`), the statements that use it, each with the
+    position of its marker: the batch's own, and those of the procedures it is passed to (where a value can be looked
+    for, or a key it inserts must be kept fresh)."""
     uses: dict[str, list[tuple[str, int]]] = {}
+    own = {param.name.lower() for param in plan.batch.parameters}
+    for statement in statements_of(plan.batch):  # the batch's own statements (a captured INSERT, UPDATE, ...)
+        for position, bound in enumerate(statement.parameters):
+            if bound.lower() in own:
+                uses.setdefault(bound.lower(), []).append((statement.sql, position))
     for step in _walk(plan.batch.body):
         if not isinstance(step, p.Call):
             continue
