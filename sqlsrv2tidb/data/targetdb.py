@@ -26,6 +26,11 @@ LOCAL_INFILE_REFUSED = frozenset({1148, 2068, 3948, 3950, 4166})
 refused the file, local data is disabled (MySQL), the local infile capability is disabled (MariaDB 10.x) (https://dev.mysql.com/doc/mysql-errors/8.0/en/server-error-reference.html)."""
 
 
+_GENERATED = re.compile(r"\b(?:VIRTUAL|STORED|PERSISTENT)\s+GENERATED\b", re.IGNORECASE)
+"""A generated column's `extra` (its value is computed: not copied). `DEFAULT_GENERATED` is a column whose
+DEFAULT is an expression (`DEFAULT (UUID())`): a plain column, copied like any other."""
+
+
 class TargetLost(ConnectionFailed):
     """The connection to the target went away; the chunk in flight is loaded again on a new one."""
 
@@ -142,7 +147,7 @@ class TargetDb:
         rows = self.fetch(
             "SELECT column_name, column_type, collation_name, extra FROM information_schema.columns "
             "WHERE table_schema = DATABASE() AND table_name = %s ORDER BY ordinal_position", (table,))
-        return [TargetColumn(str(name), str(ctype), str(coll) if coll else None, "GENERATED" in str(extra or "").upper())
+        return [TargetColumn(str(name), str(ctype), str(coll) if coll else None, bool(_GENERATED.search(str(extra or ""))))
                 for name, ctype, coll, extra in rows]
 
     def foreign_keys(self) -> list[TargetForeignKey]:

@@ -285,3 +285,32 @@ def test_help_shows_the_one_command_first():
     assert text[2].startswith("sqlsrv2tidb assess --connection ") and "--confirm-database" in text[2]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "## From a live server" in readme and "sqlsrv2tidb assess --connection" in readme
+
+
+@pytest.mark.slow
+def test_one_command_with_allow_writes_compares_and_replays_the_writes(mssql, greenhouse, tidb, tidb_database, tmp_path):
+    """`--allow-writes --confirm-database NAME`: the workload's write is compared by its effect (in a transaction
+    rolled back on both servers) and replayed; without them the summary says the writes were left out and why."""
+    workload = workload_file(tmp_path / "workload.sql")
+    out = tmp_path / "out"
+    code, said = _assess(*_args(mssql, greenhouse, tidb, tidb_database, out, workload, "--allow-writes"), target=tidb)
+    assert code == 0, said
+    compare = _doc(out, "compare.json")
+    writes = [q for q in compare["queries"] if q.get("write")]
+    assert len(writes) == 1 and writes[0]["verdict"] == "same", writes
+    assert writes[0]["statement_kind"] == "update" and writes[0]["rows_affected"] == {"sql_server": [1], "target": [1]}
+    assert [e["table"].casefold() for e in writes[0]["end_state"]] == ["dbo.batches"]
+    assert compare["summary"]["writes"]["classes"] == 1 and compare["summary"]["same"] == READS + 1
+    assert compare["left_out"] == []
+    replay = _doc(out, "replay.json")
+    assert any(q["kind"] == "update" for q in replay["per_query"]), replay["per_query"]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "1 write classes compared by their effect on the rows: 1 the same" in _section(page, "summary")
+
+    without = tmp_path / "without"
+    code, said = _assess(*_args(mssql, greenhouse, tidb, f"{tidb_database}", without, workload, "--no-data",
+                                "--no-replay"), target=tidb)
+    assert code == 0, said
+    page = (without / "report.html").read_text(encoding="utf-8")
+    assert ("1 write classes left out: --allow-writes --confirm-database NAME runs them on both servers"
+            in _section(page, "summary")), _section(page, "summary")
