@@ -52,6 +52,8 @@ class TableEnd:
     first: list[RowPair] = field(default_factory=list)
     generated: dict[str, list[int]] = field(default_factory=dict)
     """The IDENTITY values the call took on each side, as offsets from the table's last value before it."""
+    differing_columns: list[str] = field(default_factory=list)
+    """The columns whose values differ in rows both sides hold."""
 
     @property
     def equal(self) -> bool:
@@ -66,6 +68,7 @@ class TableEnd:
             doc["identity_values_taken"] = self.generated
         if not self.equal:
             doc["differing_rows"] = self.differing
+            doc["differing_columns"] = self.differing_columns
             doc["first_differences"] = [p.to_json() for p in self.first]
         return doc
 
@@ -175,6 +178,16 @@ def compare_table(read: TableRead, database: Database, renumber: Renumbering) ->
         if left_row is not None and right_row is not None and shape.digest(left_row) == shape.digest(right_row):
             continue
         end.differing += 1
+        if left_row is not None and right_row is not None:
+            for n, name in enumerate(read.table.columns):
+                if name not in end.differing_columns and \
+                        shape.digest(_only(left_row, n)) != shape.digest(_only(right_row, n)):
+                    end.differing_columns.append(name)
         if len(end.first) < FIRST_DIFFERENCES:
             end.first.append(RowPair(None, left_row, right_row))
     return end
+
+
+def _only(row: Sequence[Any], keep: int) -> list[Any]:
+    """The row with every value but one blanked: its digest compares that one value under the row's rules."""
+    return [value if n == keep else None for n, value in enumerate(row)]

@@ -122,6 +122,19 @@ def shape_of(tsql: str, database: Database | None) -> Shape:
     return shape
 
 
+def moment_in(tsql: str) -> str | None:
+    """The first value in any statement of `tsql` that differs on each server and each run (GETDATE(), NEWID(),
+    RAND(), a sequence's next number...), in words, or None: what makes a write's effect not comparable."""
+    _, body = strip_parameter_prefix(tsql)
+    for statement in parse_statements(body):
+        if statement.tree is None:
+            continue
+        found = next((_moment(node) for node in statement.tree.walk() if _moment(node)), None)
+        if found is not None:
+            return found
+    return None
+
+
 @dataclass(frozen=True)
 class _Text:
     """The class's T-SQL and its query's statement in it, for the text without a limit."""

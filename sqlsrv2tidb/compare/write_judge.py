@@ -25,13 +25,14 @@ from typing import Any
 from ..model import Database
 from ..procedures.affected import TableKey, table_key
 from ..procedures.results import CallResult
-from ..procedures.workload import CapturedCall, change_plans, own_change_plans
+from ..procedures.workload import CapturedCall, change_plans, own_change_plans, tsql_of
 from ..translate.naming import NameMap
 from .calls import judge_result_sets, noted
 from .classes import Compared
 from .end_state import Renumbering, TableEnd, TableRead, compare_table
 from .error_kinds import WriteError, target_error
 from .runner import DIFFERS, ERROR, LEFT_OUT, NOT_COMPARABLE, SAME, SAME_UP_TO_TIES, ClassResult
+from .shape import moment_in
 from .sides import SQL_SERVER, TARGET, Answered, SideError, SqlServerSide, TargetSide
 from .write_sides import Mark, SqlServerRun, SqlServerWrites, TargetWrites
 
@@ -53,6 +54,10 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
             result.verdict, result.side, result.timed_out = ERROR, exc.side, exc.timed_out
             result.reason = f"{'SQL Server' if exc.side == SQL_SERVER else 'the target'} failed: {exc.message}"
             break
+        if verdict == DIFFERS:
+            moment = _moment(call)
+            if moment is not None:  # GETDATE(), NEWID()...: each server writes its own value
+                verdict, reason = NOT_COMPARABLE, f"{moment} gives another value on each server and each run: {reason}"
         if verdict != SAME:
             result.verdict, result.reason = verdict, reason
             if verdict == DIFFERS:
@@ -61,6 +66,11 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
                 break
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _moment(call: CapturedCall) -> str | None:
+    """A value the class (its procedures, their triggers) takes from the clock or at random, in words, or None."""
+    return next((found for text in tsql_of(call.plan) if (found := moment_in(text)) is not None), None)
 
 
 def _translated(compared: Compared) -> str:
@@ -247,4 +257,5 @@ def _result_sets(ran: SqlServerRun, answered: CallResult, database: Database, ta
 def _told(end: TableEnd) -> str:
     rows = (f"SQL Server holds {end.sql_server_rows:,} row(s) of it, the target {end.target_rows:,}"
             if end.sql_server_rows != end.target_rows else f"{end.differing:,} row(s) differ")
-    return f"{end.table.qualified_name}: {rows}"
+    where = f" in {', '.join(end.differing_columns[:4])}" if end.differing_columns else ""
+    return f"{end.table.qualified_name}: {rows}{where}"

@@ -192,7 +192,13 @@ def _source_of(tree: exp.Expr, name: str) -> exp.Table | None:
     return None
 
 
-def _read(translate: Translate, select: exp.Select, what: str) -> tuple[tuple[SentStatement, ...], str]:
+def _read(translate: Translate, select: exp.Expr, what: str,
+          tree: exp.Expr | None = None) -> tuple[tuple[SentStatement, ...], str]:
+    """A read of the rows a statement changes, translated (and its T-SQL); the statement's WITH goes in front of it,
+    since its FROM may name the CTEs."""
+    if tree is not None and tree.args.get("with_") is not None:
+        select = select.copy()
+        select.set("with_", tree.args["with_"].copy())
     done = translate(select)
     if done.unsupported or len(done.statements) != 1:
         said = next((n.message for n in done.notes if n.status == "unsupported"), "no single target statement")
@@ -229,8 +235,10 @@ def _update_or_delete(tree: exp.Expr, kind: str, key: TableKey, node: exp.Table,
             select.set("distinct", exp.Distinct())  # a join may find a row more than once
         return select
 
-    before, _ = _read(translate, select_of(_columns(alias, key)), f"{kind.upper()} changes")
+    before, _ = _read(translate, select_of(_columns(alias, key)), f"{kind.upper()} changes", tree)
     keys_only = select_of([exp.column(k, table=alias, quoted=True) for k in key.key])
+    if tree.args.get("with_") is not None:
+        keys_only.set("with_", tree.args["with_"].copy())
     return ChangePlan(kind, key, before, keys_only.sql("tsql"), new_key_columns=tuple(set_keys),
                       set_columns=tuple(set_columns))
 
@@ -258,7 +266,7 @@ def _insert(tree: exp.Insert, key: TableKey, translate: Translate) -> ChangePlan
         for row in rows[1:]:
             select = exp.union(select, row, distinct=False)
         new_keys, tsql = _read(translate, select if isinstance(select, exp.Select) else exp.select("*").from_(
-            exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier("v")))), "the INSERT adds")
+            exp.Subquery(this=select, alias=exp.TableAlias(this=exp.to_identifier("v")))), "the INSERT adds", tree)
         return ChangePlan("insert", key, new_keys=new_keys, new_keys_tsql=tsql)
     if isinstance(source, (exp.Select, exp.Union)):
         first = source
@@ -275,7 +283,7 @@ def _insert(tree: exp.Insert, key: TableKey, translate: Translate) -> ChangePlan
             projection.replace(exp.alias_(value.copy(), f"c{n}", quoted=True))
         select = exp.Select(expressions=[exp.column(f"c{i}", table="v", quoted=True) for i in positions])
         select.set("from_", exp.From(this=exp.Subquery(this=inner, alias=exp.TableAlias(this=exp.to_identifier("v")))))
-        new_keys, tsql = _read(translate, select, "the INSERT adds")
+        new_keys, tsql = _read(translate, select, "the INSERT adds", tree)
         return ChangePlan("insert", key, new_keys=new_keys, new_keys_tsql=tsql)
     raise _NotDerived("an INSERT of DEFAULT VALUES or EXEC: its key is not given")
 
@@ -292,8 +300,10 @@ def _merge(tree: exp.Merge, key: TableKey, node: exp.Table, translate: Translate
         select.set("distinct", exp.Distinct())
         return select
 
-    before, _ = _read(translate, select_of(_columns(_alias(node), key)), "the MERGE matches")
+    before, _ = _read(translate, select_of(_columns(_alias(node), key)), "the MERGE matches", tree)
     keys_only = select_of([exp.column(k, table=_alias(node), quoted=True) for k in key.key])
+    if tree.args.get("with_") is not None:
+        keys_only.set("with_", tree.args["with_"].copy())
     return ChangePlan("merge", key, before, keys_only.sql("tsql"))
 
 

@@ -23,7 +23,7 @@ from .state import CallState, Frame
 _COMMITS = re.compile(r"\s*(?:(?:CREATE|ALTER|DROP)\s+(?!TEMPORARY\b)|TRUNCATE\b|RENAME\b|GRANT\b|REVOKE\b|LOCK\b|"
                       r"UNLOCK\b|COMMIT\b|ANALYZE\b|OPTIMIZE\b|FLUSH\b)", re.IGNORECASE)
 """Statements the target commits at once, whatever transaction is open (its DDL): never sent in a rolled-back call."""
-TARGET_ERRORS = {1062: 2627, 1451: 547, 1452: 547, 1216: 547, 1217: 547, 3819: 547, 4025: 547, 1048: 515, 1264: 8115, 1690: 8115,
+TARGET_ERRORS = {1062: 2627, 1451: 547, 1452: 547, 1216: 547, 1217: 547, 3819: 547, 4025: 547, 1048: 515, 1364: 515, 1264: 8115, 1690: 8115,
                  1365: 8134, 1213: 1205, 1205: 1222, 1406: 2628, 1146: 208, 1054: 207, 1366: 245, 1292: 241}
 """A target's error code -> SQL Server's number for the same error (ERROR_NUMBER(), @@ERROR)."""
 

@@ -263,3 +263,15 @@ def own_change_plans(plan: CallPlan) -> list[ChangePlan]:
     """The change plans of the captured batch's own statements (not its procedures'): SQL Server can be asked the
     same reads, with the class's parameters."""
     return [step.changes for step in _walk(plan.batch.body) if isinstance(step, p.Run) and step.changes is not None]
+
+
+def tsql_of(plan: CallPlan) -> Iterator[str]:
+    """The T-SQL of every statement and value the batch, its procedures and their triggers may run."""
+    triggers = [t.program for ts in plan.triggers.values() for t in ts]
+    for program in (plan.batch, *plan.programs.values(), *triggers):
+        for step in _walk(program.body):
+            text = getattr(step, "tsql", None)
+            if isinstance(text, str):
+                yield text
+            for value in _values(step):
+                yield f"SELECT {value.text}"

@@ -30,6 +30,8 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from sqlsrv2tidb.model import Database
+
 TESTS = Path(__file__).resolve().parents[1]
 for _folder in (TESTS / "translate", TESTS / "data", TESTS / "compare", TESTS):
     if str(_folder) not in sys.path:
@@ -79,7 +81,7 @@ def run(source, queries: list[Query], target, database: str, folder: Path, timeo
     copied = loaded(*copy_args(source, target, database, folder / "data", "--create-tables"))
     capture, _ = capture_with(source.capture, queries, folder)
     doc = compare([capture], folder / "out", source.connection, target.url(database), "--parameter-sets", "2",
-                  "--statement-timeout", f"{timeout:g}")
+                  "--statement-timeout", f"{timeout:g}", "--allow-writes", "--confirm-database", database)
     doc["_views_not_created"] = copied["views"]["not_created"]
     return doc
 
@@ -104,6 +106,8 @@ class Tally:
     not_comparable: Counter = field(default_factory=Counter)
     left_out: Counter = field(default_factory=Counter)
     explanations: Counter = field(default_factory=Counter)
+    writes: Tally | None = None
+    """The write classes, compared by their effect on the rows (`compare --allow-writes`), tallied alike."""
 
     @property
     def differs(self) -> int:
@@ -116,13 +120,16 @@ MARIADB_PRESENTS = {re.compile(r"\b(STDEVP?|VARP?)\s*\(", re.I): "MariaDB sends 
 
 
 def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = frozenset(),
-          known: dict[str, str] | None = None) -> Tally:
+          known: dict[str, str] | None = None, model: Database | None = None) -> Tally:
     """Classify every class of a compare.json (module docstring); `known` gives, by class id, why a class
     differs that a test already pins (the golden pairs' pins in the meaning test)."""
     out = Tally(corpus, target_kind)
+    out.writes = Tally(corpus, target_kind)
     known = known or {}
     through_views = {f["object"] for f in doc.get("findings", []) if f["rule"] == "QY65"}
+    reads = out
     for q in doc["queries"]:
+        out = reads.writes if q.get("write") else reads
         out.compared += 1
         verdict = q["verdict"]
         if verdict == "same":
@@ -131,7 +138,8 @@ def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = 
         elif verdict == "same up to ties":
             out.up_to_ties += 1
         elif verdict == "differs":
-            why = known.get(q["id"]) or explanation(q, through_views, departing_views, target_kind)
+            why = known.get(q["id"]) or explanation(q, through_views, departing_views, target_kind) or \
+                (catalog_departure(q, model) if model is not None and q.get("write") else None)
             if why is None:
                 out.unexplained.append(f"{q['id']} [{q['translation_status']}] {q['reason'][:300]} :: "
                                        f"{' '.join(q['sql_server_sql'].split())[:300]}")
@@ -149,8 +157,15 @@ def tally(corpus: str, target_kind: str, doc: dict, departing_views: set[str] = 
         else:
             out.not_comparable[_reason_class(q["reason"])] += 1
     for item in doc.get("left_out", []):
-        out.left_out[_reason_class(item.get("reason", "") if isinstance(item, dict) else str(item))] += 1
-    return out
+        reason = item.get("reason", "") if isinstance(item, dict) else str(item)
+        (reads.writes if _a_write(reason) else reads).left_out[_reason_class(reason)] += 1
+    return reads
+
+
+def _a_write(reason: str) -> bool:
+    """A class left out of the writes' comparison (not a read left out)."""
+    return reason.startswith(("a write the procedure runner cannot run", "it cannot run in a transaction",
+                              "a schema change"))
 
 
 def explanation(q: dict, through_views: set[str], departing_views: set[str], target_kind: str = "tidb") -> str | None:
@@ -161,6 +176,8 @@ def explanation(q: dict, through_views: set[str], departing_views: set[str], tar
     if "QY75" in codes and (q.get("order_only") or _only_text_differs(q)):
         return "text sorts otherwise under TiDB's collation (QY75): " + (
             "the same rows in another order" if q.get("order_only") else "MIN or MAX of text picks another value")
+    if q.get("write") and _refused_by_endpoint_only(q):
+        return "the endpoint refuses a write SQL Server runs: " + ENDPOINT_WRITES[_refused_by_endpoint_only(q)]
     departed = sorted(codes & ENDPOINT_DEPARTURES.keys())
     if departed:
         return "the endpoint departs from SQL Server's answer: " + "; ".join(ENDPOINT_DEPARTURES[c] for c in departed)
@@ -176,6 +193,59 @@ def explanation(q: dict, through_views: set[str], departing_views: set[str], tar
     if any(view in text for view in departing_views):
         return "it reads a view whose rewrite the endpoint answers otherwise than SQL Server"
     return None
+
+
+ENDPOINT_WRITES: dict[str, str] = {
+    r"is not currently supported in Babelfish": "it uses a construct Babelfish does not support (hierarchyid, say), so "
+                                                "the endpoint cannot say what SQL Server does (docs/babelfish.md)",
+    r'syntax error at or near "[-+*/]="': "Babelfish does not read compound assignment (SET x += y) in an UPDATE, which "
+                                          "SQL Server runs (docs/babelfish.md)",
+    r"function \S+\(.*\) does not exist": "it calls a function Babelfish lacks (COMPRESS, say; docs/babelfish.md)",
+}
+"""What the endpoint refuses that SQL Server runs, by a pattern of its message (docs/babelfish.md)."""
+
+
+def _refused_by_endpoint_only(q: dict) -> str | None:
+    """The pattern of ENDPOINT_WRITES the endpoint's refusal of a write matches (what the target did then cannot be
+    judged: SQL Server would have run it), or None."""
+    refused = q.get("refused") or {}
+    if not refused.get("sql_server"):
+        return None
+    said = refused["sql_server"][0]
+    return next((p for p in ENDPOINT_WRITES if re.search(p, said, re.I)), None)
+
+
+_NO_DEFAULT = re.compile(r"Field '([^']+)' doesn't have a default value", re.I)
+
+
+def catalog_departure(q: dict, model: Database) -> str | None:
+    """Why a write differs when the target's tables were made from the endpoint's catalog, which reports some objects
+    otherwise than the schema's script does (`model`: the corpus's schema as its script defines it; docs/babelfish.md):
+    a column whose default draws from a sequence its sys.sequences does not list, a computed column its
+    sys.computed_columns reports as a plain one (IN22)."""
+    refused = q.get("refused") or {}
+    for said in refused.get("target") or ():
+        missing = _NO_DEFAULT.search(said)
+        if missing and _sequence_default(model, missing[1]):
+            return ("a column whose default draws from a sequence the endpoint's catalog does not list (Babelfish's "
+                    "sys.sequences is empty): the target's table was made without that default")
+    ends = [e for e in q.get("end_state") or () if not e.get("equal")]
+    if ends and not refused.get("target") and not refused.get("sql_server") and all(
+            e.get("differing_columns") and all(_computed(model, e["table"], c) for c in e["differing_columns"]) for e in ends):
+        return "a computed column the endpoint's catalog reports as a plain one (IN22): the target's is no generated column"
+    return None
+
+
+def _sequence_default(model: Database, column: str) -> bool:
+    return any(c.name.casefold() == column.casefold() and c.default and "NEXT VALUE FOR" in c.default.upper()
+               for t in model.tables for c in t.columns)
+
+
+def _computed(model: Database, table: str, column: str) -> bool:
+    schema, _, name = table.rpartition(".")
+    found = model.table(schema or None, name)
+    col = found.column(column) if found is not None else None
+    return col is not None and col.computed is not None
 
 
 def _only_text_differs(q: dict) -> bool:
@@ -255,16 +325,30 @@ def render(tallies: list[Tally], seeds: str) -> str:
         lines.append(f"| {t.corpus} | {t.target} | {t.compared} | {t.same} | {t.same_with_rows} | {t.up_to_ties} | "
                      f"{t.explained} | {len(t.unexplained)} | {t.errors['sql_server']} | {t.errors['target']} | "
                      f"{t.errors['both']} | {sum(t.not_comparable.values())} | {sum(t.left_out.values())} |")
+    lines += ["", "## Writes compared by their effect on the rows", "",
+              "Every INSERT, UPDATE, DELETE and MERGE of the corpora's modules, run with `--allow-writes` on both servers "
+              "from the same rows, each in a transaction rolled back (docs/compare.md, *Writes*): refused alike or not, "
+              "the rows each statement affected, the result sets, and the rows it left in every table it touched.",
+              "",
+              "| corpus | target | compared | same | differs, explained | differs, unexplained | errors: SQL Server only | errors: target only | errors: both | not comparable | left out |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for t in tallies:
+        w = t.writes or Tally(t.corpus, t.target)
+        lines.append(f"| {t.corpus} | {t.target} | {w.compared} | {w.same + w.up_to_ties} | {w.explained} | "
+                     f"{len(w.unexplained)} | {w.errors['sql_server']} | {w.errors['target']} | {w.errors['both']} | "
+                     f"{sum(w.not_comparable.values())} | {sum(w.left_out.values())} |")
     for title, attribute in (("Why the differing classes differ", "explanations"),
                              ("What the target-only errors are", "target_errors"),
                              ("Why classes are not comparable", "not_comparable"),
                              ("Why classes are left out", "left_out")):
-        rows = [(t.corpus, t.target, reason, n) for t in tallies for reason, n in sorted(getattr(t, attribute).items())]
+        rows = [(t.corpus, f"{t.target}{' (writes)' if part is t.writes else ''}", reason, n) for t in tallies
+                for part in (t, t.writes) if part is not None for reason, n in sorted(getattr(part, attribute).items())]
         if not rows:
             continue
         lines += ["", f"## {title}", "", "| corpus | target | reason | classes |", "|---|---|---|---:|"]
         lines += [f"| {c} | {k} | {r.replace('|', '/')} | {n} |" for c, k, r, n in rows]
-    unexplained = [(t.corpus, t.target, u) for t in tallies for u in t.unexplained + t.defects]
+    unexplained = [(t.corpus, t.target, u) for t in tallies for part in (t, t.writes) if part is not None
+                   for u in part.unexplained + part.defects]
     lines += ["", "## Unexplained differences and translation defects", ""]
     lines += [f"- {c} on {k}: {u.replace('|', '/')}" for c, k, u in unexplained] or ["None."]
     return "\n".join(lines) + "\n"

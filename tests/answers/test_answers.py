@@ -88,12 +88,17 @@ def test_every_answer_is_the_same_or_explained(corpus, target, request, tmp_path
     database = target.create_database(f"answers_{corpus}"[:40])
     doc = run(source, queries, target, database, tmp_path)
     result = tally(corpus, target.kind, doc, departing_views(modules) if modules is not None else set(),
-                   _pinned(queries) if corpus == "golden" else None)
+                   _pinned(queries) if corpus == "golden" else None, modules)
     RESULTS[(corpus, target.kind)] = result
     print(f"\n{corpus} on {target.kind}: {doc['summary']}")
     assert result.compared > 0 and result.same > 0, doc["summary"]
     assert not result.unexplained, "differences nothing explains:\n" + "\n".join(result.unexplained)
     assert not result.defects, "target errors of the translation's own:\n" + "\n".join(result.defects)
+    writes = result.writes
+    print(f"  writes: {writes.compared} compared, {writes.same} same, {writes.explained} explained, "
+          f"{len(writes.unexplained)} unexplained, {dict(writes.errors)} errors, {sum(writes.left_out.values())} left out")
+    assert not writes.unexplained, "write differences nothing explains:\n" + "\n".join(writes.unexplained)
+    assert not writes.defects, "write errors of the translation's own:\n" + "\n".join(writes.defects)
     if corpus == "sede":
         not_comparable = sum(result.not_comparable.values())
         assert not_comparable <= 0.10 * result.compared, (not_comparable, result.compared, result.not_comparable)
