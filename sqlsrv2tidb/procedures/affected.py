@@ -182,8 +182,9 @@ def _alias(node: exp.Table) -> str:
 
 
 def _source_of(tree: exp.Expr, name: str) -> exp.Table | None:
-    """The table an UPDATE or DELETE names by an alias of its FROM (`UPDATE o SET ... FROM Orders o`)."""
-    source = tree.args.get("from_")
+    """The table an UPDATE or DELETE names by an alias of its FROM (`UPDATE o SET ... FROM Orders o`, `DELETE o FROM
+    Orders o JOIN ...`)."""
+    source = tree.args.get("from_") or (tree.this if isinstance(tree, exp.Delete) and tree.args.get("tables") else None)
     if source is None:
         return None
     for table in source.find_all(exp.Table):
