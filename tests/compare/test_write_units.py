@@ -9,11 +9,19 @@ from decimal import Decimal
 import pytest
 
 from sqlsrv2tidb.compare.end_state import Renumbering, TableRead, compare_table
-from sqlsrv2tidb.compare.error_kinds import CHECK, FOREIGN_KEY, NOT_NULL, RAISED, TRUNCATION, UNIQUE, sql_server_error, \
-    target_error
+from sqlsrv2tidb.compare.error_kinds import (
+    CHECK,
+    FOREIGN_KEY,
+    NOT_NULL,
+    RAISED,
+    TRUNCATION,
+    UNIQUE,
+    sql_server_error,
+    target_error,
+)
 from sqlsrv2tidb.compare.values import ResultColumn
 from sqlsrv2tidb.compare.write_sides import Mark
-from sqlsrv2tidb.model import Column, DataType, Database, ForeignKey, Identity, Key, Table
+from sqlsrv2tidb.model import Column, Database, DataType, ForeignKey, Identity, Key, Table
 from sqlsrv2tidb.procedures.affected import TableKey
 from sqlsrv2tidb.procedures.values import assign
 from sqlsrv2tidb.replay.params import as_declared
