@@ -19,21 +19,20 @@ records SQL Server's type on the new node (`remember_type`), so the expressions 
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from sqlglot import exp
-from sqlglot.errors import ParseError
 
-from ..model import Column, Database, Table
+from ..model import Database, Table
 from . import type_rules as rules
 from .dialect import SqlServer
-from .scopes import find_cte, parameter_name, sources, table_key
+from .scopes import parameter_name
+from .source_types import MISSING, SchemaColumn, SourceTypes, function_type, type_of_declaration
 from .type_rules import NUMERIC, TEMPORAL, Category, category, dominant
 
-__all__ = ["NUMERIC", "TEMPORAL", "Category", "SchemaColumn", "Types", "category", "dominant", "is_string",
+__all__ = ["MISSING", "NUMERIC", "TEMPORAL", "Category", "SchemaColumn", "Types", "category", "dominant", "is_string",
            "remember_type", "surely_text", "type_of_declaration"]
 
 STRING = rules.STRING
@@ -71,19 +70,20 @@ _SAME_AS_ARGUMENT = (
     exp.Ordered, exp.Distinct, exp.TsOrDsToDate,
 )
 _OPERATORS: dict[type, rules.Operator] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
-_BRANCHES = (exp.Coalesce, exp.Nullif, exp.Greatest, exp.Least)
+_BRANCHES = (exp.Coalesce, exp.Greatest, exp.Least)
 
 # T-SQL functions sqlglot keeps as anonymous calls, by result category.
 _ANONYMOUS: dict[str, exp.DataType] = {
     **dict.fromkeys(
         ("STR", "FORMAT", "QUOTENAME", "DB_NAME", "OBJECT_NAME", "USER_NAME", "HOST_NAME", "APP_NAME",
          "SCHEMA_NAME", "SUSER_SNAME", "NCHAR", "SOUNDEX", "TRANSLATE", "CONCAT_WS", "STRING_ESCAPE",
-         "DATENAME", "FORMATMESSAGE", "ERROR_MESSAGE", "COMPRESS", "TRIM", "LTRIM", "RTRIM", "DATE_FORMAT",
+         "DATENAME", "FORMATMESSAGE", "ERROR_MESSAGE", "ERROR_PROCEDURE", "COMPRESS", "TRIM", "LTRIM", "RTRIM", "DATE_FORMAT",
          "LEFT", "RIGHT", "HEX", "LPAD", "RPAD", "CONCAT", "INSERT", "DATABASE", "CURRENT_USER", "VERSION"),
         STRING,
     ),
     **dict.fromkeys(
-        ("DATALENGTH", "PATINDEX", "OBJECT_ID", "DB_ID", "ISNUMERIC", "ISDATE", "ERROR_NUMBER", "@@ROWCOUNT",
+        ("DATALENGTH", "PATINDEX", "OBJECT_ID", "DB_ID", "ISNUMERIC", "ISDATE", "ERROR_NUMBER", "ERROR_SEVERITY",
+         "ERROR_STATE", "ERROR_LINE", "@@ROWCOUNT",
          "@@SPID", "@@TRANCOUNT", "@@ERROR", "DIFFERENCE", "CHECKSUM", "BINARY_CHECKSUM", "DATEPART",
          "GROUPING", "GROUPING_ID", "@@FETCH_STATUS", "LENGTH", "ROW_COUNT", "CONNECTION_ID", "TO_SECONDS",
          "TO_DAYS", "DAYOFWEEK", "MICROSECOND", "CHAR_LENGTH", "REGEXP_INSTR", "ORD"),
@@ -112,22 +112,10 @@ def remember_type(node: exp.Expr, datatype: exp.DataType | None) -> exp.Expr:
     return node
 
 
-@functools.lru_cache(maxsize=4096)
-def _parse_type(text: str) -> exp.DataType | None:
-    try:
-        return exp.DataType.build(text, dialect=SqlServer, udt=True)
-    except (ParseError, ValueError):
-        return None
-
-
-def type_of_declaration(text: str) -> exp.DataType | None:
-    """A declared type (`nvarchar(50)`, `decimal(18,2)`, `dbo.Name` already resolved) as a DataType."""
-    return _parse_type(text.strip().lower())
-
-
 @dataclass
-class Types:
-    """Resolves expression types in one statement; `variables` maps a variable name (lower case, no `@`) to its type."""
+class Types(SourceTypes):
+    """Resolves expression types in one statement; `variables` maps a variable name (lower case, no `@`) to its type.
+    Column references are typed through their sources (`source_types`)."""
 
     database: Database
     variables: dict[str, exp.DataType] = field(default_factory=dict)
@@ -135,6 +123,10 @@ class Types:
     """The table of a column expression (DEFAULT, CHECK, computed) when there is no FROM clause."""
     temp_tables: dict[str, dict[str, exp.DataType]] = field(default_factory=dict)
     """Columns of `#temp` tables and `@table` variables the batch created, by lower-case name."""
+    temp_generated: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Of those, the columns an INSERT does not list (identity and computed ones), by the same name."""
+    _open: set[int] = field(default_factory=set, init=False, repr=False, compare=False)
+    """Sources being typed: a CTE or view met again inside itself is unknown, not a loop."""
     _resolved: dict[int, tuple[exp.Column, object]] | None = field(default=None, init=False, repr=False, compare=False)
     """Column references resolved while `remembering`: id -> (the reference, what it resolved to)."""
 
@@ -165,7 +157,7 @@ class Types:
         if remembered is not None:
             return remembered
         if isinstance(node, exp.National):
-            return STRING
+            return rules.string_literal(node.name, national=True)
         if isinstance(node, exp.Literal):
             return _literal_type(node)
         if isinstance(node, exp.Null):
@@ -185,11 +177,13 @@ class Types:
         if isinstance(node, (exp.Case, exp.If)):
             branches = [node.args.get("true")] if isinstance(node, exp.If) else [i.args.get("true") for i in node.args.get("ifs") or []]
             branches.append(node.args.get("default") if isinstance(node, exp.Case) else node.args.get("false"))
-            return dominant([self._of(b) for b in branches if b is not None])
-        if isinstance(node, exp.Coalesce) and node.args.get("is_null") and self._of(node.this) is not None:
+            return self.combined([b for b in branches if b is not None])
+        if isinstance(node, exp.Coalesce) and node.args.get("is_null"):
             return self._of(node.this)  # ISNULL has its first argument's type
+        if isinstance(node, exp.Nullif):
+            return self._of(node.this)  # NULLIF has its first argument's type
         if isinstance(node, _BRANCHES):
-            return dominant([self._of(a) for a in [node.this, *node.expressions] if a is not None])
+            return self.combined([a for a in [node.this, *node.expressions] if a is not None])
         if isinstance(node, exp.Sum):
             return rules.sum_type(self._of(node.this))
         if isinstance(node, exp.Avg):
@@ -219,11 +213,23 @@ class Types:
             return self._of(node.this)
         if isinstance(node, exp.Select):
             return self._of(node.selects[0]) if len(node.selects) == 1 else None
-        if isinstance(node, exp.Union):
-            return self._of(node.this)
+        if isinstance(node, exp.SetOperation):
+            return self._column_at(node, 0)
         if isinstance(node, exp.Anonymous):
             return _ANONYMOUS.get(node.name.upper())
+        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
+            return function_type(self.database, node.this.name or None, node.expression.name)
+        if isinstance(node, exp.NextValueFor):
+            return self._sequence_type(node.this)
         return None
+
+    def _sequence_type(self, name: exp.Expr) -> exp.DataType | None:
+        """NEXT VALUE FOR has its sequence's type (bigint unless the sequence says otherwise)."""
+        if not isinstance(name, (exp.Column, exp.Table)):
+            return None
+        sequence = self.database.sequence(name.table if isinstance(name, exp.Column) else name.db or None, name.name) \
+            or self.database.sequence(None, name.name)
+        return type_of_declaration(str(sequence.type)) if sequence is not None else None
 
     def _add(self, node: exp.Add) -> exp.DataType | None:
         left, right = self._of(node.this), self._of(node.expression)
@@ -231,7 +237,7 @@ class Types:
         if isinstance(node.this, exp.Null) or isinstance(node.expression, exp.Null):
             return right if isinstance(node.this, exp.Null) else left
         if lc == "string" and rc == "string":
-            return STRING
+            return rules.concatenation(left, right)
         # Text that cannot be a number only runs on SQL Server as a concatenation.
         if (lc == "string" and rc is None and surely_text(node.this)) or (
             rc == "string" and lc is None and surely_text(node.expression)
@@ -260,114 +266,9 @@ class Types:
         its digits, an integer or money as the decimal it converts to); None for float or unknown."""
         return constant_shape(node) or rules.shape(self.of(node))
 
-    # Column resolution -------------------------------------------------------------------------
-
-    def column(self, column: exp.Column) -> exp.DataType | None:
-        found = self._resolve(column)
-        return found.type if isinstance(found, SchemaColumn) else found
-
-    def schema_column(self, column: exp.Column) -> Column | None:
-        """The captured column a reference resolves to, when it names a schema table's column."""
-        found = self._resolve(column)
-        return found.column if isinstance(found, SchemaColumn) else None
-
-    def _resolve(self, column: exp.Column) -> exp.DataType | SchemaColumn | None:
-        cache = self._resolved
-        if cache is not None:
-            hit = cache.get(id(column))
-            if hit is not None and hit[0] is column:
-                return hit[1]  # type: ignore[return-value]
-        found = self._resolve_in_scopes(column)
-        if cache is not None:
-            cache[id(column)] = (column, found)
-        return found
-
-    def _resolve_in_scopes(self, column: exp.Column) -> exp.DataType | SchemaColumn | None:
-        name = column.name
-        qualifier = column.table
-        node = column.parent
-        while node is not None:
-            if isinstance(node, (exp.Select, exp.Update, exp.Delete, exp.Merge)):
-                found = self._in_sources(node, qualifier, name)
-                if found is not _MISSING:
-                    return found  # type: ignore[return-value]
-            node = node.parent
-        if self.default_table is not None and (not qualifier or qualifier.lower() == self.default_table.name.lower()):
-            return self._table_column(self.default_table, name)
-        return None
-
-    def _in_sources(self, scope: exp.Expr, qualifier: str, name: str) -> object:
-        matches = []
-        for alias, source in sources(scope):
-            if qualifier and alias != qualifier.lower():
-                continue
-            found = self._source_column(source, name)
-            if found is not _MISSING:
-                matches.append(found)
-            if qualifier:
-                return found if found is not _MISSING else None
-        if len(matches) == 1:
-            return matches[0]
-        return None if len(matches) > 1 else _MISSING
-
-    def _source_column(self, source: exp.Expr, name: str) -> object:
-        if isinstance(source, exp.Table):
-            return self._table_source(source, name)
-        query = source.this if isinstance(source, (exp.Subquery, exp.CTE)) else source
-        if isinstance(query, exp.Union):
-            query = query.this
-        alias = source.args.get("alias")
-        listed = [c.name.lower() for c in alias.columns] if isinstance(alias, exp.TableAlias) else []
-        if isinstance(query, exp.Select) and name.lower() in listed:  # WITH x (a, b) AS (...): by position
-            position = listed.index(name.lower())
-            return self._of(query.selects[position]) if position < len(query.selects) else _MISSING
-        if isinstance(query, exp.Select):
-            lowered = name.lower()
-            for projection in query.selects:
-                if projection.alias_or_name.lower() == lowered and not isinstance(projection, exp.Star):
-                    return self._of(projection)
-            if any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in query.selects):
-                found = self._in_sources(query, "", name)
-                return found
-        return _MISSING
-
-    def _table_source(self, table: exp.Table, name: str) -> object:
-        if not isinstance(table.this, (exp.Identifier, exp.Parameter)):
-            return _MISSING
-        table_name = table.name
-        cte = find_cte(table, table_name)
-        if cte is not None:
-            return self._source_column(cte, name)
-        key = table_key(table)
-        if key in self.temp_tables:
-            return self.temp_tables[key].get(name.lower(), _MISSING)
-        # As the NameMap names it: a schema prefix that names no such table falls back to the one table of that name.
-        schema_table = self.database.table(table.db or None, table_name.rstrip()) or self.database.table(None, table_name.rstrip())
-        if schema_table is None:
-            return None
-        return self._table_column(schema_table, name) or _MISSING
-
-    def _table_column(self, table: Table, name: str) -> SchemaColumn | None:
-        column = table.column(name)
-        if column is None:
-            return None
-        datatype = None if column.computed is not None else type_of_declaration(str(column.type))
-        return SchemaColumn(datatype, column)
-
-
-@dataclass(frozen=True)
-class SchemaColumn:
-    """A column reference resolved to a column of the captured schema."""
-
-    type: exp.DataType | None
-    column: Column
-
-
-_MISSING = object()
-
 
 def _literal_type(node: exp.Literal) -> exp.DataType:
-    return STRING if node.is_string else rules.literal_type(node.name)
+    return rules.string_literal(node.name, national=False) if node.is_string else rules.literal_type(node.name)
 
 
 def constant_shape(node: exp.Expr) -> rules.Shape | None:

@@ -44,6 +44,7 @@ from .context import Context
 from .refusals import refused
 from .scopes import parameter_name
 from .transforms_grouping import GROUP_KEY, tag_group_expressions
+from .transforms_writes import convert_written_values
 from .types import CASE_INSENSITIVE_COLLATION
 from .walk import depth_first
 
@@ -148,6 +149,8 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     (what @@ROWCOUNT or SCOPE_IDENTITY() follow); `in_place` when nothing will (the last statement)."""
     if not in_place:
         tree = tree.copy()
+    if isinstance(tree, (exp.Insert, exp.Update, exp.Merge)):
+        convert_written_values(tree, ctx)  # on the T-SQL tree, before the walk: the values inside are rewritten too
     nodes = depth_first(tree)  # one walk for the parameters, GROUP BY and the scalar rewrites
     if refused(tree, nodes, ctx):
         return [tree]

@@ -193,7 +193,7 @@ def datetime_strings(node: exp.Expr, ctx: Context) -> exp.Expr:
             ctx.note("QY59", "review", f"SQL Server cannot read '{text}' as a date (it fails there); TiDB compares it as text "
                      f"({_DOCS_STRINGS}).")
             continue
-        if _read_alike(text, date_only):
+        if read_alike(text, date_only):
             continue
         written = written_for_tidb(value, with_time=not date_only)
         literal.replace(exp.Literal.string(written))
@@ -202,7 +202,7 @@ def datetime_strings(node: exp.Expr, ctx: Context) -> exp.Expr:
     for parameter, date_only in _datetime_operands(node, ctx, lambda e: isinstance(e, exp.Parameter)):
         spelling = ctx.parameters.get(parameter.name.lower(), "@" + parameter.name)
         unread = sorted({v for v in ctx.samples.get(parameter.name.lower(), ())
-                         if isinstance(v, str) and not _read_alike(v, date_only)})
+                         if isinstance(v, str) and not read_alike(v, date_only)})
         if unread:
             shown = ", ".join(f"'{v}'" for v in unread[:3]) + (f" and {len(unread) - 3} more" if len(unread) > 3 else "")
             ctx.note("QY59", "review", f"The captured values of {spelling} ({shown}) are strings SQL Server reads as dates "
@@ -215,7 +215,7 @@ def _is_string(e: exp.Expr | None) -> bool:
     return isinstance(e, exp.National) or (isinstance(e, exp.Literal) and e.is_string)
 
 
-def _read_alike(text: str, date_only: bool) -> bool:
+def read_alike(text: str, date_only: bool) -> bool:
     """Whether TiDB reads `text` as the date or datetime SQL Server reads (it cannot read some as one at all)."""
     return read_datetime(text) is not None and bool(_YEAR_FIRST.match(text)) and not (date_only and ":" in text)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .context import Context
+from .transforms_writes import as_written
 
 _NOTE = "QY12"
 
@@ -82,11 +83,11 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
     status = _check_key(target, keys, ctx)
     if status is None:
         return _unsupported(node, ctx, f"ON matches ({', '.join(keys)}), which is not the target's primary or a unique key")
-    written = {column.lower(): value for column, value in zip(columns, values, strict=True)}
+    written = {column.lower(): as_written(value) for column, value in zip(columns, values, strict=True)}
     if any(written.get(key.lower()) != value for key, value in pairs):
         return _update_then_insert(node, ctx, update, pairs, written, (plain_target, columns, values, row, source_alias))
     inserted = {}
-    for column, value in zip(columns, values, strict=True):
+    for column, value in zip(columns, map(as_written, values), strict=True):
         if isinstance(value, exp.Column) and value.table.lower() == source_alias:
             inserted[value.name.lower()] = column
     assignments = []

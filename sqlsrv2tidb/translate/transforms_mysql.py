@@ -14,6 +14,12 @@ rewrites. TiDB's own rewrites stay: what they produce runs on MySQL 8 too.
   1137, "Can't reopen table"). A SET of several variables that each read it once becomes one SET per
   variable, which reads the same values; any other statement has no MySQL form (MY23).
   https://dev.mysql.com/doc/refman/8.4/en/temporary-table-problems.html
+- UPDATE whose SET reads a column an earlier assignment of the same SET changes: SQL Server (and TiDB)
+  compute every assignment from the row as it was; MySQL assigns a single-table UPDATE left to right,
+  each later expression reading the new value (`SET a = b, b = a` leaves both equal), and a multi-table
+  UPDATE in no set order. The assignments of a single-table UPDATE are put in an order where each reads
+  a column before it changes; where none exists (a swap), or the UPDATE joins, it is flagged (MY24).
+  https://dev.mysql.com/doc/refman/8.4/en/update.html
 """
 
 from __future__ import annotations
@@ -58,6 +64,8 @@ def statements(trees: list[exp.Expr], ctx: Context) -> list[exp.Expr]:
     for tree in trees:
         if isinstance(tree, (exp.Update, exp.Delete)):
             tree = _read_target_through_derived_table(tree, ctx)
+        if isinstance(tree, exp.Update):
+            tree = _assignments_read_before_written(tree, ctx)
         twice = _temporary_tables_read_twice(tree)
         if twice and isinstance(tree, exp.Set) and len(tree.expressions) > 1 and all(
                 not _temporary_tables_read_twice(item) for item in tree.expressions):
@@ -116,3 +124,36 @@ def _read_target_through_derived_table(tree: exp.Update | exp.Delete, ctx: Conte
                  "subquery, which MySQL refuses (error 1093): the subquery reads it through a derived table, which "
                  "MySQL materializes first, so it sees the rows as they were before the statement, as SQL Server does.")
     return tree
+
+
+def _assignments_read_before_written(update: exp.Update, ctx: Context) -> exp.Update:
+    """`UPDATE w SET d = d2, sd = d` -> `UPDATE w SET sd = d, d = d2` (MySQL assigns left to right)."""
+    items = update.expressions
+    assigned = [item.this.name.lower() if isinstance(item, exp.EQ) and isinstance(item.this, exp.Column) else None
+                for item in items]
+    reads = [{c.name.lower() for c in item.expression.find_all(exp.Column)} if isinstance(item, exp.EQ) else set()
+             for item in items]
+    # item i must come before item j when i reads the column j assigns
+    before = {j: {i for i in range(len(items)) if i != j and assigned[j] is not None and assigned[j] in reads[i]}
+              for j in range(len(items))}
+    if not any(before[j] - set(range(j)) for j in range(len(items))):
+        return update  # left to right already reads every column before it changes
+    joined = bool(update.this.args.get("joins")) if isinstance(update.this, exp.Table) else True
+    order: list[int] = []
+    waiting = list(range(len(items)))
+    while waiting and not joined:
+        ready = next((j for j in waiting if before[j] <= set(order)), None)
+        if ready is None:
+            break
+        order.append(ready)
+        waiting.remove(ready)
+    if joined or waiting:
+        why = "a multi-table UPDATE assigns in no set order" if joined else "no order of them reads each column first"
+        ctx.note("MY24", "review", "An assignment of this UPDATE reads a column another one changes: SQL Server computes "
+                 f"each from the row as it was, MySQL from the row as assigned so far, and {why}.")
+        return update
+    update.set("expressions", [items[i] for i in order])
+    ctx.note("MY24", "rewritten", "An assignment of this UPDATE reads a column a later one changes: MySQL assigns left "
+             "to right, so they are put in an order where each column is read before it changes, as SQL Server reads "
+             "the row as it was.")
+    return update

@@ -11,37 +11,12 @@ from __future__ import annotations
 from sqlglot import exp
 
 from .context import Context
-from .scopes import find_cte, table_key
 from .type_rules import NUMERIC
 
 
 def source_columns(source: exp.Expr, ctx: Context) -> list[str] | None:
-    """The column names a FROM source yields, in order, or None when they cannot be known."""
-    if isinstance(source, exp.Subquery):
-        query = source.this
-        while isinstance(query, exp.Union):
-            query = query.this
-        if isinstance(query, exp.Select):
-            names = [p.alias_or_name for p in query.selects]
-            if all(names) and not any(isinstance(p, exp.Star) or (isinstance(p, exp.Column) and p.is_star) for p in query.selects):
-                return names
-            if len(query.selects) == 1 and isinstance(query.selects[0], exp.Star):
-                from_ = query.args.get("from_")
-                if from_ is not None and not query.args.get("joins"):
-                    return source_columns(from_.this, ctx)
-        return None
-    if isinstance(source, exp.Table):
-        cte = find_cte(source, source.name)
-        if cte is not None:
-            columns = [c.name for c in cte.args["alias"].columns] if cte.args.get("alias") and cte.args["alias"].columns else None
-            return columns or source_columns(exp.Subquery(this=cte.this), ctx)
-        temp = ctx.types.temp_tables.get(table_key(source))
-        if temp is not None:
-            return list(temp)
-        table = ctx.database.table(source.db or None, source.name)
-        if table is not None:
-            return [c.name for c in table.columns]
-    return None
+    """The column names a FROM source yields, in order, or None when they cannot be known (the type model's)."""
+    return ctx.types.column_names(source)
 
 
 def pivot(select: exp.Select, ctx: Context) -> exp.Select:

@@ -148,22 +148,103 @@ def literal_type(text: str) -> exp.DataType:
 
 
 def dominant(types: list[exp.DataType | None]) -> exp.DataType | None:
-    """The type an expression over mixed types takes (the highest by precedence), or None when none is known.
-
-    Decimals of different precision and scale combine as UNION does: enough digits for the largest
-    integral part and the largest scale."""
+    """The type of an expression over mixed types from the ones known (None when none is): see `combine`."""
     known = [t for t in types if t is not None]
-    if not known:
-        return None
-    best = min(known, key=rank)
-    if best.this == D.DECIMAL:
-        shapes = [shape(t) for t in known if t.this == D.DECIMAL or t.this in EXACT_SHAPES]
-        shapes = [s for s in shapes if s is not None]
-        if len(shapes) > 1:
-            scale = max(s for _, s in shapes)
-            integral = max(p - s for p, s in shapes)
+    return combine(known) if known else None
+
+
+def combine(types: list[exp.DataType]) -> exp.DataType:
+    """The type SQL Server gives a column of UNION, INTERSECT, EXCEPT or a VALUES list, and CASE, IIF,
+    COALESCE over results of these types: the one of highest precedence, and of that kind
+
+    - a decimal with enough digits for the largest integral part and the largest scale (an integer or
+      money branch counted as the decimal it converts to), within 38 digits;
+    - a string or binary as long as the longest (MAX when one is), nvarchar over varchar;
+    - datetime2, time and datetimeoffset with the most fractional digits.
+    https://learn.microsoft.com/sql/t-sql/data-types/precision-scale-and-length-transact-sql
+    https://learn.microsoft.com/sql/t-sql/language-elements/set-operators-union-transact-sql
+    """
+    best = min(types, key=rank)
+    if len(types) == 1:
+        return best
+    kind = best.this
+    if kind == D.DECIMAL:
+        shapes = [shape(t) for t in types if t.this == D.DECIMAL or t.this in EXACT_SHAPES]
+        found = [s for s in shapes if s is not None]
+        if len(found) > 1:
+            scale = max(s for _, s in found)
+            integral = max(p - s for p, s in found)
             return decimal(*_fit_sum(scale + integral, scale, integral))
+        return best
+    if kind in _SIZED:
+        family = _SIZED[kind]
+        lengths = [length(t) for t in types if _SIZED.get(t.this) == family]
+        if None in lengths or not lengths:
+            return best
+        longest = max(lengths)  # type: ignore[type-var]
+        return sized(kind, longest)
+    if kind in _FRACTIONAL:
+        digits = [fractional_digits(t) for t in types if t.this == kind]
+        return exp.DataType(this=kind, expressions=[exp.DataTypeParam(this=exp.Literal.number(max(digits)))])
     return best
+
+
+_SIZED: dict[exp.DType, str] = {
+    **dict.fromkeys((D.CHAR, D.NCHAR, D.VARCHAR, D.NVARCHAR), "string"),
+    **dict.fromkeys((D.BINARY, D.VARBINARY), "binary"),
+}
+_FRACTIONAL = frozenset({D.DATETIME2, D.TIME, D.TIMESTAMPTZ})
+MAX_LENGTH = 2**31 - 1
+"""The length `length` gives MAX: longer than any declared length."""
+
+
+def length(datatype: exp.DataType) -> int | None:
+    """The declared length of a string or binary type (MAX as `MAX_LENGTH`, 1 when none is given, as a
+    declaration without a length means); None for other types."""
+    if datatype.this not in _SIZED:
+        return None
+    if not datatype.expressions:
+        return 1
+    text = datatype.expressions[0].name
+    return int(text) if text.isdigit() else MAX_LENGTH
+
+
+def sized(kind: exp.DType, size: int) -> exp.DataType:
+    """A string or binary type of `size` characters or bytes (MAX beyond SQL Server's longest declared length)."""
+    limit = 4000 if kind in (D.NCHAR, D.NVARCHAR) else 8000
+    param = "MAX" if size > limit else str(max(size, 1))
+    if param == "MAX" and kind in (D.CHAR, D.NCHAR, D.BINARY):
+        kind = {D.CHAR: D.VARCHAR, D.NCHAR: D.NVARCHAR, D.BINARY: D.VARBINARY}[kind]
+    return _sized(kind, param)
+
+
+@functools.lru_cache(maxsize=1024)
+def _sized(kind: exp.DType, param: str) -> exp.DataType:
+    value = exp.var("MAX") if param == "MAX" else exp.Literal.number(int(param))
+    return exp.DataType(this=kind, expressions=[exp.DataTypeParam(this=value)])
+
+
+def fractional_digits(datatype: exp.DataType) -> int:
+    """The fractional-second digits of datetime2, time or datetimeoffset (7 when none are given)."""
+    if datatype.expressions and datatype.expressions[0].name.isdigit():
+        return int(datatype.expressions[0].name)
+    return 7
+
+
+def string_literal(text: str, national: bool) -> exp.DataType:
+    """`'abc'` is varchar(3) and `N'abc'` nvarchar(3) (a longer one varchar(max)); an empty one has length 1.
+    https://learn.microsoft.com/sql/t-sql/data-types/constants-transact-sql#character-string-constants"""
+    return sized(D.NVARCHAR if national else D.VARCHAR, len(text))
+
+
+def concatenation(left: exp.DataType, right: exp.DataType) -> exp.DataType:
+    """`a + b` on two strings: as long as both together, nvarchar when either is (MAX past 8000 bytes).
+    https://learn.microsoft.com/sql/t-sql/language-elements/string-concatenation-transact-sql"""
+    kind = D.NVARCHAR if D.NVARCHAR in (left.this, right.this) or D.NCHAR in (left.this, right.this) else D.VARCHAR
+    a, b = length(left), length(right)
+    if a is None or b is None:
+        return STRING
+    return sized(kind, a + b)
 
 
 # Arithmetic ------------------------------------------------------------------------------------

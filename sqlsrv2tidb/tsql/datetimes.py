@@ -70,6 +70,36 @@ def written_for_tidb(value: datetime, with_time: bool = True) -> str:
     return f"{text}.{value.microsecond:06d}".rstrip("0") if value.microsecond else text
 
 
+def stored_as_datetime(value: datetime) -> datetime | None:
+    """`value` as a SQL Server datetime holds it: rounded to the nearest 1/300 second, shown as .000, .003 or .007
+    (.005 is .007, 23:59:59.999 the next day); None past 9999-12-31.
+    https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql#rounding-of-datetime-fractional-second-precision
+
+    >>> stored_as_datetime(datetime(2024, 1, 1, 10, 30, 0, 5000))
+    datetime.datetime(2024, 1, 1, 10, 30, 0, 7000)
+    """
+    ticks = (value.microsecond * 3 + 5000) // 10000
+    try:
+        return value.replace(microsecond=0) + timedelta(milliseconds=(ticks * 10 + 1) // 3)
+    except OverflowError:
+        return None
+
+
+def stored_as_smalldatetime(value: datetime) -> datetime | None:
+    """`value` as a SQL Server smalldatetime holds it: to the minute, 29.998 seconds or less down, 29.999 or more
+    up; None past 2079-06-06 23:59.
+    https://learn.microsoft.com/sql/t-sql/data-types/smalldatetime-transact-sql"""
+    up = value.second * 1_000_000 + value.microsecond >= 29_999_000
+    rounded = value.replace(second=0, microsecond=0) + timedelta(minutes=int(up))
+    return rounded if rounded <= datetime(2079, 6, 6, 23, 59) else None
+
+
+def fraction_digits(text: str) -> int:
+    """How many fractional-second digits a datetime string gives (`'10:30:00.0045'`: 4)."""
+    found = re.search(r":\d{1,2}:\d{1,2}[.:](\d+)", text)
+    return len(found.group(1)) if found else 0
+
+
 def _split(text: str) -> tuple[str, str]:
     """(date, time): the time is the part from the first `hh:` or a trailing `n AM`/`n PM`."""
     m = re.search(r"(?:^|\s)(\d{1,2}:\S*(?:\s*[AaPp][Mm])?|\d{1,2}\s*[AaPp][Mm])$", text)

@@ -587,10 +587,10 @@ SELECT customer_id, GROUP_CONCAT(status ORDER BY ordered_at SEPARATOR ',') FROM 
 
 -- ==================== Identity and row counts
 
--- 113 [rewritten QY18] Identity and row counts
+-- 113 [rewritten QY18 QY78] Identity and row counts
 INSERT INTO dbo.orders (customer_id, status, amount, qty, ordered_at) VALUES (1, 'new', 1, 1, GETDATE()); SELECT SCOPE_IDENTITY()
 -- =>
-INSERT INTO orders (customer_id, status, amount, qty, ordered_at) VALUES (1, 'new', 1, 1, CURRENT_TIMESTAMP(3));
+INSERT INTO orders (customer_id, status, amount, qty, ordered_at) VALUES (1, 'new', 1, 1, DATE_ADD(CURRENT_TIMESTAMP(3), INTERVAL (((MICROSECOND(CURRENT_TIMESTAMP(3)) * 3 + 5000) DIV 10000 * 10 + 1) DIV 3 * 1000 - MICROSECOND(CURRENT_TIMESTAMP(3))) MICROSECOND));
 SELECT LAST_INSERT_ID();
 
 -- 114 [rewritten QY18] Identity and row counts
@@ -1523,7 +1523,7 @@ INSERT INTO customers (first_name, active, created_at) SELECT ?, 1, CURRENT_TIME
 UPDATE kv AS t JOIN (SELECT ? AS k, ? AS v) AS s ON t.k = s.k SET t.v = s.v;
 INSERT INTO kv (k, v) SELECT ? + 100, ? FROM DUAL WHERE NOT EXISTS(SELECT 1 FROM kv AS t WHERE t.k = ?);
 
--- 278 [unsupported QY12] MERGE whose UPDATE changes the key the INSERT omits
+-- 278 [unsupported QY12 QY78] MERGE whose UPDATE changes the key the INSERT omits
 MERGE dbo.orders AS t USING dbo.order_lines AS l ON t.id = l.order_id WHEN MATCHED THEN UPDATE SET id = l.order_id + 1 WHEN NOT MATCHED THEN INSERT (customer_id, status, amount, qty, ordered_at) VALUES (1, 'new', l.price, l.qty, GETDATE());
 -- =>
 -- (no TiDB statement)
