@@ -16,7 +16,7 @@ from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-from ..tsql.datetimes import datetime_ticks, read_datetime, smalldatetime_minute
+from ..tsql.datetimes import read_datetime, stored_as_datetime, stored_as_smalldatetime
 from .failures import TsqlError
 
 _TYPE = re.compile(r"^\s*(\w+)\s*(?:\(\s*(max|\d+)\s*(?:,\s*(\d+)\s*)?\))?", re.IGNORECASE)
@@ -146,10 +146,11 @@ def _moment(value: Any, base: str, size: str | None = None) -> Any:
         value = datetime(1900, 1, 1, value.hour, value.minute, value.second, value.microsecond)
     if not isinstance(value, datetime):
         return value
-    if base == "datetime":  # 1/300 s ticks: '10:30:00.005' is held as .007
-        return datetime_ticks(value)
-    if base == "smalldatetime":
-        return smalldatetime_minute(value)
+    if base in ("datetime", "smalldatetime"):  # 1/300 s ticks ('10:30:00.005' is held as .007), or the minute
+        held = stored_as_datetime(value) if base == "datetime" else stored_as_smalldatetime(value)
+        if held is None:
+            raise TsqlError(242, f"The conversion of a value to a {base} data type resulted in an out-of-range value.")
+        return held
     if base in ("datetime2", "datetimeoffset") and size is not None and size.isdigit() and int(size) < 6:
         step = 10 ** (6 - int(size))  # datetime2(n) rounds to n digits (half up)
         return value.replace(microsecond=0) + timedelta(microseconds=(value.microsecond + step // 2) // step * step)

@@ -25,7 +25,7 @@ from sqlsrv2tidb.model import Column, Database, DataType, ForeignKey, Identity, 
 from sqlsrv2tidb.procedures.affected import TableKey
 from sqlsrv2tidb.procedures.values import assign
 from sqlsrv2tidb.replay.params import as_declared
-from sqlsrv2tidb.tsql.datetimes import datetime_ticks, smalldatetime_minute
+from sqlsrv2tidb.tsql.datetimes import stored_as_datetime, stored_as_smalldatetime
 
 
 @pytest.mark.parametrize("text, number, kind", [
@@ -58,14 +58,14 @@ def test_the_targets_errors_have_the_same_kinds():
     ("990", "00.990"), ("991", "00.990"), ("992", "00.993"), ("994", "00.993"), ("995", "00.997"), ("998", "00.997")])
 def test_datetime_keeps_sql_servers_ticks(given, stored):
     """The table of MS:t-sql/data-types/datetime-transact-sql, and .005 to .007 by the same rule."""
-    value = datetime_ticks(datetime(2024, 1, 2, 10, 30, 0, int(given) * 1000))
+    value = stored_as_datetime(datetime(2024, 1, 2, 10, 30, 0, int(given) * 1000))
     assert value.strftime("%S.%f")[:6] == stored
 
 
 def test_the_last_tick_of_a_day_is_the_next_midnight_and_smalldatetime_rounds_at_29_999():
-    assert datetime_ticks(datetime(2024, 1, 2, 23, 59, 59, 999000)) == datetime(2024, 1, 3)
-    assert smalldatetime_minute(datetime(2024, 1, 1, 10, 0, 29, 998000)) == datetime(2024, 1, 1, 10, 0)
-    assert smalldatetime_minute(datetime(2024, 1, 1, 10, 0, 29, 999000)) == datetime(2024, 1, 1, 10, 1)
+    assert stored_as_datetime(datetime(2024, 1, 2, 23, 59, 59, 999000)) == datetime(2024, 1, 3)
+    assert stored_as_smalldatetime(datetime(2024, 1, 1, 10, 0, 29, 998000)) == datetime(2024, 1, 1, 10, 0)
+    assert stored_as_smalldatetime(datetime(2024, 1, 1, 10, 0, 29, 999000)) == datetime(2024, 1, 1, 10, 1)
 
 
 def test_a_value_takes_its_declared_type_as_sql_server_converts_it():
