@@ -60,6 +60,7 @@ def document(*, source: str, target: str, server: str, settings: dict[str, Any],
     unsent = [item for item in left if "--allow-writes" in item.reason]
     consumed = sorted({e["table"] for q in writes for e in q.get("end_state", ())
                        if (e.get("identity_values_taken") or {}).get("sql_server")})
+    sequences = sorted({name for q in writes for name in q.get("sequences", ())}, key=str.casefold)
     doc: dict[str, Any] = {
         "format": FORMAT,
         "source": {"name": source},
@@ -71,7 +72,8 @@ def document(*, source: str, target: str, server: str, settings: dict[str, Any],
                     "kept": len(kept),
                     "writes": {"classes": len(writes), **{v.replace(" ", "_"): written.get(v, 0) for v in VERDICTS},
                                "left_out_without_allow_writes": len(unsent),
-                               "identity_consumed_on_sql_server": consumed}},
+                               "identity_consumed_on_sql_server": consumed,
+                               "sequences_drawn_on_sql_server": sequences}},
         "queries": entries,
         "left_out": [{"id": item.id, "reason": item.reason} for item in left],
         "findings": [{"rule": f.rule, "severity": f.severity.value, "object": f.object, "message": f.message}

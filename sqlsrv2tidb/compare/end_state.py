@@ -22,7 +22,7 @@ from decimal import Decimal
 from typing import Any
 
 from ..model import Database
-from ..procedures.affected import TableKey
+from ..procedures.affected import ROW_LIMIT, TableKey
 from .comparison import FIRST_DIFFERENCES, RowPair
 from .values import ResultColumn, RowShape
 from .write_sides import Mark
@@ -54,6 +54,8 @@ class TableEnd:
     """The IDENTITY values the call took on each side, as offsets from the table's last value before it."""
     differing_columns: list[str] = field(default_factory=list)
     """The columns whose values differ in rows both sides hold."""
+    partial: bool = False
+    """The write touched more rows than are read back (`affected.ROW_LIMIT`): a part of them was compared."""
 
     @property
     def equal(self) -> bool:
@@ -66,6 +68,8 @@ class TableEnd:
                                "equal": self.equal}
         if self.generated:
             doc["identity_values_taken"] = self.generated
+        if self.partial:
+            doc["partial"] = f"the write touched more than {ROW_LIMIT:,} rows of it: the first {ROW_LIMIT:,} were compared"
         if not self.equal:
             doc["differing_rows"] = self.differing
             doc["differing_columns"] = self.differing_columns
@@ -162,7 +166,8 @@ def _integer(value: Any) -> bool:
 def compare_table(read: TableRead, database: Database, renumber: Renumbering) -> TableEnd:
     shape = RowShape(read.columns, database.collation)
     positions = [read.table.columns.index(k) for k in read.table.key]
-    end = TableEnd(read.table, read.keys)
+    end = TableEnd(read.table, read.keys, partial=read.keys >= ROW_LIMIT or max(len(read.sql_server), len(read.target))
+                   >= ROW_LIMIT)
     end.generated = renumber.offsets.get(read.table.qualified_name, {})
     sides: list[dict[tuple[Any, ...], tuple[Any, ...]]] = []
     for rows, name in ((read.sql_server, "sql_server"), (read.target, "target")):

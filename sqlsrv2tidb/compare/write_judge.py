@@ -18,6 +18,7 @@ What is compared, in the order a difference is told:
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -43,6 +44,9 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
     call: CapturedCall = compared.call
     result.extra["write"] = True
     result.extra["statement_kind"] = "call" if call.procedures else compared.query.kind
+    drawn = _sequences(call, database)
+    if drawn:
+        result.extra["sequences"] = drawn
     result.extra["target_sql"] = call.plan.target_sql()
     for values in compared.value_sets:
         result.sets_run += 1
@@ -66,6 +70,22 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
                 break
     result.seconds = time.perf_counter() - started
     return result
+
+
+_NEXT_VALUE = re.compile(r"NEXT\s+VALUE\s+FOR\s+((?:\[[^\]]+\]|[\w$#@]+)(?:\s*\.\s*(?:\[[^\]]+\]|[\w$#@]+))?)",
+                         re.IGNORECASE)
+
+
+def _sequences(call: CapturedCall, database: Database) -> list[str]:
+    """The sequences the class draws from (NEXT VALUE FOR in its statements, or the default of a column of a table
+    it inserts into): SQL Server gives their values out for good, though the write is rolled back."""
+    texts = list(tsql_of(call.plan))
+    for plan in change_plans(call.plan):
+        table = database.table(plan.table.schema, plan.table.name)
+        if plan.kind in ("insert", "merge") and table is not None:
+            texts += [c.default for c in table.columns if c.default]
+    found = {" ".join(m[1].replace("[", "").replace("]", "").split()) for text in texts for m in _NEXT_VALUE.finditer(text)}
+    return sorted(found, key=str.casefold)
 
 
 def _moment(call: CapturedCall) -> str | None:

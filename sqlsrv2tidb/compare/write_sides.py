@@ -14,7 +14,8 @@ anything that would commit (`procedures.transactions`), reading what each statem
 (`procedures.affected`).
 
 Both sides then read the rows the call touched, by key (`read`), and the IDENTITY values taken by it
-(above the value each side had before it: `identity_marks`), before `rollback`.
+(above the value each side had before it: `identity_marks`), before `rollback`: at most `ROW_LIMIT` rows of
+each table, so memory stays bounded whatever a write touches (the end state then says it compared a part).
 https://learn.microsoft.com/sql/t-sql/statements/set-implicit-transactions-transact-sql
 """
 
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..model import Parameter
-from ..procedures.affected import KEY_CHUNK, ChangePlan, TableKey, read_keys
+from ..procedures.affected import KEY_CHUNK, ROW_LIMIT, ChangePlan, TableKey, read_keys
 from ..procedures.calls import Runner
 from ..procedures.results import CallResult
 from ..procedures.workload import CallPlan
@@ -76,13 +77,19 @@ class SqlServerWrites:
         except Exception as exc:  # noqa: BLE001 - a session that cannot give a cursor is gone
             raise SideError(SQL_SERVER, f"the session is unusable: {self.side.session.failure(exc)}", lost=True) from None
 
-    def _fetch(self, sql: str, values: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+    def _fetch(self, sql: str, values: Sequence[Any] = (), limit: int | None = None) -> list[tuple[Any, ...]]:
+        """The rows of one read (at most `limit` of them: the statement is cancelled past it)."""
         cursor = self._cursor()
         try:
             cursor.execute(sql, list(values))
             while cursor.description is None:
                 if not cursor.nextset():
                     return []
+            if limit is not None:
+                rows = cursor.fetchmany(limit)
+                if len(rows) == limit:
+                    _cancel(cursor)  # the rest is not read
+                return [tuple(r) for r in rows]
             return [tuple(r) for r in cursor.fetchall()]
         except Exception as exc:  # noqa: BLE001 - every driver error is this side's answer
             raise self.side._error(exc) from None
@@ -124,7 +131,7 @@ class SqlServerWrites:
                 if not text:
                     continue
                 try:
-                    rows = self._fetch(declared_batch(text, parameters), values)
+                    rows = self._fetch(declared_batch(text, parameters), values, ROW_LIMIT)
                 except SideError as exc:
                     if exc.lost:
                         raise
@@ -180,13 +187,19 @@ class SqlServerWrites:
         columns = ", ".join(_bracket(c) for c in table.columns)
         source = f"SELECT {columns} FROM {_sql_server_table(table)} WHERE "
         rows: list[tuple[Any, ...]] = []
-        distinct = list(dict.fromkeys(k for k in keys if all(v is not None for v in k)))
+        distinct = list(dict.fromkeys(k for k in keys if all(v is not None for v in k)))[:ROW_LIMIT]
+        named = tuple(by) or table.key
         for start in range(0, len(distinct), KEY_CHUNK):
             chunk = distinct[start:start + KEY_CHUNK]
-            one = "(" + " AND ".join(f"{_bracket(k)} = ?" for k in (tuple(by) or table.key)) + ")"
-            rows += self._fetch(source + " OR ".join([one] * len(chunk)), [v for k in chunk for v in k])
+            if len(named) == 1:  # one column: an IN list, which the server answers by the index at once
+                where = f"{_bracket(named[0])} IN ({', '.join('?' * len(chunk))})"
+            else:
+                one = "(" + " AND ".join(f"{_bracket(k)} = ?" for k in named) + ")"
+                where = " OR ".join([one] * len(chunk))
+            rows += self._fetch(source + where, [v for k in chunk for v in k])
         if above is not None and table.identity is not None:
-            rows += self._fetch(source + f"{_bracket(table.identity)} > ?", [above])
+            rows += self._fetch(f"SELECT TOP ({ROW_LIMIT}) {columns} FROM {_sql_server_table(table)} WHERE "
+                                f"{_bracket(table.identity)} > ? ORDER BY {_bracket(table.identity)}", [above])
         return rows
 
     def rollback(self) -> None:
@@ -246,10 +259,11 @@ class TargetWrites:
         """The rows of these keys (values of the columns `by`, else of the key) as the target now holds them, and those
         whose AUTO_INCREMENT is above `above`."""
         plan = ChangePlan("read", table)
-        rows, description = read_keys(plan, keys, self._fetch, by)
+        rows, description = read_keys(plan, list(dict.fromkeys(keys))[:ROW_LIMIT], self._fetch, by)
         if above is not None and table.identity is not None:
             columns = ", ".join("`" + c.replace("`", "``") + "`" for c in table.columns)
-            more, description = self._fetch(f"SELECT {columns} FROM {table.target} WHERE `{table.identity}` > ?", [above])
+            more, description = self._fetch(f"SELECT {columns} FROM {table.target} WHERE `{table.identity}` > ? "
+                                            f"ORDER BY `{table.identity}` LIMIT {ROW_LIMIT}", [above])
             rows += more
         return rows, description
 
@@ -263,6 +277,13 @@ class TargetWrites:
             self.session.execute("ROLLBACK", ())
         except self.side.errors as exc:
             raise self.side._error(exc) from None
+
+
+def _cancel(cursor: Any) -> None:
+    try:
+        cursor.cancel()
+    except Exception:  # noqa: BLE001 - a statement that ended already has nothing to cancel
+        pass
 
 
 def _close(cursor: Any) -> None:

@@ -71,6 +71,10 @@ def build_compare(doc: dict[str, Any] | None, anchors: Anchors) -> AnswersSectio
         facts += (Fact("IDENTITY values taken on SQL Server",
                        f"{', '.join(map(str, w['identity_consumed_on_sql_server']))}: the writes were rolled back, the "
                        "values they took are not given out again (SQL Server never reuses them)"),)
+    if w.get("sequences_drawn_on_sql_server"):
+        facts += (Fact("Sequence values taken on SQL Server",
+                       f"{', '.join(map(str, w['sequences_drawn_on_sql_server']))}: a sequence gives a value out for "
+                       "good, whether the write that drew it commits or rolls back"),)
     rows, differences = [], []
     queries = sorted(objs(doc.get("queries")), key=lambda q: (_ORDER.get(str(q.get("verdict")), 4), str(q.get("id"))))
     for q in queries:
