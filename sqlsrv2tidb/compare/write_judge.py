@@ -65,7 +65,8 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
         if verdict != SAME:
             result.verdict, result.reason = verdict, reason
             if verdict == DIFFERS:
-                result.reason += noted(call) or _translated(compared)
+                unread = result.extra.get("not_read")
+                result.reason += (f"; {unread[0]}" if unread else "") + (noted(call) or _translated(compared))
             if verdict != SAME_UP_TO_TIES:
                 break
     result.seconds = time.perf_counter() - started
@@ -142,6 +143,9 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
     if counts is not None:
         result.extra["rows_affected"] = {SQL_SERVER: counts[0], TARGET: counts[1]}
     result.rows = {SQL_SERVER: sum(e.sql_server_rows for e in ends), TARGET: sum(e.target_rows for e in ends)}
+    unread = sorted({f"{c.table.qualified_name}: {c.plan.unknown}" for c in answered.changes if c.plan.unknown})
+    if unread:
+        result.extra["not_read"] = unread
     refused = _refused(ran.errors, t_errors)
     if refused is not None:
         return DIFFERS, refused
@@ -158,6 +162,8 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
     both = [e.kind for e in ran.errors]
     if both:
         return SAME, f"both refuse it ({', '.join(dict.fromkeys(both))})"
+    if unread and verdict == SAME:
+        return SAME, "the same as far as its rows could be read; not read: " + "; ".join(unread[:2])
     return verdict, reason
 
 

@@ -149,11 +149,30 @@ def changed_table(tree: exp.Expr, database: Database) -> tuple[Table, exp.Table]
     return (found, node) if found is not None else None
 
 
+def _view_written(tree: exp.Expr, database: Database, names: NameMap) -> ChangePlan | None:
+    """A write through a view of the schema: its base table's rows are not derived (the view's own query decides
+    which they are), said so."""
+    if not isinstance(tree, (exp.Insert, exp.Update, exp.Delete)):
+        return None
+    node = tree.this.this if isinstance(tree.this, exp.Schema) else tree.this
+    if not isinstance(node, exp.Table):
+        return None
+    schema = node.args["db"].name if node.args.get("db") else None
+    view = next((m for m in database.modules_of("view") if m.name.casefold() == node.name.casefold()
+                 and (schema is None or (m.schema or "dbo").casefold() == schema.casefold())), None)
+    if view is None:
+        return None
+    key = TableKey(view.schema or "dbo", view.name, names.object(view.schema, view.name).quoted(), (), ())
+    return ChangePlan(type(tree).__name__.lower(), key,
+                      unknown=f"it writes through the view {view.qualified_name} (MO10: TiDB's views are read-only): the "
+                              "rows of its base table are not read")
+
+
 def plan_changes(tree: exp.Expr, database: Database, names: NameMap, translate: Translate) -> ChangePlan | None:
     """How the rows a DML statement changes are read, or None when it changes no table of the schema."""
     found = changed_table(tree, database)
     if found is None:
-        return None
+        return _view_written(tree, database, names)
     table, node = found
     key = table_key(database, names, table)
     kind = type(tree).__name__.lower()

@@ -52,6 +52,8 @@ CASES = {
     "INSERT INTO dbo.orders (title_id, qty, ordered) VALUES ('BU1032', 5, '2024-01-02 10:30:00.005')":
         ("same", {"rows": {"dbo.orders": 1}}),  # datetime keeps .007
 }
+THROUGH_A_VIEW = "UPDATE dbo.cheap_titles SET title = 'Cheap Cooking' WHERE title_id = 'BU1111'"
+"""TiDB's views are read-only (MO10): it refuses what SQL Server, MySQL and MariaDB run."""
 LEFT_OUT = {"TRUNCATE TABLE dbo.audit_log": "schema change"}
 
 
@@ -88,7 +90,7 @@ def test_writes_are_compared_by_their_effect_and_leave_both_databases_as_they_we
     copied = loaded(*copy_args(writes_source, target, target_database, tmp_path / "data", "--create-tables"))
     assert all(t["verify"]["status"] == "equal" for t in copied["tables"]), copied["tables"]
     before = _fingerprints(writes_source, target, target_database)
-    workload = workload_file([*CASES, *LEFT_OUT], tmp_path / "writes.sql")
+    workload = workload_file([*CASES, THROUGH_A_VIEW, *LEFT_OUT], tmp_path / "writes.sql")
     outcome = api.run_compare([writes_source.capture, workload], tmp_path / "out", Options(),
                               login=api.SourceLogin(writes_source.connection),
                               target=parse_target(target.url(target_database)),
@@ -114,6 +116,11 @@ def test_writes_are_compared_by_their_effect_and_leave_both_databases_as_they_we
         for table, rows in shows.get("rows", {}).items():
             assert tables[table]["rows"] == {"sql_server": rows, "target": rows}, (statement, tables[table])
     assert not wrong, wrong
+    view = _entry(doc, THROUGH_A_VIEW)
+    if target.kind == "tidb":
+        assert view["verdict"] == "differs" and "the target refuses it" in view["reason"] and "MO10" in view["reason"]
+    else:
+        assert view["verdict"] == "same" and "not read" in view["reason"] and "cheap_titles" in view["reason"], view
     left = {item["id"]: item["reason"] for item in doc["left_out"]}
     assert any(LEFT_OUT["TRUNCATE TABLE dbo.audit_log"] in reason for reason in left.values()), left
     assert _fingerprints(writes_source, target, target_database) == before

@@ -40,6 +40,8 @@ CREATE TABLE dbo.audit_log (
   new_price money NULL
 );
 GO
+CREATE VIEW dbo.cheap_titles AS SELECT title_id, title, price FROM dbo.titles WHERE price < 15
+GO
 CREATE TRIGGER dbo.trg_titles_price ON dbo.titles AFTER UPDATE AS
 BEGIN
   SET NOCOUNT ON;
