@@ -62,6 +62,8 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
             moment = _moment(call)
             if moment is not None:  # GETDATE(), NEWID()...: each server writes its own value
                 verdict, reason = NOT_COMPARABLE, f"{moment} gives another value on each server and each run: {reason}"
+        if verdict == SAME and reason and not result.reason:
+            result.reason = reason  # both refused it alike, or its rows were read in part: said
         if verdict != SAME:
             result.verdict, result.reason = verdict, reason
             if verdict == DIFFERS:
