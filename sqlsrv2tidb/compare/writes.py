@@ -7,7 +7,9 @@ rows (`write_judge`) once the user said twice that writes may be sent: `--allow-
 the procedure runner on the target, as a batch the application sends, so a statement, a batch and a
 procedure call are run, read and rolled back the same way.
 
-Left out, with the reason: schema changes (TiDB commits DDL at once: it cannot run in a transaction
+A write that needs its batch (a variable it declares, a temp table it makes) runs with the batch the capture holds,
+from its start through the write, on both servers (as a read does, docs/compare.md); without one it is left out
+saying what it needs. Left out, with the reason: schema changes (TiDB commits DDL at once: it cannot run in a transaction
 that is rolled back), a class the runner cannot run (what stops it, and where), and one without T-SQL
 text. Values: the captured sets first, as for reads (`classes.value_sets`), the same ones on both sides;
 the runner converts each to its parameter's declared T-SQL type before it is sent, as SQL Server does.
@@ -16,6 +18,7 @@ the runner converts each to its parameter's declared T-SQL type before it is sen
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..model import Capture, QueryClass
@@ -24,6 +27,7 @@ from ..procedures.catalog import Procedures
 from ..procedures.workload import CapturedCall, captured_call
 from ..replay.params import MarkerColumn
 from ..tsql.fingerprint import is_write
+from .batches import declared_variables, needs
 from .calls import prepare_call
 from .classes import Compared, Left, prepare
 
@@ -45,7 +49,21 @@ def choose_writes(capture: Capture, translation: Translation, left: Sequence[Lef
             still.append(Left(item.id, "a schema change: TiDB commits DDL at once, so it cannot run in a transaction "
                                        "that is rolled back; compare leaves it out"))
             continue
-        call = calls.get(item.id) or captured_call(source, procedures, batches=True)
+        missing = [] if source.kind == "exec" else needs(source.text, source.parameters)
+        if missing and source.batch is None:
+            if is_write(kind):
+                still.append(Left(item.id, f"{'; '.join(missing)}: the capture holds no statement of its batch before "
+                                           "it"))
+            else:
+                still.append(item)
+            continue
+        if missing:  # the write runs with its batch, from its start through it, on both servers
+            declared = declared_variables(source.batch)
+            keep = [i for i, p in enumerate(source.parameters) if p.name.casefold() not in declared]
+            source = replace(source, text=source.batch, parameters=tuple(source.parameters[i] for i in keep),
+                             samples=tuple(tuple(row[i] for i in keep) for row in source.samples
+                                           if len(row) == len(source.parameters)))
+        call = (None if missing else calls.get(item.id)) or captured_call(source, procedures, batches=True)
         if call is None or not (is_write(kind) or call.writes):
             still.append(item)
             continue

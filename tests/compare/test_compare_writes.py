@@ -54,6 +54,9 @@ CASES = {
 }
 THROUGH_A_VIEW = "UPDATE dbo.cheap_titles SET title = 'Cheap Cooking' WHERE title_id = 'BU1111'"
 """TiDB's views are read-only (MO10): it refuses what SQL Server, MySQL and MariaDB run."""
+WITH_ITS_BATCH = ("SELECT title_id INTO #cheap FROM dbo.titles WHERE price < 15",
+                  "UPDATE dbo.titles SET ytd_sales = 0 WHERE title_id IN (SELECT title_id FROM #cheap)")
+"""A write that reads a temp table its batch makes: run with the statements before it, on both servers."""
 LEFT_OUT = {"TRUNCATE TABLE dbo.audit_log": "schema change"}
 
 
@@ -90,7 +93,7 @@ def test_writes_are_compared_by_their_effect_and_leave_both_databases_as_they_we
     copied = loaded(*copy_args(writes_source, target, target_database, tmp_path / "data", "--create-tables"))
     assert all(t["verify"]["status"] == "equal" for t in copied["tables"]), copied["tables"]
     before = _fingerprints(writes_source, target, target_database)
-    workload = workload_file([*CASES, THROUGH_A_VIEW, *LEFT_OUT], tmp_path / "writes.sql")
+    workload = workload_file([*CASES, THROUGH_A_VIEW, ";\n".join(WITH_ITS_BATCH), *LEFT_OUT], tmp_path / "writes.sql")
     outcome = api.run_compare([writes_source.capture, workload], tmp_path / "out", Options(),
                               login=api.SourceLogin(writes_source.connection),
                               target=parse_target(target.url(target_database)),
@@ -121,6 +124,10 @@ def test_writes_are_compared_by_their_effect_and_leave_both_databases_as_they_we
         assert view["verdict"] == "differs" and "the target refuses it" in view["reason"] and "MO10" in view["reason"]
     else:
         assert view["verdict"] == "same" and "not read" in view["reason"] and "cheap_titles" in view["reason"], view
+    batch = _entry(doc, WITH_ITS_BATCH[1])
+    assert batch["verdict"] == "same", batch
+    ends = {e["table"]: e for e in batch["end_state"]}
+    assert ends["dbo.titles"]["rows"] == {"sql_server": 1, "target": 1}  # BU1111, the one under 15
     left = {item["id"]: item["reason"] for item in doc["left_out"]}
     assert any(LEFT_OUT["TRUNCATE TABLE dbo.audit_log"] in reason for reason in left.values()), left
     assert _fingerprints(writes_source, target, target_database) == before
