@@ -94,11 +94,12 @@ def deployment(capture: Capture, plan: MigrationPlan | None, options: Options) -
     return advise(capture, plan, options)
 
 
-def for_target(target: Target, options: Options) -> Options:
-    """`options` for the engine of the server `target` names: MySQL's (and its version) for a MySQL, else TiDB's."""
+def for_target(target: Target, options: Options, *, engine: bool = True) -> Options:
+    """`options` for the server `target` names: MySQL's for a MySQL, else TiDB's (unless `engine` is False: the
+    user named the engine), and the version the server reports unless the user named one."""
     from .replay.target_engine import options_for_target
 
-    return options_for_target(target, options)
+    return options_for_target(target, options, engine=engine)
 
 
 def session_target(target: Target, options: Options, capture: Capture) -> Target:
@@ -180,8 +181,8 @@ def run_assess(
     With `live`, from a live SQL Server: capture, plan, tables and rows in the target, compare, replay and the
     report, each as far as the inputs allow (`_assess_live`). `engine_from_target`: write for the engine of the
     `replay_target` server (no --target-engine given)."""
-    if replay_target is not None and engine_from_target:
-        options = for_target(replay_target, options)
+    if replay_target is not None:
+        options = for_target(replay_target, options, engine=engine_from_target)
     if live is not None:
         return _assess_live(sources, out, options, live, replay_target, replay_config, anonymize,
                             progress or NullProgress())
