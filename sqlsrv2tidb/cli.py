@@ -510,13 +510,19 @@ def _data_settings(**given: Any):
                         **given)
 
 
+def _rejected(table: dict[str, Any]) -> str:
+    """`3 rejected`, or `23 rejected (23 refused by the target)` when the target refused rows it was sent."""
+    refused = table.get("refused_by_target") or 0
+    return f"{table['rejects']} rejected" + (f" ({refused} refused by the target)" if refused else "")
+
+
 def _data_done(outcome: Any, out: Path, fail_on: str) -> None:
     """Each table's line, the differences verify found, and the exit code."""
     for t in (outcome.assessment or {}).get("tables", []):
         verify = (t.get("verify") or {}).get("status") or "not verified"
         rate = f", {t['rows_per_s']:,.0f} rows/s" if t.get("rows_per_s") else ""
         typer.echo(f"{t['schema']}.{t['name']}: {t['status']}, {t['rows']:,} rows, {t['bytes'] / 1e6:.1f} MB, "
-                   f"{t['seconds']:.1f} s{rate}, {t['rejects']} rejected, verify {verify}", err=True)
+                   f"{t['seconds']:.1f} s{rate}, {_rejected(t)}, verify {verify}", err=True)
     for f in outcome.findings:
         if f.rule == "DA02":
             typer.echo(f"{f.object}: {f.message}", err=True)

@@ -284,7 +284,7 @@ def test_key_ranges_run_between_the_cuts_with_their_target_keys():
     assert ranges[0]["upper"] == ranges[1]["lower"] and all(r["status"] == "new" for r in ranges)
     assert plan(spec, []) is None
     ranges[0]["rows"], ranges[2]["rows"], ranges[2]["rejects"] = 10, 5, 1
-    assert totals(ranges) == {"rows": 15, "bytes": 0, "chunks": 0, "rejects": 1}
+    assert totals(ranges) == {"rows": 15, "bytes": 0, "chunks": 0, "rejects": 1, "refused": 0}
 
 
 def test_a_checkpoint_keeps_the_ranges_of_a_split_table(tmp_path):
