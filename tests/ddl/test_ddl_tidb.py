@@ -89,7 +89,7 @@ def test_the_tables_file_turns_check_constraints_on_so_tidb_keeps_and_enforces_t
         cur.execute("SET GLOBAL tidb_enable_check_constraint = OFF")
         try:
             with tidb.connect(tidb_database) as session, session.cursor() as run:
-                for name, sql in statements(plan, only="02-tables.sql"):
+                for _, sql in statements(plan, only="02-tables.sql"):
                     run.execute(sql)
                 run.execute("SELECT constraint_name FROM information_schema.tidb_check_constraints "
                             "WHERE constraint_schema = DATABASE() AND table_name = 'priced'")
