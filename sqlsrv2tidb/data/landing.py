@@ -4,7 +4,8 @@ each warning about a row it changed on the way in.
 LOAD DATA LOCAL cannot stop the client's stream, so the server runs it as LOAD DATA IGNORE, and the
 INSERT fallback sends INSERT IGNORE to behave the same (load.py): a row the server refuses is
 skipped, a value a column cannot hold is changed to fit, and the statement goes on. Measured on
-MySQL 9.7, MariaDB 10.11 and TiDB 8.5 (tests/data/test_data_landing.py):
+MySQL 9.7, MariaDB 10.11 and TiDB 8.5 (tests/data/test_data_landing.py pins the CHECK, length and NOT NULL
+rows on each, through LOAD DATA and INSERT):
 
 | a row that                 | MySQL                    | MariaDB                   | TiDB                        |
 |----------------------------|--------------------------|---------------------------|-----------------------------|
@@ -19,8 +20,9 @@ the others give skip the rows a CHECK refused (MySQL on both paths, MariaDB unde
 the warnings can neither count nor name the rows that did not land; the affected-rows count can
 count them. A chunk whose count falls short of the rows it sent has refused rows: they are found by
 key (a query per `_PROBE_ROWS` rows asks which of the chunk's keys the target does not hold), and
-each is sent again alone as a plain INSERT, whose error is the server's reason for that row
-(nothing is written: the row is refused again; one the target takes this time counts as loaded).
+each is sent again alone, as the load sent it, whose refusal (an error, or the one warning of its
+statement) is the server's reason for that row (nothing is written: the row is refused again; one the
+target takes this time counts as loaded).
 At most `EXPLAINED` rows of a table are sent again: past that, a refused row is still named by its
 key, with the reasons the chunk's warnings gave. A table without a key cannot name its refused rows:
 the chunk says how many there were and why.
@@ -42,8 +44,8 @@ from .tables import TableSpec, backtick
 from .targetdb import Statement, TargetDb
 
 REFUSALS = frozenset({1062, 1216, 1452, 3819, 4025})
-"""Warnings about a row the server did not keep: duplicate key, no parent row (1216 before MySQL 5.x's 1452),
-CHECK failed (MySQL and TiDB 3819, MariaDB 4025)."""
+"""Warnings about a row the server did not keep: duplicate key, no parent row (1452, and 1216, the older code of
+the same), CHECK failed (MySQL and TiDB 3819, MariaDB 4025)."""
 CHECK_REFUSALS = frozenset({3819, 4025})
 EXPLAINED = 1000
 """Refused rows of one table (or key range) sent again alone, each for the server's own reason."""
