@@ -94,11 +94,12 @@ def deployment(capture: Capture, plan: MigrationPlan | None, options: Options) -
     return advise(capture, plan, options)
 
 
-def for_target(target: Target, options: Options) -> Options:
-    """`options` for the engine of the server `target` names: MySQL's (and its version) for a MySQL, else TiDB's."""
+def for_target(target: Target, options: Options, *, engine: bool = True) -> Options:
+    """`options` for the server `target` names: MySQL's for a MySQL, else TiDB's (unless `engine` is False: the
+    user named the engine), and the version the server reports unless the user named one."""
     from .replay.target_engine import options_for_target
 
-    return options_for_target(target, options)
+    return options_for_target(target, options, engine=engine)
 
 
 def session_target(target: Target, options: Options, capture: Capture) -> Target:
@@ -180,8 +181,8 @@ def run_assess(
     With `live`, from a live SQL Server: capture, plan, tables and rows in the target, compare, replay and the
     report, each as far as the inputs allow (`_assess_live`). `engine_from_target`: write for the engine of the
     `replay_target` server (no --target-engine given)."""
-    if replay_target is not None and engine_from_target:
-        options = for_target(replay_target, options)
+    if replay_target is not None:
+        options = for_target(replay_target, options, engine=engine_from_target)
     if live is not None:
         return _assess_live(sources, out, options, live, replay_target, replay_config, anonymize,
                             progress or NullProgress())
@@ -399,7 +400,7 @@ def _copy(sources: Sequence[Path | str], out: Path, options: Options, *, login: 
             capture, pool, db, plan_, where):
         run = {"mode": "copy", "source": where, "target": target.display, "sample": str(settings.sample or ""),
                "seed": settings.seed}
-        checkpoint, notes, refused = _tables_ready(out, db, plan_, capture, settings, run)
+        checkpoint, notes, refused = _tables_ready(out, db, plan_, capture, settings, run, progress)
         specs = _specs(db, capture, plan_, settings, refused)
         started = result.now()
         keep = _sample(specs, pool, settings, progress) if settings.sample else None
@@ -434,9 +435,12 @@ def _sample(specs, pool, settings: Any, progress: Progress) -> dict[str, Any]:
         source.close()
 
 
-def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, settings: Any, run: dict[str, Any]):
+def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, settings: Any, run: dict[str, Any],
+                  progress: Progress):
     """The checkpoint of this load, and with --create-tables the tables the target does not have yet: the notes
-    and, by folded target name, the tables whose CREATE the target refused (they are not loaded)."""
+    and, by folded target name, the tables whose CREATE the target refused (they are not loaded). What became of
+    their CHECK constraints (a server setting turned on, constraints not enforced) is said at once and kept in the
+    checkpoint for data.json."""
     from .data import ddl
     from .data.checkpoint import Checkpoint
     from .data.tables import target_name
@@ -449,11 +453,17 @@ def _tables_ready(out: Path, db, plan_: MigrationPlan, capture: Capture, setting
         present = db.tables()
         new = {t.qualified_name: target_name(plan_, t).casefold() for t in chosen
                if target_name(plan_, t).casefold() not in present}
-        made, refused = ddl.before(db, plan_, set(new.values()))
+        made, refused, checks = ddl.before(db, plan_, set(new.values()))
         notes += made
         for label, name in new.items():
             if name not in refused:
                 checkpoint.update(label, extra={**checkpoint.state(label).extra, "created": True})
+        if checks.planned:
+            for line in checks.notes():
+                progress.note(line)
+            checkpoint.checks_created(checks.to_json())
+    if checkpoint.check_constraints:  # this load's, or the one it resumes (which created the tables)
+        notes += [str(n) for n in checkpoint.check_constraints.get("notes") or ()]
     return checkpoint, notes, refused
 
 
@@ -469,6 +479,7 @@ def _after_load(db, plan_: MigrationPlan, capture: Capture, specs, checkpoint, o
         res.extra["refused"] = checkpoint.state(res.spec.label).extra.get("refused", [])
     outcome["views"], more = _views_after(db, plan_, checkpoint, outcome, settings, progress)
     outcome["notes"] = notes + more
+    outcome["check_constraints"] = checkpoint.check_constraints
     for table in capture.database.tables:
         name = target_name(plan_, table)
         if settings.wants(table.schema, table.name) and name.casefold() in refused:
@@ -609,7 +620,8 @@ def _finish_data(out: Path, mode: str, source: str, target: Target, server: str,
     from .errors import Interrupted
 
     pairs = list(zip(outcome["results"], outcome["verifies"], strict=True))
-    findings = result.findings(pairs) + result.view_findings(outcome.get("views"))
+    findings = (result.findings(pairs) + result.view_findings(outcome.get("views"))
+                + result.check_findings(outcome.get("check_constraints")))
     rejects = out / "data-rejects.jsonl"
     doc = result.document(
         mode=mode, source=source, target=target.display, server=server,
@@ -619,7 +631,7 @@ def _finish_data(out: Path, mode: str, source: str, target: Target, server: str,
                   "method": outcome.get("method")},
         tables=[result.table_entry(r, v) for r, v in pairs], findings=findings, started=started,
         seconds=result.now() - started, interrupted=outcome["interrupted"], notes=outcome.get("notes"),
-        views=outcome.get("views"),
+        views=outcome.get("views"), check_constraints=outcome.get("check_constraints"),
         rejects_file=rejects.name if rejects.exists() and rejects.stat().st_size else None)
     path = write_json(out / result.FILE, doc)
     if outcome["interrupted"]:
@@ -646,7 +658,7 @@ def run_data_synthesize(sources: Sequence[Path | str], out: Path, options: Optio
         where = ", ".join(capture.sources)
         run = {"mode": "synthesize", "source": where, "target": target.display, "seed": settings.seed,
                "scale": settings.scale}
-        checkpoint, notes, refused = _tables_ready(out, db, plan_, capture, settings, run)
+        checkpoint, notes, refused = _tables_ready(out, db, plan_, capture, settings, run, progress)
         specs = _specs(db, capture, plan_, settings, refused)
         synth = Synthesizer(specs, seed=settings.seed, scale=settings.scale)
         started = result.now()

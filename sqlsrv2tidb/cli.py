@@ -108,11 +108,11 @@ def command(func: F) -> F:
 # Options shared by several commands, defined once.
 Sources = Annotated[list[Path], typer.Argument(help="Capture folders, .sql scripts, SSDT folders, XE XML, Query Store exports, workload YAML.", show_default=False)]
 Out = Annotated[Path, typer.Option("--output", "-o", help="Folder to write into (new, empty, or written by this tool before).")]
-TidbVersion = Annotated[str, typer.Option("--tidb-version", help="TiDB version the plan targets.")]
+TidbVersion = Annotated[str | None, typer.Option("--tidb-version", help="TiDB version the plan targets (default 8.5; with --target, the version that server reports).")]
 TargetEngine = Annotated[str | None, typer.Option("--target-engine", help=(
     "tidb or mysql: what the DDL, the translation and the rules are written for (default tidb; assess --target: "
     "the engine of that server)."))]
-MysqlVersion = Annotated[str, typer.Option("--mysql-version", help="MySQL version a --target-engine mysql plan targets: a series (8.0, 8.4, 9.7: its current release) or a release (8.0.15).")]
+MysqlVersion = Annotated[str | None, typer.Option("--mysql-version", help="MySQL version a --target-engine mysql plan targets: a series (8.0, 8.4, 9.7: its current release) or a release (8.0.15); default 8.4, or with --target the version that server reports.")]
 TikvNodes = Annotated[int, typer.Option("--tikv-nodes", help="TiKV nodes in the target cluster (partitions, shard bits).")]
 TidbNodes = Annotated[int | None, typer.Option("--tidb-nodes", help="TiDB nodes in the target cluster (default: sized from the workload).")]
 Config = Annotated[Path | None, typer.Option("--config", help="YAML with per-table, per-type and per-column overrides.")]
@@ -122,15 +122,18 @@ FailOn = Annotated[str, typer.Option("--fail-on", help="Exit 1 when a finding is
 Quiet = Annotated[bool, typer.Option("--quiet", "-q", help="No progress output.")]
 
 
-def _options(tidb_version: str, tikv_nodes: int, tidb_nodes: int | None, config: Path | None,
+def _options(tidb_version: str | None, tikv_nodes: int, tidb_nodes: int | None, config: Path | None,
              rules: Path | None = None, templates: Path | None = None, target_engine: str | None = None,
-             mysql_version: str = "8.4"):
-    from .options import Options, Version, load_config
+             mysql_version: str | None = None):
+    """The options of a command; a version the user did not name is the default, or with --target the server's."""
+    from .options import DEFAULT_MYSQL_VERSION, DEFAULT_TIDB_VERSION, Options, Version, load_config
 
+    named = {engine for engine, given in (("tidb", tidb_version), ("mysql", mysql_version)) if given is not None}
     return Options(
-        tidb_version=Version.parse(tidb_version),
+        tidb_version=Version.parse(tidb_version) if tidb_version is not None else DEFAULT_TIDB_VERSION,
         target_engine=(target_engine or "tidb").lower(),
-        mysql_version=Version.release_of(mysql_version),
+        mysql_version=Version.release_of(mysql_version) if mysql_version is not None else DEFAULT_MYSQL_VERSION,
+        named_versions=frozenset(named),
         tikv_nodes=tikv_nodes,
         tidb_nodes=tidb_nodes,
         config=load_config(config),
@@ -201,10 +204,10 @@ def schema_cmd(
 @app.command("ddl")
 @command
 def ddl_cmd(
-    sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3,
+    sources: Sources, out: Out, tidb_version: TidbVersion = None, tikv_nodes: TikvNodes = 3,
     tidb_nodes: TidbNodes = None, config: Config = None, rules: RulesDir = None, templates: TemplatesDir = None,
     fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
-    mysql_version: MysqlVersion = "8.4",
+    mysql_version: MysqlVersion = None,
 ) -> None:
     """Write TiDB (or MySQL) DDL in apply order (ddl/) and the tables and findings of assessment.json."""
     from . import api
@@ -217,9 +220,9 @@ def ddl_cmd(
 @app.command("translate")
 @command
 def translate_cmd(
-    sources: Sources, out: Out, tidb_version: TidbVersion = "8.5", config: Config = None,
+    sources: Sources, out: Out, tidb_version: TidbVersion = None, config: Config = None,
     fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
-    mysql_version: MysqlVersion = "8.4",
+    mysql_version: MysqlVersion = None,
 ) -> None:
     """Translate the captured queries to TiDB (or MySQL) SQL, flagging every change of meaning."""
     from . import api
@@ -287,7 +290,7 @@ AssessSources = Annotated[list[Path] | None, typer.Argument(help=(
 def assess_cmd(
     out: Out, sources: AssessSources = None,
     connection: Annotated[str | None, typer.Option("--connection", help='A live SQL Server (ODBC connection string, as capture takes it): capture it, then create its tables and copy its rows into --target, verify them, compare the answers and replay the workload there.')] = None,
-    tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3,
+    tidb_version: TidbVersion = None, tikv_nodes: TikvNodes = 3,
     tidb_nodes: TidbNodes = None, config: Config = None, rules: RulesDir = None, templates: TemplatesDir = None,
     anonymize: Annotated[bool, typer.Option("--anonymize", help="Replace object names and literals in every output file (with --connection: in a copy, OUT/anonymized/).")] = False,
     target: Target = None, window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 60.0,
@@ -308,7 +311,7 @@ def assess_cmd(
     sql_server_password_prompt: Annotated[bool, typer.Option("--sql-server-password-prompt", help="With --connection: ask for the SQL Server password.")] = False,
     timeout: LoginTimeout = 15,
     fail_on: FailOn = "never", quiet: Quiet = False, target_engine: TargetEngine = None,
-    mysql_version: MysqlVersion = "8.4",
+    mysql_version: MysqlVersion = None,
 ) -> None:
     from . import api
 
@@ -346,7 +349,7 @@ def assess_cmd(
 @command
 def replay_cmd(
     sources: Sources, out: Out, target: Annotated[str, typer.Option("--target", help="mysql://user@host:port/database")],
-    tidb_version: TidbVersion = "8.5", config: Config = None,
+    tidb_version: TidbVersion = None, config: Config = None,
     window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 60.0,
     warmup: Warmup = 5.0, workers: Workers = None, connections: Connections = 16, arrival: ArrivalOpt = "uniform",
     timed: Timed = False, speed: Speed = 1.0, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
@@ -371,7 +374,7 @@ def replay_cmd(
 def experiment_cmd(
     sources: Sources, out: Out, target: Annotated[str, typer.Option("--target", help="mysql://user@host:port/database")],
     table: Annotated[str, typer.Option("--table", help="The write-hot table ([schema.]name) to try designs for.")],
-    tidb_version: TidbVersion = "8.5", tikv_nodes: TikvNodes = 3, config: Config = None,
+    tidb_version: TidbVersion = None, tikv_nodes: TikvNodes = 3, config: Config = None,
     window: Window = None, scale: Scale = None, qps: Qps = None, duration: Duration = 30.0, warmup: Warmup = 5.0,
     workers: Workers = None, connections: Connections = 16, ramp: RampOpt = None, p99_limit: P99Limit = 100.0,
     confirm_database: ConfirmDb = None, seed: Seed = None, driver: Driver = "auto", cluster: ClusterOpt = None,
@@ -508,13 +511,19 @@ def _data_settings(**given: Any):
                         **given)
 
 
+def _rejected(table: dict[str, Any]) -> str:
+    """`3 rejected`, or `23 rejected (23 refused by the target)` when the target refused rows it was sent."""
+    refused = table.get("refused_by_target") or 0
+    return f"{table['rejects']} rejected" + (f" ({refused} refused by the target)" if refused else "")
+
+
 def _data_done(outcome: Any, out: Path, fail_on: str) -> None:
     """Each table's line, the differences verify found, and the exit code."""
     for t in (outcome.assessment or {}).get("tables", []):
         verify = (t.get("verify") or {}).get("status") or "not verified"
         rate = f", {t['rows_per_s']:,.0f} rows/s" if t.get("rows_per_s") else ""
         typer.echo(f"{t['schema']}.{t['name']}: {t['status']}, {t['rows']:,} rows, {t['bytes'] / 1e6:.1f} MB, "
-                   f"{t['seconds']:.1f} s{rate}, {t['rejects']} rejected, verify {verify}", err=True)
+                   f"{t['seconds']:.1f} s{rate}, {_rejected(t)}, verify {verify}", err=True)
     for f in outcome.findings:
         if f.rule == "DA02":
             typer.echo(f"{f.object}: {f.message}", err=True)
@@ -532,7 +541,7 @@ def data_copy_cmd(
     seed: DataSeed = 1,
     password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
     timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, driver: Driver = "auto",
-    tidb_version: TidbVersion = "8.5", config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
+    tidb_version: TidbVersion = None, config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Copy a SQL Server database (or a sample of it) into the target, chunk by chunk, and verify it."""
     from . import api
@@ -556,7 +565,7 @@ def data_synthesize_cmd(
     scale: Annotated[float, typer.Option("--scale", help="Rows per table as a fraction or multiple of the captured counts.")] = 1.0,
     seed: DataSeed = 1, jobs: Jobs = 4, chunk_rows: ChunkRows = 10_000, table: Tables = None, truncate: Truncate = False,
     restart: Restart = False, create_tables: CreateTables = False, verify: Verify = True,
-    target_password_prompt: TargetPrompt = False, driver: Driver = "auto", tidb_version: TidbVersion = "8.5",
+    target_password_prompt: TargetPrompt = False, driver: Driver = "auto", tidb_version: TidbVersion = None,
     config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Fill the target with rows generated from the capture's statistics, where the real rows may not leave."""
@@ -580,7 +589,7 @@ def data_verify_cmd(
     sample: Annotated[bool, typer.Option("--sample", help="The target holds a sample: check only the rows it has.")] = False,
     password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
     timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, driver: Driver = "auto",
-    tidb_version: TidbVersion = "8.5", config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
+    tidb_version: TidbVersion = None, config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Compare the target's rows with SQL Server's, table by table, and print the first keys that differ."""
     from . import api
@@ -607,7 +616,7 @@ def compare_cmd(
     allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Also run the classes that change data, on both servers, each in a transaction rolled back, and compare their effect on the rows (needs --confirm-database).")] = False,
     confirm_database: ConfirmDb = None,
     seed: DataSeed = 1, password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
-    timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, tidb_version: TidbVersion = "8.5",
+    timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, tidb_version: TidbVersion = None,
     config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Run each read query class on SQL Server and, translated, on the target; compare the answers (compare.json).

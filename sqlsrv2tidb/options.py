@@ -92,6 +92,10 @@ class Options:
     config_file: str | None = None
     rules_dir: Path | None = None
     templates_dir: Path | None = None
+    named_versions: frozenset[str] = frozenset()
+    """The engines whose version the user named (`--tidb-version`, `--mysql-version`). A stage given a
+    `--target` plans for the version that server reports (`replay/target_engine.py`) unless its engine's
+    version is named here."""
     skip_rewrites: frozenset[str] = frozenset()
     """Translator rewrites to leave out, by function name (`integer_division`): a testing and
     diagnostic switch that shows what a statement means on TiDB without one rewrite (`compare`
@@ -100,6 +104,8 @@ class Options:
     def __post_init__(self) -> None:
         if not isinstance(self.skip_rewrites, frozenset):  # hashable, so a pipeline per set is built once
             object.__setattr__(self, "skip_rewrites", frozenset(self.skip_rewrites))
+        if not isinstance(self.named_versions, frozenset):
+            object.__setattr__(self, "named_versions", frozenset(self.named_versions))
         if self.tikv_nodes < 1:
             raise UsageError(f"--tikv-nodes must be at least 1, got {self.tikv_nodes}")
         if self.target_engine not in ENGINES:

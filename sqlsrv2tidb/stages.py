@@ -139,8 +139,10 @@ def said_copied(data: dict[str, Any]) -> str:
     failed = sum(1 for t in tables if t.get("status") == "failed")
     earlier = sum(1 for t in tables if t.get("status") == "already done")
     continued = sum(1 for t in tables if t.get("resumed") and t.get("status") != "already done")
+    refused = summary.get("refused_by_target") or 0
     return (f"{summary.get('rows', 0):,} row(s) in {summary.get('tables', 0)} table(s): {summary.get('equal', 0)} "
             f"verified equal, {summary.get('different', 0)} different, {failed} failed"
+            + (f"; {refused:,} row(s) refused by the target, named in data-rejects.jsonl" if refused else "")
             + (f"; {earlier} already loaded by the earlier run" if earlier else "")
             + (f", {continued} continued where it stopped" if continued else ""))
 

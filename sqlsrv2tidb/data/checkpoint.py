@@ -83,6 +83,9 @@ class TableState:
     bytes: int = 0
     chunks: int = 0
     rejects: int = 0
+    """Rows not in the target: values that do not convert, and rows the target refused."""
+    refused: int = 0
+    """Of those, the rows the target refused (landing.py)."""
     seconds: float = 0.0
     last_key: list[Any] | None = None
     """The source key of the last loaded row, as SQL Server returned it (encoded)."""
@@ -97,11 +100,14 @@ class Checkpoint:
     """The checkpoint file of one OUT folder, shared by the threads loading its tables."""
 
     def __init__(self, path: Path, run: dict[str, Any], tables: dict[str, TableState] | None = None,
-                 views: list[str] | None = None) -> None:
+                 views: list[str] | None = None, check_constraints: dict[str, Any] | None = None) -> None:
         self.path, self.run = path, run
         self.tables: dict[str, TableState] = tables or {}
         self.views: list[str] = views or []
         """The target names of the views this load created, in the order it created them."""
+        self.check_constraints = check_constraints
+        """What became of the CHECK constraints of the tables this load created (constraints.py), kept for a rerun,
+        which creates those tables no more."""
         self._lock = threading.Lock()
 
     @classmethod
@@ -121,7 +127,9 @@ class Checkpoint:
             raise UsageError(f"{path} is the checkpoint of a different load ({', '.join(differs)} differ); "
                              "rerun with the same options to continue it, or use --restart to start again")
         tables = {name: TableState(**state) for name, state in (data.get("tables") or {}).items()}
-        return cls(path, run, tables, [str(v) for v in data.get("views") or []])
+        checks = data.get("check_constraints")
+        return cls(path, run, tables, [str(v) for v in data.get("views") or []],
+                   checks if isinstance(checks, dict) else None)
 
     def state(self, table: str) -> TableState:
         with self._lock:
@@ -141,9 +149,16 @@ class Checkpoint:
             self.views.append(view)
             self._write()
 
+    def checks_created(self, found: dict[str, Any]) -> None:
+        """Record what became of the CHECK constraints of the tables this load created, and write the file."""
+        with self._lock:
+            self.check_constraints = found
+            self._write()
+
     def _write(self) -> None:
         write_json(self.path, {"format": FORMAT, "run": self.run,
-                               "tables": {n: vars(s) for n, s in sorted(self.tables.items())}, "views": self.views})
+                               "tables": {n: vars(s) for n, s in sorted(self.tables.items())}, "views": self.views,
+                               "check_constraints": self.check_constraints})
 
     @property
     def resumed(self) -> bool:

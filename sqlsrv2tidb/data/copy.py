@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import json
 import queue
-import re
 import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
@@ -30,8 +29,9 @@ from typing import Any
 
 from ..errors import ConnectionFailed, ToolError
 from .checkpoint import Checkpoint, decode_key, encode_key
-from .encode import line_encoder
-from .load import LocalInfileRefused, insert_rows, load_data, wait_briefly, writers
+from .encode import line_encoder, literal_from_text
+from .landing import Budget, ChunkRows, Landing, landed
+from .load import LocalInfileRefused, insert_rows, load_rows, wait_briefly, writers
 from .meter import Meter
 from .normalize import Unconvertible
 from .order import LoadOrder
@@ -74,6 +74,9 @@ class TableResult:
     seconds: float = 0.0
     chunks: int = 0
     rejects: int = 0
+    """Rows not loaded: values that do not convert, and rows the target refused."""
+    refused: int = 0
+    """Of those, the rows the target refused (landing.py)."""
     method: str | None = None
     message: str | None = None
     resumed: bool = False
@@ -181,14 +184,16 @@ def encoded_body(chunk: Chunk, spec: TableSpec) -> bytes:
     try:
         return ("\n".join(chunk.lines) + "\n").encode("utf-8") if chunk.lines else b""
     except UnicodeEncodeError:
-        kept = []
+        kept, lines = [], []
         for line in chunk.lines:
             try:
                 kept.append(line.encode("utf-8"))
+                lines.append(line)
             except UnicodeEncodeError as exc:
                 chunk.rows -= 1
                 chunk.rejects.append({"table": spec.label, "key": None, "value": line[:200],
                                       "reason": f"text that UTF-8 cannot hold: {exc.reason}"})
+        chunk.lines = lines  # the rows sent, in the order the server counts them
         return b"\n".join(kept) + b"\n" if kept else b""
 
 
@@ -327,6 +332,7 @@ class Copier:
         if state.status == "done":
             result.status, result.rows, result.bytes, result.chunks = "already done", state.rows, state.bytes, state.chunks
             result.rejects, result.seconds, result.method = state.rejects, state.seconds, self.method
+            result.refused = state.refused
             if state.ranges:
                 result.extra["ranges"] = len(state.ranges)
             return
@@ -394,43 +400,44 @@ class Copier:
             summed = totals(state.ranges)
             result.rows, result.bytes, result.chunks, result.rejects = (summed["rows"], summed["bytes"],
                                                                          summed["chunks"], summed["rejects"])
+            result.refused = summed["refused"]
             return None
         if state.status == "partial":
             result.resumed = True
             if spec.key and self.resume_by_key and state.last_target_key is not None:
                 db.delete_after(spec, decode_key(state.last_target_key))
                 result.rows, result.bytes, result.chunks, result.rejects = state.rows, state.bytes, state.chunks, state.rejects
+                result.refused = state.refused
                 return decode_key(state.last_key)
             db.delete_after(spec, None)
-            self.checkpoint.update(spec.label, status="partial", rows=0, bytes=0, chunks=0, rejects=0,
+            self.checkpoint.update(spec.label, status="partial", rows=0, bytes=0, chunks=0, rejects=0, refused=0,
                                    last_key=None, last_target_key=None)
             return None
         if not db.is_empty(spec.target_name):
             db.truncate(spec.target_name)  # only with --truncate: the preflight refused non-empty tables otherwise
-        self.checkpoint.update(spec.label, status="partial", rows=0, bytes=0, chunks=0, rejects=0)
+        self.checkpoint.update(spec.label, status="partial", rows=0, bytes=0, chunks=0, rejects=0, refused=0)
         return None
 
     def _load_chunks(self, db: TargetDb, reader: Any, result: TableResult, after: tuple[Any, ...] | None) -> None:
         spec = result.spec
 
-        def committed(chunk: Chunk, warnings: list[str]) -> None:
-            entries = chunk.rejects + [{"table": spec.label, "key_range_end": _json_key(chunk.last_key),
-                                        "reason": f"target warning: {w}"} for w in warnings]
+        def committed(chunk: Chunk, landing: Landing) -> None:
             result.method = loader.method
-            result.extra["warnings"] = result.extra.get("warnings", 0) + len(warnings)
-            result.rows += chunk.rows
+            result.extra["warnings"] = result.extra.get("warnings", 0) + landing.warned
+            result.refused += landing.refused
+            result.rows += landing.kept
             result.bytes += chunk.size
             result.chunks += 1
-            result.rejects += len(chunk.rejects)
+            result.rejects += len(chunk.rejects) + landing.refused
             state = self.checkpoint.state(spec.label)
             self.checkpoint.update(
                 spec.label, status="partial", rows=result.rows, bytes=result.bytes, chunks=result.chunks,
-                rejects=result.rejects,
+                rejects=result.rejects, refused=result.refused,
                 last_key=encode_key(chunk.last_key) if chunk.last_key is not None else state.last_key,
                 last_target_key=encode_key(chunk.last_target_key) if chunk.last_target_key is not None
                 else state.last_target_key)
-            self.rejects.write(entries)
-            self.meter.add(spec.label, chunk.rows)
+            self.rejects.write(chunk.rejects + landing.entries)
+            self.meter.add(spec.label, landing.kept)
 
         state = self.checkpoint.state(spec.label)
         loader = ChunkLoader(db, reader, spec, self.settings, self.method, self.stop, keep=self.keep.get(spec.label),
@@ -463,7 +470,8 @@ class Span:
 
 class ChunkLoader:
     """One table's (or one key range's) rows read, converted and loaded chunk by chunk over one pair
-    of connections; `committed(chunk, warnings)` is called after each chunk is in the target.
+    of connections; `committed(chunk, landing)` is called after each chunk is in the target, with what
+    the target kept of it, refused and changed (landing.py).
 
     The copier runs one per table on its threads; a range worker (worker.py) runs one in a process
     of its own, so that the same reading, converting and retrying serves both.
@@ -471,17 +479,18 @@ class ChunkLoader:
 
     def __init__(self, db: TargetDb, reader: Any, spec: TableSpec, settings: CopySettings, method: str,
                  stop: Any, *, keep: Callable[[Sequence[Any]], bool] | None = None, resume_by_key: bool = True,
-                 committed: Callable[[Chunk, list[str]], None], retried: Callable[[], None]) -> None:
+                 committed: Callable[[Chunk, Landing], None], retried: Callable[[], None]) -> None:
         self.db, self.reader, self.spec, self.settings, self.method = db, reader, spec, settings, method
         self.stop, self.keep, self.resume_by_key = stop, keep, resume_by_key
         self.committed, self.retried = committed, retried
+        self.budget = Budget()
 
     def run(self, span: Span) -> None:
         for chunk in _background(self._produce(span), self.stop):
-            warnings = self._load_one(chunk, span)
+            landing = self._load_one(chunk, span)
             if chunk.last_target_key is not None:
                 span.committed_target = chunk.last_target_key
-            self.committed(chunk, warnings)
+            self.committed(chunk, landing)
             if self.stop.is_set():
                 return
 
@@ -512,24 +521,28 @@ class ChunkLoader:
                     reader.reconnect()
         return produce
 
-    def _load_one(self, chunk: Chunk, span: Span) -> list[str]:
-        """Load one chunk and read the target's warnings about it, on the same connection: a
-        connection lost before the warnings were read loads the chunk again (they went with it)."""
+    def _load_one(self, chunk: Chunk, span: Span) -> Landing:
+        """Load one chunk and read what the target kept of it, refused and changed, on the same connection:
+        a connection lost before that was read loads the chunk again (the warnings went with it)."""
         db, spec = self.db, self.spec
         attempts = 0
         while True:
             try:
-                if self.method == "insert":
-                    insert_rows(db, spec, chunk.lines)
+                literal = self.method == "insert"
+                if literal:
+                    statements = insert_rows(db, spec, chunk.lines)
                 else:
                     try:
-                        load_data(db, spec, encoded_body(chunk, spec))
+                        body = encoded_body(chunk, spec)
+                        statements = load_rows(db, spec, body, len(chunk.lines))
                     except LocalInfileRefused:
                         self.method = "insert"
-                        insert_rows(db, spec, [[_literal_from_text(f, c.target) for f, c in
-                                                zip(line.split("\t"), spec.columns, strict=True)]
-                                               for line in chunk.lines])
-                return db.warnings() if chunk.rows else []
+                        chunk.lines = [[literal_from_text(f, c.target) for f, c in
+                                        zip(line.split("\t"), spec.columns, strict=True)] for line in chunk.lines]
+                        literal = True
+                        statements = insert_rows(db, spec, chunk.lines)
+                return landed(db, spec, ChunkRows(spec, chunk.lines, literal), statements, method=self.method,
+                              budget=self.budget, chunk_end=lambda: _json_key(chunk.last_key))
             except TargetLost:
                 attempts += 1
                 if attempts > self.settings.retries or not spec.key or not self.resume_by_key:
@@ -546,17 +559,3 @@ class ChunkLoader:
 
 def _json_key(key: tuple[Any, ...] | None) -> list[Any] | None:
     return None if key is None else [k if isinstance(k, (int, str)) else str(k) for k in key]
-
-
-_UNESCAPE = re.compile(r"\\(.)")
-_UNESCAPED = {"t": "\t", "n": "\n", "r": "\r", "0": "\0", "\\": "\\"}
-
-
-def _literal_from_text(field: str, target: Any) -> str:
-    """A LOAD DATA field as a SQL literal (for a server that refused LOCAL INFILE part-way through a run)."""
-    if field == "\\N":
-        return "NULL"
-    if target.is_binary:
-        return "X'" + field + "'"
-    text = _UNESCAPE.sub(lambda m: _UNESCAPED.get(m[1], m[1]), field)
-    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"

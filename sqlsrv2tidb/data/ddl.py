@@ -1,7 +1,8 @@
 """`--create-tables`: the plan's own DDL applied around the load, as a migration applies ddl/.
 
-Before the load: the sequences, the settings at the top of 02-tables.sql, each loaded table's
-CREATE TABLE and (on TiDB) its placement statements; after it: the settings at the top of
+Before the load: the sequences, the settings at the top of 02-tables.sql (on TiDB the one CHECK
+constraints need, read and turned on by constraints.py, which then looks for each CHECK the tables
+were created with), each loaded table's CREATE TABLE and (on TiDB) its placement statements; after it: the settings at the top of
 04-indexes.sql, each loaded table's secondary indexes and foreign keys, the settings at its end
 (which put back what the top changed), then the views of 06-views.sql. That is
 the order TiDB loads fastest in (indexes built once, in ingest mode, over the loaded rows) and in
@@ -43,6 +44,7 @@ from dataclasses import dataclass
 from ..errors import ConnectionFailed, one_line
 from ..model.plan import MigrationPlan
 from ..translate.ddl import is_comment_only, split_statements
+from .constraints import SETTING, CheckConstraints, look_for, switch_on
 from .tables import unquote_target
 from .targetdb import TargetDb, TargetLost
 
@@ -59,24 +61,30 @@ def _statements(plan: MigrationPlan, name: str) -> list[str]:
     return [s for s in split_statements(found.content) if not is_comment_only(s)] if found else []
 
 
-def before(db: TargetDb, plan: MigrationPlan, tables: set[str]) -> tuple[list[str], dict[str, str]]:
+def before(db: TargetDb, plan: MigrationPlan, tables: set[str]) -> tuple[list[str], dict[str, str], CheckConstraints]:
     """Sequences and the tables (folded target names) the target does not have yet, before any row arrives.
 
-    Returns the notes and, by folded target name, the tables whose CREATE the target refused, with why.
+    Returns the notes, by folded target name the tables whose CREATE the target refused, with why, and what became
+    of the CHECK constraints of those it created (constraints.py: on TiDB, the server's setting they need is turned
+    on first where the login may).
     """
     notes: list[str] = []
     refused: dict[str, str] = {}
     if not tables:
-        return notes, refused
+        return notes, refused, CheckConstraints()
     _run(db, _statements(plan, "01-sequences.sql"), "01-sequences.sql")
+    planned = {unquote_target(t.target): t.checks for t in plan.tables
+               if t.checks and unquote_target(t.target).casefold() in tables}
+    checks = switch_on(db, sum(len(names) for names in planned.values()))
     first, last = _settings(plan, "02-tables.sql")
-    notes += _set(db, first + last, "02-tables.sql")
+    notes += _set(db, [s for s in first + last if SETTING not in s], "02-tables.sql")  # switch_on has done that one
     for table in plan.tables:
         key = unquote_target(table.target).casefold()
         if key in tables:
             said = refusal(db, table.ddl)
             if said is not None:
                 refused[key] = f"the target refused its CREATE TABLE: {said}"
+    checks = look_for(db, {t: names for t, names in planned.items() if t.casefold() not in refused}, checks)
     if db.kind == "tidb":
         for statement in _statements(plan, "03-tidb-placement.sql"):
             altered = _ALTERED.match(_code(statement))
@@ -87,7 +95,7 @@ def before(db: TargetDb, plan: MigrationPlan, tables: set[str]) -> tuple[list[st
                 db.execute(statement)
             except ConnectionFailed as exc:
                 notes.append(f"03-tidb-placement.sql: skipped ({exc})")
-    return notes, refused
+    return notes, refused, checks
 
 
 def after(db: TargetDb, plan: MigrationPlan, tables: set[str], loaded: set[str],

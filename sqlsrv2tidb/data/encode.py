@@ -12,6 +12,7 @@ work in the copy loop is one call with no type dispatch for the common kinds.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from decimal import Decimal
@@ -107,3 +108,39 @@ def line_encoder(targets: list[TargetType], nullable: list[bool]) -> Callable[[A
     namespace: dict[str, Any] = {"E": _ESCAPES, "P": plain_text, "DT": datetime}
     exec(f"def line(r):\n    return '\\t'.join(({', '.join(parts)},))\n", namespace)  # noqa: S102 - our own code
     return namespace["line"]
+
+
+_UNESCAPE = re.compile(r"\\(.)")
+_UNESCAPED = {"t": "\t", "n": "\n", "r": "\r", "0": "\0", "\\": "\\"}
+
+
+def literal_from_text(field: str, target: TargetType) -> str:
+    """A LOAD DATA field as the SQL literal `literal_writer` writes for the same value: a chunk written for
+    LOAD DATA goes in as INSERT where the server refused LOCAL INFILE part-way through a run, and a row the
+    server did not keep is sent again alone."""
+    if field == "\\N":
+        return "NULL"
+    if target.is_binary:
+        return "X'" + field + "'"
+    text = _UNESCAPE.sub(lambda m: _UNESCAPED.get(m[1], m[1]), field)
+    return "'" + text.replace("\\", "\\\\").replace("'", "\\'") + "'"
+
+
+_LITERAL_UNESCAPED = {"n": "\n", "r": "\r", "0": "\0", "Z": "\x1a", "t": "\t"}
+
+
+def shown_value(literal: str, target: TargetType) -> int | str | None:
+    """What a SQL literal of `literal_writer` holds, for naming a row's key in the rejects file: an integer
+    as a number, bytes as 0x hex, anything else as its text."""
+    if literal == "NULL":
+        return None
+    if target.family == "integer":
+        try:
+            return int(literal)
+        except ValueError:
+            return literal
+    if literal.startswith("X'"):
+        return "0x" + literal[2:-1]
+    if len(literal) >= 2 and literal[0] == "'" and literal[-1] == "'":
+        return _UNESCAPE.sub(lambda m: _LITERAL_UNESCAPED.get(m[1], m[1]), literal[1:-1])
+    return literal

@@ -8,8 +8,11 @@ the pipe by a feeder thread. Nothing touches the disk, and the driver's own LOCA
 temporary folder (mode 0700) and is removed after the statement.
 
 Where the server refuses LOCAL INFILE (`local_infile=OFF`, MySQL's default since 8.0), the same
-rows go in as multi-row INSERTs of at most `INSERT_BYTES` each. Which of the two a run used is
-said in data.json.
+rows go in as multi-row INSERT IGNOREs of at most `INSERT_BYTES` each. Which of the two a run used is
+said in data.json. LOAD DATA LOCAL is always IGNORE on the server (it cannot stop the client's
+stream): a row the server refuses is skipped and a value it cannot hold is changed, with a warning,
+where a plain multi-row INSERT would fail whole on the first such row. IGNORE gives the INSERT the
+same behaviour, so both ways load what the server takes and `landing.py` reads what it did not.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from collections.abc import Sequence
 
 from .encode import literal_writer, text_writer
 from .tables import TableSpec, backtick
-from .targetdb import LOCAL_INFILE_REFUSED, TargetDb
+from .targetdb import LOCAL_INFILE_REFUSED, Statement, TargetDb, Warnings
 
 INSERT_BYTES = 1 << 20
 """Largest INSERT statement the fallback sends (well under max_allowed_packet's 4-64 MiB defaults)."""
@@ -109,20 +112,34 @@ def writers(spec: TableSpec, literal: bool = False) -> list:
     return [make(c.target) for c in spec.columns]
 
 
-def insert_rows(db: TargetDb, spec: TableSpec, rows: Sequence[Sequence[str]]) -> int:
-    """Load rows already written as SQL literals (`writers(spec, literal=True)`), a megabyte at a time."""
-    head = f"INSERT INTO {backtick(spec.target_name)} ({', '.join(backtick(c.name) for c in spec.columns)}) VALUES "
-    total, batch, size = 0, [], len(head)
-    for row in rows:
+def insert_rows(db: TargetDb, spec: TableSpec, rows: Sequence[Sequence[str]]) -> list[Statement]:
+    """Load rows already written as SQL literals (`writers(spec, literal=True)`) by INSERT IGNORE, a megabyte at
+    a time; each statement's rows taken and warnings are read at once, on its own connection."""
+    head = f"INSERT IGNORE INTO {backtick(spec.target_name)} ({', '.join(backtick(c.name) for c in spec.columns)}) VALUES "
+    sent: list[Statement] = []
+    batch: list[str] = []
+    size, first = len(head), 0
+
+    def send() -> None:
+        kept = db.execute(head + ", ".join(batch), again=False)
+        sent.append(Statement(first, len(batch), kept, db.warnings()))
+
+    for i, row in enumerate(rows):
         values = "(" + ", ".join(row) + ")"
         if batch and size + len(values) > INSERT_BYTES:
-            total += db.execute(head + ", ".join(batch), again=False)
-            batch, size = [], len(head)
+            send()
+            batch, size, first = [], len(head), i
         batch.append(values)
         size += len(values) + 2
     if batch:
-        total += db.execute(head + ", ".join(batch), again=False)
-    return total
+        send()
+    return sent
+
+
+def load_rows(db: TargetDb, spec: TableSpec, body: bytes, rows: int) -> list[Statement]:
+    """Load one chunk's LOAD DATA text (`rows` lines) as one statement, with what the server took of it."""
+    kept = load_data(db, spec, body)
+    return [Statement(0, rows, kept, db.warnings() if rows else Warnings(0, ()))]
 
 
 def local_infile_works(db: TargetDb, spec: TableSpec) -> bool:

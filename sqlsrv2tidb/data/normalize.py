@@ -33,7 +33,7 @@ import re
 import struct
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from itertools import repeat
@@ -68,6 +68,9 @@ class TargetType:
     unsigned: bool = False
     case_insensitive: bool = False
     """The column's collation ignores case, so values that differ only in case are the same value."""
+    collation: str | None = field(default=None, compare=False)
+    """The text column's collation, as the target names it (a key compared with a value of the load's own
+    is compared in it)."""
 
     @classmethod
     def parse(cls, ddl_type: str, collation: str | None = None) -> TargetType:
@@ -93,9 +96,9 @@ class TargetType:
         if name == "TIME":
             return cls("time", ddl_type, scale=a or 0)
         if name == "CHAR":
-            return cls("char", ddl_type, length=a or 1, case_insensitive=ci)
+            return cls("char", ddl_type, length=a or 1, case_insensitive=ci, collation=collation)
         if name in ("VARCHAR", "TINYTEXT", "TEXT", "MEDIUMTEXT", "LONGTEXT", "ENUM", "SET"):
-            return cls("string", ddl_type, length=a, case_insensitive=ci)
+            return cls("string", ddl_type, length=a, case_insensitive=ci, collation=collation)
         if name == "BINARY":
             return cls("binary", ddl_type, length=a or 1)
         if name in ("VARBINARY", "TINYBLOB", "BLOB", "MEDIUMBLOB", "LONGBLOB"):

@@ -58,11 +58,11 @@ def plan(spec: TableSpec, cuts: Sequence[Sequence[Any]]) -> list[dict[str, Any]]
     for (lower, lower_t), (upper, upper_t) in pairwise(bounds):
         entries.append({"lower": encode_key(lower), "upper": encode_key(upper),
                         "lower_target": encode_key(lower_t), "upper_target": encode_key(upper_t),
-                        "status": "new", "rows": 0, "bytes": 0, "chunks": 0, "rejects": 0,
+                        "status": "new", "rows": 0, "bytes": 0, "chunks": 0, "rejects": 0, "refused": 0,
                         "last_key": None, "last_target_key": None})
     return entries
 
 
 def totals(ranges: Sequence[dict[str, Any]]) -> dict[str, int]:
-    """A split table's rows, bytes, chunks and rejects: the sums over its ranges."""
-    return {k: sum(int(r.get(k, 0)) for r in ranges) for k in ("rows", "bytes", "chunks", "rejects")}
+    """A split table's rows, bytes, chunks, rejects and rows the target refused: the sums over its ranges."""
+    return {k: sum(int(r.get(k, 0)) for r in ranges) for k in ("rows", "bytes", "chunks", "rejects", "refused")}

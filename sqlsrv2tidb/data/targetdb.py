@@ -31,8 +31,35 @@ _GENERATED = re.compile(r"\b(?:VIRTUAL|STORED|PERSISTENT)\s+GENERATED\b", re.IGN
 DEFAULT is an expression (`DEFAULT (UUID())`): a plain column, copied like any other."""
 
 
+MAX_WARNINGS = 65535
+"""The session's `max_error_count`: SHOW WARNINGS lists at most that many (defaults: 64 on TiDB and MariaDB,
+1024 on MySQL), and a chunk's warnings are read to name the rows they are about; 65535 is the largest
+value each of the three takes. A login the server does not let set it keeps the server's limit: the
+warnings past it are counted, not listed."""
+
+
 class TargetLost(ConnectionFailed):
     """The connection to the target went away; the chunk in flight is loaded again on a new one."""
+
+
+@dataclass(frozen=True)
+class Warnings:
+    """The warnings of one statement: how many the server counted, and those SHOW WARNINGS listed
+    (level, code, message)."""
+
+    count: int
+    listed: tuple[tuple[str, int, str], ...]
+
+
+@dataclass(frozen=True)
+class Statement:
+    """One statement that loaded part of a chunk: its rows (`first`, the position in the chunk of its first
+    row, and how many it sent), how many the server took (its affected-rows count), and its warnings."""
+
+    first: int
+    rows: int
+    kept: int
+    warnings: Warnings
 
 
 @dataclass(frozen=True)
@@ -48,7 +75,9 @@ class TargetDb:
         self.target, self.driver, self.fk_checks, self.timeout = target, driver, fk_checks, timeout
         self.errors = drivers.driver_errors(driver)
         self.conn = self._connect()
-        self.kind = "tidb" if "tidb" in str(self.fetch("SELECT VERSION()")[0][0]).lower() else "mysql"
+        version = str(self.fetch("SELECT VERSION()")[0][0]).lower()
+        self.kind = "tidb" if "tidb" in version else "mysql"
+        self.mariadb = "mariadb" in version
         self._session()
 
     def _connect(self) -> drivers.Connection:
@@ -66,6 +95,12 @@ class TargetDb:
         self.execute("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')")
         if self.kind == "tidb":
             self.execute("SET SESSION allow_auto_random_explicit_insert = ON")
+        try:  # MySQL asks some logins for SESSION_VARIABLES_ADMIN here: then the server's own limit stands
+            self.execute(f"SET SESSION max_error_count = {MAX_WARNINGS}")
+        except TargetLost:
+            raise
+        except ConnectionFailed:
+            pass
         if not self.fk_checks:
             self.execute("SET SESSION foreign_key_checks = 0")
 
@@ -203,12 +238,27 @@ class TargetDb:
         sql = f"DELETE FROM {backtick(spec.target_name)}" + (" WHERE " + " AND ".join(terms) if terms else "")
         return self.execute(sql, params)
 
-    def warnings(self) -> list[str]:
+    def warnings(self) -> Warnings:
         """The last statement's warnings. Read on its own connection only: a new one has none, so a
-        connection lost before they were read is a TargetLost, and the chunk is loaded again."""
-        if not int(self.fetch("SELECT @@warning_count", again=False)[0][0]):
-            return []
-        return [f"{level} {code}: {message}" for level, code, message in self.fetch("SHOW WARNINGS", again=False)[:20]]
+        connection lost before they were read is a TargetLost, and the chunk is loaded again. Counted with
+        SHOW COUNT(*) WARNINGS, which leaves them in place: under mysqlclient a `SELECT @@warning_count`
+        empties the list SHOW WARNINGS would then read."""
+        count = int(self.fetch("SHOW COUNT(*) WARNINGS", again=False)[0][0])
+        if not count:
+            return Warnings(0, ())
+        return Warnings(count, tuple((str(level), int(code), str(message))
+                                     for level, code, message in self.fetch("SHOW WARNINGS", again=False)))
+
+    def attempt(self, sql: str) -> tuple[int, tuple[int, str] | None]:
+        """Run one statement the server may refuse: (rows affected, None) when it ran, (0, (code, message)) when
+        the server refused it. A lost connection is a TargetLost (the caller's chunk is loaded again)."""
+        try:
+            return int(self.conn.cursor.execute(sql) or 0), None
+        except self.errors as exc:
+            code, message, kind = drivers.classify(exc)
+            if kind == "lost":
+                raise self.failure(exc, _verb(sql)) from None
+            return 0, (code, message)
 
 
 def _verb(sql: str) -> str:

@@ -36,7 +36,8 @@ from ..errors import ToolError
 from ..model import Table
 from ..target import Target
 from .checkpoint import decode_key, encode_key
-from .copy import Chunk, ChunkLoader, CopySettings, Span, TableResult, _json_key
+from .copy import Chunk, ChunkLoader, CopySettings, Span, TableResult
+from .landing import Landing
 from .ranges import totals
 
 _PR_SET_PDEATHSIG = 1
@@ -108,24 +109,25 @@ class RangeWorkers:
         entry = ranges[index]
         kind = message[0]
         if kind == "chunk":
-            chunk, warnings = message[1], message[2]
+            chunk, landing = message[1], message[2]
             entry["status"] = "partial"
             result.method = result.method or copier.method
-            entry["rows"] += chunk.rows
+            entry["rows"] += landing.kept
             entry["bytes"] += chunk.size
             entry["chunks"] += 1
-            entry["rejects"] += len(chunk.rejects)
+            entry["rejects"] += len(chunk.rejects) + landing.refused
+            entry["refused"] = entry.get("refused", 0) + landing.refused
             if chunk.last_key is not None:
                 entry["last_key"] = encode_key(chunk.last_key)
                 entry["last_target_key"] = encode_key(chunk.last_target_key)
             summed = totals(ranges)
             result.rows, result.bytes, result.chunks, result.rejects = (summed["rows"], summed["bytes"],
                                                                          summed["chunks"], summed["rejects"])
-            result.extra["warnings"] = result.extra.get("warnings", 0) + len(warnings)
+            result.refused = summed["refused"]
+            result.extra["warnings"] = result.extra.get("warnings", 0) + landing.warned
             copier.checkpoint.update(label, status="partial", ranges=[dict(r) for r in ranges], **summed)
-            copier.rejects.write(chunk.rejects + [{"table": label, "key_range_end": _json_key(chunk.last_key),
-                                                   "reason": f"target warning: {w}"} for w in warnings])
-            copier.meter.add(label, chunk.rows)
+            copier.rejects.write(chunk.rejects + landing.entries)
+            copier.meter.add(label, landing.kept)
         elif kind == "retried":
             copier._retried(spec)
         elif kind == "end":
@@ -196,7 +198,7 @@ def _die_with_parent() -> None:
 
 
 def main() -> None:
-    """A worker: read the job from stdin, load its range, write ("chunk", chunk, warnings) after each
+    """A worker: read the job from stdin, load its range, write ("chunk", chunk, landing) after each
     commit, then ("end", method, finished) or ("failed", message), pickled, to stdout."""
     parent = os.getppid()
     _die_with_parent()
@@ -242,9 +244,9 @@ def copy_range(job: _Job, send: Any, halt: threading.Event) -> None:
                     committed_target=committed, lower_target=lower_target, bounded=True)
         db.delete_range(spec, committed, span.upto_target)
 
-        def sent(chunk: Chunk, warnings: list[str]) -> None:
+        def sent(chunk: Chunk, landing: Landing) -> None:
             send(("chunk", Chunk([], chunk.rows, chunk.size, chunk.last_key, chunk.last_target_key, chunk.rejects),
-                  warnings))
+                  landing))
 
         loader = ChunkLoader(db, source, spec, job.settings, job.method, halt, committed=sent,
                              retried=lambda: send(("retried",)))

@@ -51,6 +51,8 @@ class TablePlan:
     """The CREATE TABLE statement applied before the data load."""
     post_data_ddl: tuple[str, ...] = ()
     """Secondary indexes and foreign keys added after the load."""
+    checks: tuple[str, ...] = ()
+    """The names of the CHECK constraints its CREATE TABLE makes (those the target can take)."""
     row_count: int | None = None
     """Rows on the server, or else the rows the script that defined the table inserts (`row_count_from`)."""
     size_bytes: int | None = None

@@ -44,6 +44,8 @@ from .identity import SequencePlan
 from .views import ViewOutcome
 
 FAST_REORG_SINCE = Version(6, 3)
+CHECK_CONSTRAINTS_SINCE = Version(7, 2)
+"""TiDB evaluates CHECK constraints from v7.2.0, and only those created while tidb_enable_check_constraint is ON."""
 REORG_SESSION_SINCE = Version(8, 3)
 """`tidb_ddl_reorg_worker_cnt` has SESSION scope from v8.3 (pingcap/tidb#55334): a DDL job takes the value of
 the session that starts it, and the GLOBAL value is only the default of new sessions."""
@@ -59,6 +61,8 @@ class PlannedTable:
     create_statement: str
     index_statements: list[str]
     columnstore: bool = False
+    checks: tuple[str, ...] = ()
+    """The names of the CHECK constraints `create_statement` makes."""
 
 
 def _common_header(options: Options) -> list[str]:
@@ -96,7 +100,7 @@ def assemble_files(
     files.append(_file("01-sequences.sql", "Sequences", common, seq_statements, renderer))
 
     spread = [t for t in tables if t.design.distribution.strategy in ("key_partition", "pre_split")]
-    table_statements = []
+    table_statements = _check_switch(tables, renderer, options)
     scatter_global = False
     if spread:
         names = ", ".join(t.target for t in spread)
@@ -194,6 +198,27 @@ def assemble_files(
                                (f"{t.table.qualified_name} had a columnstore index: a TiFlash replica serves its "
                                 f"analytic scans ({TIFLASH_DOC})",)) for t in replicas], renderer))
     return files
+
+
+def _check_switch(tables: list[PlannedTable], renderer: DdlRenderer, options: Options) -> list[str]:
+    """The statement that makes TiDB keep the tables' CHECK constraints, first in 02-tables.sql (rule TB11).
+
+    TiDB keeps a CHECK only when its table is created while the GLOBAL tidb_enable_check_constraint is ON (OFF by
+    default); created while it is OFF, a table keeps none, and turning it on later does not bring them back. A table
+    created while it is ON enforces its CHECKs whatever the variable says afterwards (measured on v8.5.3), so the
+    file does not put it back: it stays ON for a CHECK added later (ALTER TABLE ... ADD CONSTRAINT), which is kept
+    only while it is ON. https://docs.pingcap.com/tidb/stable/system-variables#tidb_enable_check_constraint-new-in-v720
+    """
+    checked = [t for t in tables if t.checks]
+    if not checked or options.tidb_version < CHECK_CONSTRAINTS_SINCE:
+        return []
+    count = sum(len(t.checks) for t in checked)
+    return [renderer.tidb_statement(
+        "/*T! SET GLOBAL tidb_enable_check_constraint = ON */",
+        (f"{count} CHECK constraint(s) on {len(checked)} table(s): TiDB keeps a CHECK only when its table is created",
+         "while this GLOBAL setting is ON (default OFF; created while OFF, a table keeps none, with warning 1105).",
+         "A table created while it is ON enforces them even if it is set OFF later, so it is left ON: a CHECK added",
+         "later is kept only while it is ON. Needs SUPER or SYSTEM_VARIABLES_ADMIN (rule TB11)."))]
 
 
 def tiflash_tables(tables: list[PlannedTable], config: PlanConfig) -> list[PlannedTable]:

@@ -134,14 +134,14 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
                 name=target,
                 columns=tuple(c.ddl for c in columns),
                 keys=tuple(keys.create_keys),
-                checks=tuple(checks),
+                checks=tuple(f"CONSTRAINT {sql_name(name)} CHECK ({text})" for name, text in checks),
                 options=tuple(_table_options(table, design, ident, db_collation.target, mapper.charset, options)),
                 partition=None if options.mysql else _partition(design, lookup),
                 notes=_table_notes(table, design),
             ))
             work.append(_TableWork(table, target, design, columns, keys, db_collation.target))
             planned.append(PlannedTable(table, target, design, ddl, [renderer.create_index(ix) for ix in keys.indexes],
-                                        keys.columnstore))
+                                        keys.columnstore, tuple(name for name, _ in checks)))
             task.advance()
     findings += builder.findings
 
@@ -156,7 +156,7 @@ def build_plan(capture: Capture, options: Options, progress: Progress | None = N
             columns=tuple(b.plan for b in item.columns),
             primary_key=tuple(lookup.get(c.name.casefold(), c.name) for c in pk.columns) if pk else (),
             clustered=item.design.clustered if pk else False,
-            distribution=item.design.distribution, ddl=pt.create_statement, post_data_ddl=post,
+            distribution=item.design.distribution, ddl=pt.create_statement, post_data_ddl=post, checks=pt.checks,
             size_bytes=item.table.size_bytes, source=item.table.source, **_row_count(item.table),
         ))
     findings += (mysql_collation_findings(_collation_uses(db, work), mapper) if options.mysql
@@ -248,8 +248,9 @@ def _table_notes(table: Table, design: TableDesign) -> tuple[str, ...]:
 
 
 def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope, findings: list[Finding],
-            dropped: set[str], refusing: dict[str, str] | None = None) -> list[str]:
-    """The CHECK constraints as the target takes them; `refusing` maps a column to why MySQL refuses a CHECK on it."""
+            dropped: set[str], refusing: dict[str, str] | None = None) -> list[tuple[str, str]]:
+    """The CHECK constraints as the target takes them, (name, expression); `refusing` maps a column to why MySQL
+    refuses a CHECK on it."""
     out = []
     for i, check in enumerate(table.checks):
         if check.disabled:
@@ -277,8 +278,7 @@ def _checks(table: Table, db, names: NameMap, options: Options, scope: NameScope
             continue
         if _NONDETERMINISTIC.search(text):
             continue  # TiDB refuses the clock or random values in CHECK; the rules engine's TB12 reports it
-        name = scope.claim(check.name or f"ck_{table.name}_{i + 1}")
-        out.append(f"CONSTRAINT {sql_name(name)} CHECK ({unparen(text)})")
+        out.append((scope.claim(check.name or f"ck_{table.name}_{i + 1}"), unparen(text)))
     return out
 
 

@@ -93,7 +93,7 @@ def build_summary(inputs: ReportInputs, rules: dict[str, RuleInfo], anchors: Anc
     findings = [*seq(doc.get("findings")), *later_findings(inputs)]
     queries = list(seq(doc.get("queries")))
     engine = "MySQL" if obj(doc.get("options")).get("target_engine") == "mysql" else "TiDB"
-    verdict = decide(findings, queries, inputs.replay, comparison, engine)
+    verdict = decide(findings, queries, inputs.replay, comparison, engine, data=inputs.data, answers=inputs.compare)
     blockers = tuple(finding_row(f, rules, anchors) for f in findings if f.get("severity") == "blocker")
     facts = [Fact("Database", str(obj(doc.get("source")).get("database") or "—"))]
     summary = obj(doc.get("summary"))

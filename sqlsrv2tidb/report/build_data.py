@@ -39,7 +39,9 @@ def build_data(doc: dict[str, Any] | None) -> DataSection | None:
              Fact("Rows", fmt.number(summary.get("rows"))), Fact("Size", fmt.size(summary.get("bytes"))),
              Fact("Time", fmt.seconds(summary.get("seconds"))),
              Fact("Rate", f"{fmt.number(summary.get('rows_per_s'))} rows/s, {fmt.number(summary.get('mb_per_s'), 1)} MB/s"),
-             Fact("Rejected values", fmt.number(summary.get("rejects"))),
+             Fact("Rejected rows", fmt.number(summary.get("rejects")) + (
+                 f" ({fmt.number(summary['refused_by_target'])} refused by the target)"
+                 if summary.get("refused_by_target") else "")),
              Fact("Verified", f"{summary.get('equal', 0)} equal, {summary.get('different', 0)} different, "
                               f"{summary.get('not_verified', 0)} not verified")]
     for key, label in (("method", "Loaded with"), ("sample", "Sample"), ("scale", "Scale"), ("jobs", "Tables at once")):
@@ -47,6 +49,8 @@ def build_data(doc: dict[str, Any] | None) -> DataSection | None:
             facts.append(Fact(label, fmt.scalar(settings[key])))
     if isinstance(doc.get("views"), dict):
         facts.append(Fact("Views", _views(obj(doc.get("views")))))
+    if isinstance(doc.get("check_constraints"), dict):
+        facts.append(Fact("CHECK constraints", _checks(obj(doc.get("check_constraints")))))
     if doc.get("interrupted"):
         facts.append(Fact("Interrupted", "yes: run the same command again to continue from the checkpoint"))
     rows, differences = [], []
@@ -68,8 +72,20 @@ def build_data(doc: dict[str, Any] | None) -> DataSection | None:
                         tuple(differences)) if differences else None
     notes = tuple(str(n) for n in seq(doc.get("notes")))
     if doc.get("rejects_file"):
-        notes += (f"Rejected values and target warnings, with their table and key: {doc['rejects_file']} beside this page.",)
+        notes += (f"Rejected rows (values with no target form, rows the target refused, with the server's reason) and "
+                  f"target warnings, each with its table and key: {doc['rejects_file']} beside this page.",)
     return DataSection(tuple(facts), table, diff, notes)
+
+
+def _checks(checks: dict[str, Any]) -> str:
+    """`6 of 6 on the target; tidb_enable_check_constraint turned ON by this load (it was OFF)`."""
+    text = f"{fmt.number(checks.get('present'))} of {fmt.number(checks.get('planned'))} on the target"
+    setting = obj(checks.get("setting"))
+    if setting.get("turned_on"):
+        text += f"; {setting.get('name')} turned ON for the whole server by this load (it was OFF)"
+    elif setting.get("refused"):
+        text += f"; {setting.get('name')} is OFF and this login could not turn it on: they are not enforced"
+    return text
 
 
 def _views(views: dict[str, Any]) -> str:

@@ -5,10 +5,16 @@ Readiness, from the worst reason found:
 - **not ready**: any blocker finding; a replay that did not sustain its target rate (the replay's own
   test, `sustained`: at least 95% of the target with p99 under its limit; when the file does not
   say, less than `MIN_ACHIEVED_SHARE` of the target); a ramp whose ceiling is below the captured
-  rate; or a replay in which more than `MAX_ERROR_SHARE` of the statements failed.
+  rate; a replay in which more than `MAX_ERROR_SHARE` of the statements failed; a table the data
+  stage did not load, or that verify found different from SQL Server's (data.json); or a query
+  class whose answers differ with nothing to explain why (compare.json: a `differs` entry whose
+  translation does not say its meaning may differ). The report's other figures are measured on
+  those rows and answers, so none of them can stand while the rows or answers are not the source's.
 - **ready with changes**: any high or medium finding; any query class whose translation is
   `unsupported` (someone must rewrite it) or `review` (it runs, but its meaning may differ); any
-  query class the replay found degraded or failing.
+  query class the replay found degraded or failing; a class whose answers differ for a reason its
+  translation names (status review, with its notes, or rows only in another order where a note says
+  text sorts otherwise).
 - **ready**: none of the above; low and info findings only, every query translated or rewritten.
 
 Effort: each finding costs its rule's bucket from the catalogue (simple 0.25, medium 1, significant
@@ -26,7 +32,7 @@ from typing import Any
 from . import formatting as fmt
 from .compare import run_basis
 from .rulesinfo import DEFAULT_EFFORT, EFFORT_DAYS, RuleInfo, unknown_rule
-from .shape import obj
+from .shape import obj, objs
 
 MIN_ACHIEVED_SHARE = 0.9
 MAX_ERROR_SHARE = 0.01
@@ -41,10 +47,12 @@ _RANK = {READY: 0, WITH_CHANGES: 1, NOT_READY: 2}
 VERDICT_METHOD = (
     "Not ready: any blocker finding; a replay that did not sustain its target rate (the replay's own test: at least "
     f"95% of the target with p99 under its limit, or {MIN_ACHIEVED_SHARE:.0%} of the target when the file does not say); "
-    f"a ramp whose ceiling is below the captured rate; or more than {MAX_ERROR_SHARE:.0%} of replayed statements "
-    "failing. Ready with changes: any high or "
-    "medium finding, any query class that is unsupported or needs review, or any class the replay found "
-    "degraded or failing. Ready: none of these."
+    f"a ramp whose ceiling is below the captured rate; more than {MAX_ERROR_SHARE:.0%} of replayed statements "
+    "failing; a table that did not load or that verify found different from SQL Server's; or a query class whose "
+    "answers differ from SQL Server's with nothing to explain why (its translation does not say its meaning may "
+    "differ). Ready with changes: any high or medium finding, any query class that is unsupported or needs review, "
+    "any class the replay found degraded or failing, or a class whose answers differ for a reason its translation "
+    "names. Tables not verified are said, and left out of the verdict. Ready: none of these."
 )
 EFFORT_METHOD = (
     "Each finding costs its rule's effort bucket from the rules catalogue: simple = 0.25, medium = 1, "
@@ -126,14 +134,76 @@ def _load_reasons(replay: dict[str, Any], engine: str = "TiDB") -> list[Reason]:
     return [Reason(READY, f"the replay held {figures}")]
 
 
+def explained(entry: dict[str, Any]) -> bool:
+    """Whether a compare.json entry whose verdict is `differs` says why: its translation warned that its meaning
+    may differ (status review, with the notes that say how), or its rows are the same in another order and a
+    note says text sorts otherwise on the target (QY75). Read from the entry's own fields (`verdict`,
+    `translation_status`, `notes`, `order_only`), whatever kind of statement it is."""
+    notes = [n for n in entry.get("notes") or () if isinstance(n, dict)]
+    if entry.get("translation_status") == "review" and notes:
+        return True
+    return bool(entry.get("order_only")) and any(n.get("code") == "QY75" for n in notes)
+
+
+def _answer_reasons(answers: dict[str, Any], engine: str) -> list[Reason]:
+    """Classes whose answers differ from SQL Server's: without an explanation they stop the migration."""
+    differing = [q for q in objs(answers.get("queries")) if q.get("verdict") == "differs"]
+    unexplained = [str(q.get("id")) for q in differing if not explained(q)]
+    reasons = []
+    if unexplained:
+        n = len(unexplained)
+        reasons.append(Reason(NOT_READY, f"{n} query class{'es' if n != 1 else ''} answer{'s' if n == 1 else ''} "
+                                         f"differently on {engine} than on SQL Server, and nothing explains why "
+                                         f"({_listed(unexplained)})"))
+    if len(differing) > len(unexplained):
+        n = len(differing) - len(unexplained)
+        reasons.append(Reason(WITH_CHANGES, f"{n} query class{'es' if n != 1 else ''} answer{'s' if n == 1 else ''} "
+                                            f"differently on {engine} for a reason {'their' if n != 1 else 'its'} "
+                                            "translation names"))
+    return reasons
+
+
+def _data_reasons(data: dict[str, Any]) -> list[Reason]:
+    """Tables not loaded or not equal to SQL Server's stop the migration; tables not verified are said."""
+    tables = objs(data.get("tables"))
+    total = len(tables)
+
+    def named(entries: list[dict[str, Any]]) -> str:
+        return _listed([f"{t.get('schema')}.{t.get('name')}" for t in entries])
+
+    failed = [t for t in tables if t.get("status") == "failed"]
+    different = [t for t in tables if t not in failed and obj(t.get("verify")).get("status") == "different"]
+    unverified = [t for t in tables if t not in failed and t not in different
+                  and obj(t.get("verify")).get("status") != "equal"]
+    reasons = []
+    if different:
+        reasons.append(Reason(NOT_READY, f"{len(different)} of {total} tables differ from SQL Server's after the "
+                                         f"copy (verify): {named(different)}"))
+    if failed:
+        reasons.append(Reason(NOT_READY, f"{len(failed)} of {total} tables did not load into the target: "
+                                         f"{named(failed)}"))
+    if unverified:
+        reasons.append(Reason(NOTE, f"{len(unverified)} of {total} tables were not verified against SQL Server, so "
+                                    f"nothing here shows their rows are the source's: {named(unverified)}"))
+    return reasons
+
+
+def _listed(names: list[str], limit: int = 5) -> str:
+    return ", ".join(names[:limit]) + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
 def decide(
     findings: list[dict[str, Any]],
     queries: list[dict[str, Any]],
     replay: dict[str, Any] | None,
     comparison_counts: dict[str, int] | None = None,
     engine: str = "TiDB",
+    *,
+    data: dict[str, Any] | None = None,
+    answers: dict[str, Any] | None = None,
 ) -> Verdict:
-    """The page's verdict; `engine` names the target (`TiDB`, `MySQL`) in its reasons."""
+    """The page's verdict; `engine` names the target (`TiDB`, `MySQL`) in its reasons; `data` and `answers` are
+    the run's data.json and compare.json, when it has them."""
     reasons: list[Reason] = []
     by_sev: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for f in findings:
@@ -162,6 +232,10 @@ def decide(
             n = counts[category]
             basis = f" ({run_basis(replay)})" if category == "degraded" and replay is not None else ""
             reasons.append(Reason(WITH_CHANGES, f"{n} query class{'es' if n != 1 else ''} {words}{basis}"))
+    if data:
+        reasons.extend(_data_reasons(data))
+    if answers:
+        reasons.extend(_answer_reasons(answers, engine))
     if replay is None:
         reasons.append(Reason(NOTE, f"the load was not measured: run assess with --target to replay the workload on {engine}"))
     level = max((r.level for r in reasons if r.level in _RANK), key=_RANK.__getitem__, default=READY)

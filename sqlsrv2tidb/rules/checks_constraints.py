@@ -56,7 +56,9 @@ def check_constraints_switch(ctx: RuleContext) -> Iterator[Hit]:
     yield Hit(
         object=_database_label(ctx),
         message=f"{len(checks)} CHECK constraint(s) on {len({t.qualified_name for t, _ in checks})} table(s) are "
-                "enforced by TiDB only with SET GLOBAL tidb_enable_check_constraint = ON (default OFF)" + note,
+                "kept by TiDB only if their tables are created while SET GLOBAL tidb_enable_check_constraint = ON "
+                "(default OFF; created while OFF, a table keeps none): ddl/02-tables.sql turns it on first, which "
+                "needs SUPER or SYSTEM_VARIABLES_ADMIN, and it need not stay ON for them" + note,
         source=first,
         details={"constraints": [f"{t.qualified_name}.{c.name or '?'}" for t, c in checks], "not_enforced": unenforced},
     )

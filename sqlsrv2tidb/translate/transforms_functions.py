@@ -79,7 +79,7 @@ def _regex(pieces: list[tuple[str, str]]) -> str:
     return "".join(out)
 
 
-@applies_to(exp.Like)
+@applies_to(exp.Like, exp.ILike)
 def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`a LIKE '[a-c]%'` -> `a REGEXP '^[a-c](.|\\n)*$'`; `a LIKE 'x[_]%'` -> `a LIKE 'x\\_%'`;
     `a NOT LIKE '[0-9]%'` -> `NOT a REGEXP '^[0-9](.|\\n)*$'` (the negation is kept).
@@ -89,10 +89,16 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr:
     become LIKE escapes, real classes become an anchored REGEXP, and backslashes are doubled.
     https://learn.microsoft.com/sql/t-sql/language-elements/like-transact-sql
     https://docs.pingcap.com/tidb/stable/string-functions#regular-expression-compatibility-with-mysql
+
+    A CHECK read from a live catalog comes in the server's own spelling, which must convert the same
+    way as a script's: SQL Server's `([au_id] like '[0-9]...')`, Babelfish's `(au_id ~~* '[0-9]...')`
+    (an ILIKE: its case-insensitive LIKE, made `a REGEXP '(?i)^[0-9]...$'`, the `(?i)` flag that TiDB,
+    MySQL and MariaDB all read), and `LOWER(a) LIKE LOWER('[A-Z]...')` (the pattern folded the same way
+    as the value: `LOWER(a) REGEXP '^[a-z]...$'`).
     """
-    if not isinstance(node, exp.Like):
+    if not isinstance(node, (exp.Like, exp.ILike)):
         return node
-    pattern = node.expression
+    pattern = _folded_pattern(node.expression)
     if isinstance(node.parent, exp.Escape):
         if "[" in pattern.name:
             ctx.note("QY06", "review", f"LIKE with ESCAPE and character classes is kept as written ({_LIKE_DOCS}).")
@@ -111,20 +117,32 @@ def like_pattern(node: exp.Expr, ctx: Context) -> exp.Expr:
     if pieces is None:
         return node  # an unclosed bracket is a literal `[` in SQL Server too
     negate = bool(node.args.get("negate"))  # NOT LIKE: the rewritten test must stay negated
+    insensitive = isinstance(node, exp.ILike)
     literal = _like_literal(pieces)
     if literal is not None:
         ctx.note("QY06", "rewritten", "LIKE pattern: bracket escapes and backslashes rewritten to MySQL's backslash escapes.")
-        return exp.Like(this=node.this, expression=exp.Literal.string(literal), negate=negate or None)
+        return type(node)(this=node.this, expression=exp.Literal.string(literal), negate=negate or None)
     classes = [t for k, t in pieces if k == "class"]
-    letters = any(c.isalpha() for cls in classes for c in cls)
+    letters = not insensitive and any(c.isalpha() for cls in classes for c in cls)
     status = "review" if letters else "rewritten"
     ctx.note(
         "QY06", status,
         "LIKE with character classes becomes an anchored REGEXP"
-        + ("; letter classes follow TiDB's regular expression case rules, not the SQL Server collation." if letters else "."),
+        + ("; letter classes follow TiDB's regular expression case rules, not the SQL Server collation." if letters
+           else " (case-insensitive, as the source's LIKE)." if insensitive else "."),
     )
-    regexp = exp.RegexpLike(this=node.this, expression=exp.Literal.string(_regex(pieces)))
+    regexp = exp.RegexpLike(this=node.this, expression=exp.Literal.string(("(?i)" if insensitive else "") + _regex(pieces)))
     return exp.Not(this=regexp) if negate else regexp
+
+
+def _folded_pattern(pattern: exp.Expr) -> exp.Expr:
+    """`LOWER('[A-Z]%')` -> `'[a-z]%'`: a pattern folded to one case is a literal of that case (its classes'
+    ranges fold with it); any other pattern is returned as it is."""
+    if isinstance(pattern, (exp.Lower, exp.Upper)) and isinstance(pattern.this, (exp.Literal, exp.National)) \
+            and (pattern.this.is_string or isinstance(pattern.this, exp.National)):
+        text = pattern.this.name
+        return exp.Literal.string(text.lower() if isinstance(pattern, exp.Lower) else text.upper())
+    return pattern
 
 
 # CONVERT(varchar, date, style) -> DATE_FORMAT patterns, and their length.

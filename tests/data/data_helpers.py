@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 from typer.testing import CliRunner
@@ -82,3 +83,22 @@ def loaded(*args: str, env: dict[str, str] | None = None) -> dict:
     result = data(*args, env=env)
     assert result.exit_code == 0, result.output
     return document(Path(args[args.index("-o") + 1]))
+
+
+@contextmanager
+def check_constraints_created(target):
+    """On TiDB, CHECK constraints are kept only by a CREATE run while the GLOBAL `tidb_enable_check_constraint` is
+    ON (it is OFF by default); a table created so enforces them whatever the variable says later (measured,
+    tests/data/test_data_checks.py). The suite's TiDB is shared, so the variable is put back as it was."""
+    if target.kind != "tidb":
+        yield
+        return
+    with target.connect() as conn, conn.cursor() as cur:
+        cur.execute("SELECT @@GLOBAL.tidb_enable_check_constraint")
+        before = int(cur.fetchone()[0])
+        cur.execute("SET GLOBAL tidb_enable_check_constraint = ON")
+    try:
+        yield
+    finally:
+        with target.connect() as conn, conn.cursor() as cur:
+            cur.execute(f"SET GLOBAL tidb_enable_check_constraint = {'ON' if before else 'OFF'}")

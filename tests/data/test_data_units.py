@@ -284,7 +284,7 @@ def test_key_ranges_run_between_the_cuts_with_their_target_keys():
     assert ranges[0]["upper"] == ranges[1]["lower"] and all(r["status"] == "new" for r in ranges)
     assert plan(spec, []) is None
     ranges[0]["rows"], ranges[2]["rows"], ranges[2]["rejects"] = 10, 5, 1
-    assert totals(ranges) == {"rows": 15, "bytes": 0, "chunks": 0, "rejects": 1}
+    assert totals(ranges) == {"rows": 15, "bytes": 0, "chunks": 0, "rejects": 1, "refused": 0}
 
 
 def test_a_checkpoint_keeps_the_ranges_of_a_split_table(tmp_path):
@@ -294,3 +294,13 @@ def test_a_checkpoint_keeps_the_ranges_of_a_split_table(tmp_path):
     again = cp.Checkpoint.open(tmp_path, run)
     assert again.state("dbo.t").ranges == [{"lower": None, "upper": [10], "status": "partial", "rows": 3}]
     assert again.state("dbo.u").ranges is None
+
+
+def test_the_assess_data_line_says_how_many_rows_the_target_refused():
+    from sqlsrv2tidb.stages import said_copied
+
+    doc = {"summary": {"rows": 15, "tables": 1, "equal": 0, "different": 1, "refused_by_target": 8},
+           "tables": [{"status": "done"}]}
+    assert said_copied(doc) == ("15 row(s) in 1 table(s): 0 verified equal, 1 different, 0 failed; 8 row(s) refused "
+                                "by the target, named in data-rejects.jsonl")
+    assert "refused" not in said_copied({**doc, "summary": {**doc["summary"], "refused_by_target": 0}})

@@ -71,6 +71,37 @@ def test_the_index_file_builds_with_its_workers_and_puts_back_what_it_found(vers
             cur.execute(f"SET GLOBAL tidb_ddl_enable_fast_reorg = {original[1]}")
 
 
+def test_the_tables_file_turns_check_constraints_on_so_tidb_keeps_and_enforces_them(tidb, tidb_database):
+    """TiDB drops a CHECK created while tidb_enable_check_constraint is OFF (its default): 02-tables.sql starts by
+    turning it on, and leaves it on; the table then refuses a row that breaks its CHECK (error 3819)."""
+    from sqlsrv2tidb.model import CheckConstraint
+
+    priced = Table("dbo", "priced", (col("id", "int"), col("price", "int", nullable=True)), primary_key=pk("id"),
+                   checks=(CheckConstraint("ck_price", "([price]>=(0))"),))
+    plan = _plan(priced)
+    tables = next(f.content for f in plan.files if f.name == "02-tables.sql")
+    assert "/*T! SET GLOBAL tidb_enable_check_constraint = ON */;" in tables
+    assert "SET GLOBAL tidb_enable_check_constraint" not in next(
+        f.content for f in _plan(keywords()).files if f.name == "02-tables.sql")  # no CHECK, no setting
+    with tidb.connect() as conn, conn.cursor() as cur:
+        cur.execute("SELECT @@GLOBAL.tidb_enable_check_constraint")
+        original = int(cur.fetchone()[0])
+        cur.execute("SET GLOBAL tidb_enable_check_constraint = OFF")
+        try:
+            with tidb.connect(tidb_database) as session, session.cursor() as run:
+                for _, sql in statements(plan, only="02-tables.sql"):
+                    run.execute(sql)
+                run.execute("SELECT constraint_name FROM information_schema.tidb_check_constraints "
+                            "WHERE constraint_schema = DATABASE() AND table_name = 'priced'")
+                assert [r[0] for r in run.fetchall()] == ["ck_price"]
+                with pytest.raises(Exception, match="3819"):
+                    run.execute("INSERT INTO priced VALUES (1, -5)")
+            cur.execute("SELECT @@GLOBAL.tidb_enable_check_constraint")
+            assert int(cur.fetchone()[0]) == 1, "the file leaves it on"
+        finally:
+            cur.execute(f"SET GLOBAL tidb_enable_check_constraint = {'ON' if original else 'OFF'}")
+
+
 def _ids_table(name: str) -> Table:
     return Table("dbo", name, (Column("id", DataType("bigint"), False, identity=Identity(1, 1)), col("ref", "int")),
                  primary_key=pk("id"))

@@ -157,3 +157,51 @@ def test_comparison_sorts_classes_with_threshold_and_minimum_executions():
     assert compare.counts(list(results.values())) == {"degraded": 1, "errors": 1, "improved": 1, "unchanged": 3,
                                                       "not comparable": 2}
     assert [r.category for r in compare.classify(queries, per_query)][:2] == ["degraded", "errors"]
+
+
+def _table(name: str, status: str = "done", verify: str | None = "equal") -> dict:
+    return {"schema": "dbo", "name": name, "status": status, "verify": None if verify is None else {"status": verify}}
+
+
+def test_tables_that_verify_different_or_did_not_load_make_it_not_ready_and_are_named():
+    """Three of eleven tables verified different once gave "Ready with changes": their rows are not the source's."""
+    data = {"tables": [_table(f"t{i}") for i in range(8)] + [_table("authors", verify="different"),
+            _table("employee", verify="different"), _table("publishers", status="failed", verify=None)]}
+    v = decide([f("DA02", "high")], [q("q1")], None, data=data)
+    assert v.level == NOT_READY and v.label == "Not ready"
+    texts = [r.text for r in v.reasons if r.level == NOT_READY]
+    assert "2 of 11 tables differ from SQL Server's after the copy (verify): dbo.authors, dbo.employee" in texts
+    assert "1 of 11 tables did not load into the target: dbo.publishers" in texts
+    assert decide([], [q("q1")], None, data={"tables": [_table("a"), _table("b")]}).level == READY
+
+
+def test_tables_not_verified_are_said_without_changing_the_level():
+    v = decide([], [q("q1")], None, data={"tables": [_table("a"), _table("b", verify=None)]})
+    assert v.level == READY
+    assert any(r.level == NOTE and r.text.startswith("1 of 2 tables were not verified") and "dbo.b" in r.text
+               for r in v.reasons)
+
+
+def _answer(qid: str, verdict: str = "same", status: str = "translated", notes: tuple = (), **more) -> dict:
+    return {"id": qid, "verdict": verdict, "reason": "r", "translation_status": status,
+            "notes": [{"code": c, "message": "m"} for c in notes], **more}
+
+
+def test_an_answer_that_differs_with_nothing_to_explain_it_is_not_ready():
+    answers = {"queries": [_answer("q1"), _answer("q2", "differs", "rewritten", ("QY06",))]}
+    v = decide([f("RP09", "high", "query q2")], [q("q1"), q("q2", "rewritten")], None, answers=answers)
+    assert v.level == NOT_READY
+    assert v.reasons[0].text == ("1 query class answers differently on TiDB than on SQL Server, and nothing explains "
+                                 "why (q2)")
+
+
+@pytest.mark.parametrize("entry", [
+    _answer("q2", "differs", "review", ("QY02",)),  # the translation said its meaning may differ
+    _answer("q2", "differs", "rewritten", ("QY75",), order_only=True),  # the same rows, text sorted otherwise
+])
+def test_an_answer_that_differs_for_a_reason_its_translation_names_is_a_change(entry):
+    v = decide([f("RP09", "high", "query q2")], [q("q2", entry["translation_status"])], None,
+               answers={"queries": [entry]})
+    assert v.level == WITH_CHANGES
+    assert any(r.text == "1 query class answers differently on TiDB for a reason its translation names"
+               for r in v.reasons)

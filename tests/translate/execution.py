@@ -279,8 +279,9 @@ BROKEN_INPUTS: dict[str, str] = {
 
 _DATA = {
     1048: "NULL into a NOT NULL column (an empty lookup, or a variable set by a statement not run)",
-    4025: "a generated value outside a CHECK constraint (TiDB does not enforce CHECK by default)",
-    3819: "a generated value outside a CHECK constraint (MySQL enforces CHECK, TiDB by default not)",
+    4025: "a generated value outside a CHECK constraint (MariaDB enforces CHECK)",
+    3819: "a generated value outside a CHECK constraint (MySQL enforces CHECK, and TiDB once the DDL turns "
+          "tidb_enable_check_constraint on)",
 }
 _NO_DATE = "a string that is no date-time where one is expected (SQL Server fails to convert it too)"
 """MySQL's error 1525 (`Incorrect DATETIME value`), where TiDB and MariaDB compare with a warning."""

@@ -35,6 +35,13 @@ def translate(text: str, table: Table | None = TABLE):
     ("([qty]>(0) AND [qty]<=(100))", "(`qty` > (0) AND `qty` <= (100))", []),
     ("(len([code])=(4))", "(CHAR_LENGTH(RTRIM(`code`)) = (4))", ["QY35"]),
     ("([code] like '[A-Z][0-9]%')", "(`code` REGEXP '^[A-Z][0-9](.|\\n)*$')", ["QY06"]),
+    # The same CHECK as each endpoint's catalog spells it: Babelfish's case-insensitive LIKE (~~*, an ILIKE), its
+    # negation, and a LIKE with both sides folded to lower case; each converts as the script's form does.
+    ("((code ~~* '[0-9][0-9]-[A-Z]'))", "((code REGEXP '(?i)^[0-9][0-9]\\\\-[A-Z]$'))", ["QY06"]),
+    ("((code !~~* '99[0-9]%'))", "((NOT code REGEXP '(?i)^99[0-9](.|\\n)*$'))", ["QY06"]),
+    ("((code ~~* 'a[_]%'))", "((LOWER(code) LIKE LOWER('a\\\\_%')))", ["QY06"]),
+    ("(lower([code]) like lower('[A-Z][0-9]'))", "(LOWER(`code`) REGEXP '^[a-z][0-9]$')", ["QY06"]),
+    ("((code ~~* 'ab%'))", "((LOWER(code) LIKE LOWER('ab%')))", []),
     ("(datediff(year,[born],getdate()))", "((YEAR(CURRENT_TIMESTAMP(3)) - YEAR(`born`)))", ["QY02"]),
     ("(CONVERT([varchar](10),[born],(103)))", "(DATE_FORMAT(`born`, '%d/%m/%Y'))", ["QY20"]),
     ("(NEXT VALUE FOR [dbo].[ticket_seq])", "(NEXTVAL(ticket_seq))", []),
