@@ -394,6 +394,7 @@ def _argument(unit: Unit, node: exp.Expr, line: int) -> p.Argument:
 
 
 _INSERT_EXEC = re.compile(r"^INSERT\s+(?:INTO\s+)?(?P<table>(?:\[[^\]]*\]|\"[^\"]*\"|[\w@#$]+)(?:\s*\.\s*(?:\[[^\]]*\]|\"[^\"]*\"|[\w@#$]+))*)"
+                          r"\s*(?:WITH\s*\((?:[^()]|\([^()]*\))*\))?"
                           r"\s*(?:\((?P<columns>[^()]*)\))?\s*(?P<call>EXEC(?:UTE)?\b.*)$", re.IGNORECASE | re.DOTALL)
 
 
