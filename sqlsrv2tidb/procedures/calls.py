@@ -21,9 +21,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import json_rows
 from . import program as p
 from .cursors import cursor_step
 from .failures import TsqlError
+from .for_json import as_json
 from .raising import raise_step, text_of
 from .results import CallResult, ResultSet
 from .sending import Lost, Sender
@@ -277,6 +279,8 @@ class Runner:
             transaction(self.sender, state, step)
         elif isinstance(step, (p.CursorDeclare, p.CursorAction)):
             cursor_step(self.sender, state, frame, step, self._set)
+        elif isinstance(step, p.JsonRows):
+            json_rows.fill(self.sender, state, frame, step)
         elif isinstance(step, p.Option):
             self._option(state, frame, step)
         elif isinstance(step, p.Print):
@@ -322,6 +326,8 @@ class Runner:
             created = _CREATED.match(statement.sql)
             if created:
                 frame.temp_tables.append(created[1].strip("`"))
+            if outcome.columns is not None and step.json is not None:
+                outcome = as_json(step.json, outcome)
             if outcome.columns is not None:
                 rows = outcome.rows[: state.row_limit] if state.row_limit else outcome.rows
                 state.result.result_sets.append(ResultSet(outcome.columns, rows, outcome.description, step.tsql,

@@ -14,6 +14,7 @@ the translator cannot write for TiDB.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from sqlglot import exp
 
@@ -25,6 +26,8 @@ from ..tsql.fingerprint import parse_declarations
 from ..tsql.literals import tokens
 from . import program as p
 from .expressions import RUNTIME_PREFIX
+from .for_json import for_json_of
+from .json_rows import held_json
 from .unit import Unit, parse_expression
 
 _UNREADABLE_CONSTRUCTS = {"QY25": "dynamic SQL", "QY24": "procedure call", "QY11": "OUTPUT clause"}
@@ -71,7 +74,34 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
     if isinstance(tree, exp.Use):
         unit.block("USE", line, "USE switches the database inside a procedure; the runner's session stays on the target's")
         return None
-    return p.Run(line, unit.translate(tree, text, line), text, unit.session_status(), writes_of(tree))
+    if isinstance(tree, exp.Select) and tree.args.get("for_") is not None:
+        return _for_json(unit, tree, text, line)
+    return _with_held_json(unit, tree, text, line, lambda rewritten: p.Run(
+        line, unit.translate(rewritten, text, line), text, unit.session_status(), writes_of(tree)))
+
+
+def _for_json(unit: Unit, tree: exp.Select, text: str, line: int) -> p.Step | None:
+    """`SELECT ... FOR JSON ...`: the query sent without the clause, its rows written as SQL Server's JSON (`for_json`)."""
+    spec, why = for_json_of(tree, unit.session.ctx.types)
+    if spec is None:
+        if why is not None:
+            unit.block("FOR JSON", line, why)
+            return None
+        return _with_held_json(unit, tree, text, line, lambda rewritten: p.Run(
+            line, unit.translate(rewritten, text, line), text, unit.session_status(), writes_of(tree)))
+    query = tree.copy()
+    query.set("for_", None)
+    return _with_held_json(unit, query, text, line, lambda rewritten: p.Run(
+        line, unit.translate(rewritten, text, line), text, unit.session_status(), None, spec))
+
+
+def _with_held_json(unit: Unit, tree: exp.Expr, text: str, line: int, make: Callable[[exp.Expr], p.Step | None]) -> p.Step | None:
+    """The step of a statement, after the steps that fill a table for each OPENJSON over a held value it reads."""
+    fills, rewritten = held_json(unit, tree, line)
+    step = make(rewritten)
+    if not fills or step is None:
+        return step
+    return p.Steps(line, (*fills, step))
 
 
 def _code(text: str) -> str:
@@ -195,7 +225,8 @@ def _assign_from_select(unit: Unit, tree: exp.Select, text: str, line: int) -> p
             return None
     query = tree.copy()
     query.set("expressions", [s.expression.copy() for s in tree.selects])
-    return p.AssignFromQuery(line, names, unit.translate(query, text, line), text)
+    return _with_held_json(unit, query, text, line,
+                           lambda rewritten: p.AssignFromQuery(line, names, unit.translate(rewritten, text, line), text))
 
 
 def _command(unit: Unit, tree: exp.Command, text: str, line: int) -> p.Step | None:

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from ..model.translation import Note, Status
 from ..translate.session import SentStatement
 from .expressions import Local
+from .for_json import ForJson
 from .header import Blocker
+from .json_text import Column as JsonColumn
 
 
 @dataclass(frozen=True)
@@ -90,6 +92,8 @@ class Run(Step):
     status: Status = "translated"
     writes: str | None = None
     """What it changes outside the session (`UPDATE Sales.Orders`), None when it only reads or makes temp tables."""
+    json: ForJson | None = None
+    """FOR JSON: the rows it returns are written as SQL Server's JSON text (`for_json`)."""
 
 
 @dataclass(frozen=True)
@@ -189,6 +193,24 @@ class InsertFromCall(Step):
     columns: int
     tsql: str
     writes: str | None = None
+
+
+@dataclass(frozen=True)
+class JsonRows(Step):
+    """OPENJSON over a value the runner holds: the document's rows sent into the table variable `variable` before the
+    statement that reads them (`json_rows`)."""
+
+    variable: str
+    """The table variable's name without `@` (`sqlsrv2tidb_json1`)."""
+    declare: tuple[SentStatement, ...]
+    clear: tuple[SentStatement, ...]
+    insert: SentStatement
+    """One row's INSERT, `?` per column; the runner repeats its VALUES group for many rows."""
+    source: Value
+    path: Value | None
+    columns: tuple[JsonColumn, ...]
+    """The WITH clause's columns; none for OPENJSON's own (key, value, type)."""
+    types: tuple[str, ...]
 
 
 @dataclass(frozen=True)

@@ -50,6 +50,8 @@ class Unit:
     calls: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
     transactions: bool = False
+    json_tables: int = 0
+    """Table variables made for OPENJSON over held values so far (`json_rows`)."""
     variables: dict[str, str] = field(default_factory=dict)
     """Lower-case name (no `@`) -> declared type, for every variable and parameter."""
 

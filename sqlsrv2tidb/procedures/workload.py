@@ -152,14 +152,15 @@ def statements_of(program: p.Program) -> Iterator[SentStatement]:
     while stack:
         step = stack.pop()
         stack.extend(children(step))
-        for name in ("statements", "insert"):
-            yield from getattr(step, name, ()) or ()
+        for name in ("statements", "insert", "declare", "clear"):
+            found = getattr(step, name, ()) or ()
+            yield from (found,) if isinstance(found, SentStatement) else found
         for value in _values(step):
             yield from value.remote
 
 
 def _values(step: p.Step) -> Iterator[p.Value]:
-    for name in ("condition", "value", "offset"):
+    for name in ("condition", "value", "offset", "source", "path"):
         value = getattr(step, name, None)
         if isinstance(value, p.Value):
             yield value
