@@ -182,6 +182,16 @@ class Runner:
         if isinstance(step, p.Call) and step.status is not None:
             frame.variables[step.status] = assign(status, frame.types.get(step.status))
 
+    def _call_function(self, state: CallState, frame: Frame, step: p.CallFunction) -> None:
+        callee = self.resolve(step.function)
+        if callee is None:
+            raise TsqlError(4121, f"Cannot find either column \"{step.function.split('.')[0]}\" or the user-defined function "
+                                  f"or aggregate \"{step.function}\", or the name is ambiguous.", 16)
+        given = [(a.name, _DEFAULT if a.value is None else self.sender.value(state, frame, a.value)) for a in step.arguments]
+        value, _ = self._run_program(state, callee, given, frame.level + 1)
+        self._set(frame, step.target, value)
+        state.rowcount = 1
+
     # -- steps ---------------------------------------------------------------------------------------------
 
     def _count(self, state: CallState) -> None:
@@ -273,6 +283,8 @@ class Runner:
             state.rowcount = len(outcome.rows)
         elif isinstance(step, (p.Call, p.CallText)):
             self._call(state, frame, step)
+        elif isinstance(step, p.CallFunction):
+            self._call_function(state, frame, step)
         elif isinstance(step, p.InsertFromCall):
             self._insert_from_call(state, frame, step)
         elif isinstance(step, p.Transaction):
@@ -289,7 +301,8 @@ class Runner:
         elif isinstance(step, p.Raise):
             raise_step(self.sender, state, frame, step, self._fail)
         elif isinstance(step, p.Return):
-            raise _Return(None if step.value is None else assign(self.sender.value(state, frame, step.value), "int"))
+            returned = frame.program.returns or "int"  # a function's RETURNS type; a procedure's status is an int
+            raise _Return(None if step.value is None else assign(self.sender.value(state, frame, step.value), returned))
         elif isinstance(step, p.Loop):
             raise _Break if step.word == "BREAK" else _Continue
 

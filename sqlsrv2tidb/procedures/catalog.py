@@ -15,9 +15,9 @@ from ..model.translation import Note, Status
 from ..options import Options
 from ..translate.naming import NameMap
 from ..translate.session import worst
-from .compiler import children, compile_procedure
+from .compiler import children, compile_function, compile_procedure
 from .header import Blocker
-from .program import Call, Program
+from .program import Call, CallFunction, Program
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,8 @@ class Procedures:
         for module in database.modules_of("procedure"):
             self._modules[((module.schema or "dbo").casefold(), module.name.casefold())] = module
             self._by_name.setdefault(module.name.casefold(), []).append(module)
+        self._functions = {((m.schema or "dbo").casefold(), m.name.casefold()): m for m in database.modules_of("function")}
+        """Scalar functions the runner runs where a statement assigns their value (`functions`), by (schema, name)."""
         self._programs: dict[str, Program] = {}
         self._summaries: dict[str, Summary] = {}
 
@@ -92,6 +94,8 @@ class Procedures:
         else:
             found = self._by_name.get(bare, [])
             found_one = found[0] if len(found) == 1 else self._modules.get(("dbo", bare))
+        if found_one is None and schema is not None:
+            found_one = self._functions.get((schema, bare))
         if found_one is not None or hops > 3:
             return found_one
         synonym = next((m for m in self.database.modules_of("synonym") if m.base_object
@@ -104,7 +108,8 @@ class Procedures:
             return None
         key = module.qualified_name.casefold()
         if key not in self._programs:
-            self._programs[key] = compile_procedure(module, self.database, self.names, self.options)
+            compile_module = compile_function if module.kind == "function" else compile_procedure
+            self._programs[key] = compile_module(module, self.database, self.names, self.options)
         return self._programs[key]
 
     def summary(self, name: str) -> Summary | None:
@@ -159,7 +164,7 @@ def _call_line(program: Program, called: str) -> int:
     stack = [program.body]
     while stack:
         step = stack.pop()
-        if isinstance(step, Call) and step.procedure == called:
+        if isinstance(step, (Call, CallFunction)) and (step.procedure if isinstance(step, Call) else step.function) == called:
             return step.line
         stack.extend(children(step))
     return 1

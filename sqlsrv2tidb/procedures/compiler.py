@@ -18,6 +18,8 @@ from ..translate.naming import NameMap
 from ..translate.session import worst
 from . import blocks
 from . import program as p
+from .functions import HeadError as FunctionHeadError
+from .functions import read_function
 from .header import Blocker, HeadError, read_head
 from .leaves import leaf_step, unit_type
 from .unit import Unit, parse_expression
@@ -54,6 +56,34 @@ def compile_procedure(module: Module, database: Database, names: NameMap, option
     body, read = blocks.read_body(module.definition[head.body_start:], head.body_line)
     unit.blockers.extend(read)
     return _finish(unit, tuple(parameters), _step(unit, body), file, first)
+
+
+def compile_function(module: Module, database: Database, names: NameMap, options: Options) -> p.Program:
+    """A scalar function's body as a program the runner runs where a statement assigns its value (`functions`)."""
+    name = module.qualified_name
+    file, first = module.source.file, module.source.line or 1
+    if module.definition is None:
+        return _blocked(name, file, first, Blocker("definition not available", 1, "the server keeps it encrypted"))
+    try:
+        function = read_function(module)
+    except FunctionHeadError as exc:
+        return _blocked(name, file, first, Blocker("unreadable definition", 1, str(exc)))
+    unit = Unit(name, database, names, options, _nested(database, names, options, name))
+    parameters = []
+    for declared in function.parameters:
+        type_text, _ = unit_type(unit, declared.type)
+        unit.declare(declared.name, type_text)
+        default = None
+        if declared.default is not None:
+            node = parse_expression(declared.default)
+            default = unit.value(node, declared.default, function.body_line) if node is not None else None
+        parameters.append(p.Parameter("@" + declared.name, type_text, default, declared.default is not None))
+    if function.kind != "scalar":
+        unit.block("table-valued function", function.body_line, "a multi-statement table-valued function read in FROM "
+                                                                  "fills a table the runner does not return")
+    body, read = blocks.read_body(function.body, function.body_line)
+    unit.blockers.extend(read)
+    return replace(_finish(unit, tuple(parameters), _step(unit, body), file, first), returns=function.returns)
 
 
 def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Database, names: NameMap, options: Options,

@@ -16,6 +16,7 @@ https://learn.microsoft.com/sql/t-sql/functions/openjson-transact-sql
 from __future__ import annotations
 
 import re
+import zlib
 from typing import Any
 
 from sqlglot import exp
@@ -93,7 +94,8 @@ def _fill_step(unit: Unit, node: exp.OpenJSON, line: int) -> p.JsonRows | None:
                                         bool(definition.args.get("as_json"))))
     declared = tuple((c.name, c.type) for c in columns) if columns else _DEFAULT_COLUMNS
     unit.json_tables += 1
-    variable = f"{RUNTIME_PREFIX}json{unit.json_tables}"
+    # A name of this procedure's own: a temporary table is the session's, and a procedure it calls may read JSON too.
+    variable = f"{RUNTIME_PREFIX}json{unit.json_tables}_{zlib.crc32(unit.name.casefold().encode()) % 100000}"
     declare_text = f"DECLARE @{variable} TABLE ({', '.join(f'[{n}] {t}' for n, t in declared)})"
     clear_text = f"DELETE FROM @{variable}"
     for i in range(len(declared)):

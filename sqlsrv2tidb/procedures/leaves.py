@@ -27,6 +27,7 @@ from ..tsql.literals import tokens
 from . import program as p
 from .expressions import RUNTIME_PREFIX
 from .for_json import for_json_of
+from .functions import call_of
 from .json_rows import held_json
 from .unit import Unit, parse_expression
 
@@ -59,6 +60,11 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
         return _declare(unit, tree, text, line)
     if isinstance(tree, exp.Command):
         return _command(unit, tree, text, line)
+    if isinstance(tree, exp.Set) and len(tree.expressions) == 1 and _assigns(tree.expressions[0]):
+        item = tree.expressions[0].this
+        run = function_call(unit, item.expression, parameter_name(item.this).lower(), line)
+        if run is not None:
+            return run
     if isinstance(tree, exp.Set) and all(_assigns(i) for i in tree.expressions):
         return p.Assign(line, tuple((parameter_name(i.this.this).lower(), unit.value(i.this.expression, i.this.expression.sql("tsql"), line))
                                     for i in tree.expressions))
@@ -184,6 +190,12 @@ def _declare(unit: Unit, tree: exp.Declare, text: str, line: int) -> p.Step | No
                     tables.append(p.Run(line, unit.translate(statement.tree, single_text, line), text, unit.session_status()))
                 continue
             default = item.args.get("default")
+            run = function_call(unit, default, name.lower(), line) if isinstance(default, exp.Expr) else None
+            if run is not None:
+                unit.declare(name, resolved)
+                variables.append((name.lower(), resolved, None))
+                tables.append(run)
+                continue
             value = unit.value(default, default.sql("tsql"), line) if isinstance(default, exp.Expr) else None
             unit.declare(name, resolved)
             variables.append((name.lower(), resolved, value))
@@ -208,11 +220,30 @@ def unit_type(unit: Unit, type_text: str) -> tuple[str, str | None]:
     return clean, None
 
 
+def function_call(unit: Unit, node: exp.Expr, target: str, line: int) -> p.Step | None:
+    """`SET @v = dbo.f(args)` of a scalar function that cannot be inlined: a call the runner runs (`functions`)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    found = call_of(node)
+    if found is None:
+        return None
+    function = unit.functions.find(found[0], found[1])
+    if function is None or function.kind != "scalar" or function.inlined_body() is not None:
+        return None
+    name = function.name
+    unit.calls.append(name)
+    return p.CallFunction(line, name, tuple(_argument(unit, a, line) for a in found[2]), target)
+
+
 def _assign_from_select(unit: Unit, tree: exp.Select, text: str, line: int) -> p.Step | None:
     if not all(_assignment(s) for s in tree.selects):
         unit.block("mixed SELECT", line, "a SELECT that assigns variables and returns columns (SQL Server refuses it too)")
         return None
     names = tuple(parameter_name(s.this).lower() for s in tree.selects)
+    if tree.args.get("from_") is None and not tree.args.get("where") and len(names) == 1:
+        run = function_call(unit, tree.selects[0].expression, names[0], line)
+        if run is not None:
+            return run
     if tree.args.get("from_") is None and not tree.args.get("where"):
         return p.Assign(line, tuple((name, unit.value(s.expression, s.expression.sql("tsql"), line))
                                     for name, s in zip(names, tree.selects, strict=True)), select=True)

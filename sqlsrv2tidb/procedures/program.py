@@ -176,6 +176,17 @@ class Call(Step):
 
 
 @dataclass(frozen=True)
+class CallFunction(Step):
+    """`SET @v = dbo.f(args)` of a scalar function that cannot be inlined: the runner runs its body as it runs a
+    procedure, and its RETURN value goes to the variable."""
+
+    function: str
+    arguments: tuple[Argument, ...]
+    target: str
+    """The variable assigned, lower case without `@`."""
+
+
+@dataclass(frozen=True)
 class CallText(Step):
     """sp_executesql N'...' [, N'@p type, ...', values] or EXEC ('...'): literal SQL run as a batch of its own."""
 
@@ -248,6 +259,8 @@ class Program:
     """The line of the file its definition starts on (its lines are the definition's)."""
     variables: tuple[tuple[str, str], ...] = field(default=())
     """Every variable it declares, (name, type): the runner's scope knows their types."""
+    returns: str | None = None
+    """A scalar function's RETURNS type (its RETURN value takes it); None for a procedure."""
     wrapper: bool = False
     """A captured batch around procedure calls (`exec dbo.P @a = @1`): its own statements are the application's
     call, not statements the application takes over, and are not counted."""

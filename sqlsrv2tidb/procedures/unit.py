@@ -25,6 +25,7 @@ from ..translate.dialect import SqlServer
 from ..translate.naming import NameMap
 from ..translate.session import SentStatement, StatementSession, StatementTranslation
 from .expressions import RUNTIME_PREFIX, RUNTIME_TYPES, local_form, runtime_name
+from .functions import functions_of, inline
 from .header import Blocker
 from .program import Program, Value
 
@@ -58,6 +59,7 @@ class Unit:
     def __post_init__(self) -> None:
         runtime = [Parameter("@" + RUNTIME_PREFIX + name, type_text) for name, type_text in RUNTIME_TYPES.items()]
         self.session = StatementSession(self.database, self.names, self.options, runtime)
+        self.functions = functions_of(self.database)
 
     def declare(self, name: str, type_text: str) -> None:
         key = name.lstrip("@").lower()
@@ -101,7 +103,15 @@ class Unit:
 
     def translate(self, tree: exp.Expr, sql: str, line: int, what: str = "statement") -> tuple[SentStatement, ...]:
         """The TiDB statements of one T-SQL statement, with the runner's values bound in it."""
+        tree = self.inlined(tree, line)
         return self.keep(self.session.statement(self.typed_columns(self.with_runtime(tree)), sql), line, what)
+
+    def inlined(self, tree: exp.Expr, line: int) -> exp.Expr:
+        """The tree with its user-defined functions inlined (`functions`); one that cannot be blocks the procedure."""
+        tree, problems = inline(tree, self.functions)
+        for problem in problems:
+            self.block("user-defined function", line, problem)
+        return tree
 
     def typed_columns(self, tree: exp.Expr) -> exp.Expr:
         """`SELECT @when AS w`: a variable a query returns as a column is cast to its declared date or time type. Bound
@@ -134,7 +144,7 @@ class Unit:
     def value(self, node: exp.Expr, text: str, line: int) -> Value:
         """An expression the runner needs: the client's form when it has one, and the target's `SELECT` for the rest."""
         local = local_form(node)
-        translation = self.session.expression(self.with_runtime(node))
+        translation = self.session.expression(self.with_runtime(self.inlined(node, line)))
         if translation.unsupported and local is not None:
             return Value(text, local)
         remote = self.keep(translation, line, "expression")
@@ -150,7 +160,7 @@ class Unit:
             return None
         local = local_form(node)
         case = exp.Case(ifs=[exp.If(this=node.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0))
-        translation = self.session.expression(self.with_runtime(case))
+        translation = self.session.expression(self.with_runtime(self.inlined(case, line)))
         if translation.unsupported and local is not None:
             return Value(text, local)
         remote = self.keep(translation, line, "condition")
