@@ -31,6 +31,7 @@ from .results import CallResult, ResultSet
 from .sending import Lost, Sender
 from .session import Outcome, TargetSession
 from .state import CallState, Frame
+from .table_rows import fill_table
 from .transactions import transaction
 from .values import assign
 
@@ -149,6 +150,10 @@ class Runner:
             values[param.name.lower()] = value
         for param in parameters:
             key = param.name.lower()
+            if param.table is not None:
+                rows = values.get(key)
+                self._table_parameter(state, frame, param, [] if rows is None or rows is _DEFAULT else rows)
+                continue
             if key in values and values[key] is not _DEFAULT:
                 value = values[key]
             elif param.has_default:
@@ -160,6 +165,16 @@ class Runner:
                                      "not supplied.")
             frame.variables[key.lstrip("@")] = assign(value, param.type)
 
+    def _table_parameter(self, state: CallState, frame: Frame, param: p.Parameter, rows: Any) -> None:
+        """The rows a caller passes a table-valued parameter (a sequence of rows, each a sequence of the type's columns
+        but its identity), sent into its temporary table."""
+        assert param.table is not None
+        if isinstance(rows, (str, bytes)) or not all(isinstance(r, (list, tuple)) and len(r) == param.table.columns
+                                                     for r in rows):
+            raise TsqlError(206, f"Operand type clash: the value given for {param.name} is not rows of "
+                                 f"{param.table.columns} column(s) of {param.type}.")
+        fill_table(self.sender, state, frame, param.table.declare, (), param.table.insert, [tuple(r) for r in rows])
+
     def _call(self, state: CallState, frame: Frame, step: p.Call | p.CallText) -> None:
         if isinstance(step, p.Call):
             callee = self.resolve(step.procedure)
@@ -169,7 +184,10 @@ class Runner:
             callee = step.program
         given: list[tuple[str | None, Any]] = []
         for argument in step.arguments:
-            value = _DEFAULT if argument.value is None else self.sender.value(state, frame, argument.value)
+            if argument.rows:
+                value = self.sender.send_all(state, frame, argument.rows).rows
+            else:
+                value = _DEFAULT if argument.value is None else self.sender.value(state, frame, argument.value)
             given.append((argument.name, value))
         status, inner = self._run_program(state, callee, given, frame.level + 1)
         for argument in step.arguments:

@@ -21,7 +21,7 @@ from . import program as p
 from .functions import HeadError as FunctionHeadError
 from .functions import read_function
 from .header import Blocker, HeadError, read_head
-from .leaves import leaf_step, unit_type
+from .leaves import leaf_step, table_parameter, unit_type
 from .unit import Unit, parse_expression
 
 
@@ -42,6 +42,11 @@ def compile_procedure(module: Module, database: Database, names: NameMap, option
     parameters = []
     for declared in head.parameters:
         type_text, table_type = unit_type(unit, declared.type)
+        if table_type is not None:
+            table = table_parameter(unit, declared.name, declared.type, declared.line)
+            if table is not None:
+                parameters.append(p.Parameter(declared.name, type_text, None, True, False, table))
+            continue
         unit.declare(declared.name, type_text)
         default = None
         if declared.default is not None:
@@ -51,7 +56,6 @@ def compile_procedure(module: Module, database: Database, names: NameMap, option
             else:
                 default = unit.value(node, declared.default, declared.line)
         parameters.append(p.Parameter(declared.name, type_text, default, declared.default is not None, declared.output))
-        del table_type  # a table type's parameter is READONLY: the head's blocker says so
     unit.blockers.extend(head.blockers)
     body, read = blocks.read_body(module.definition[head.body_start:], head.body_line)
     unit.blockers.extend(read)

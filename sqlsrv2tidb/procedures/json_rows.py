@@ -15,13 +15,11 @@ https://learn.microsoft.com/sql/t-sql/functions/openjson-transact-sql
 
 from __future__ import annotations
 
-import re
 import zlib
 from typing import Any
 
 from sqlglot import exp
 
-from ..translate.session import SentStatement
 from ..translate.statements import parse_statements
 from . import json_text
 from . import program as p
@@ -29,12 +27,12 @@ from .expressions import RUNTIME_PREFIX, local_form
 from .failures import TsqlError
 from .sending import Sender
 from .state import CallState, Frame
+from .table_rows import fill_table
 from .unit import Unit
 from .values import assign
 
 _DEFAULT_COLUMNS = (("key", "nvarchar(4000)"), ("value", "nvarchar(max)"), ("type", "int"))
 """OPENJSON's columns without a WITH clause."""
-_CHUNK = 500
 
 
 def held_json(unit: Unit, tree: exp.Expr, line: int) -> tuple[list[p.Step], exp.Expr]:
@@ -131,17 +129,7 @@ def fill(sender: Sender, state: CallState, frame: Frame, step: p.JsonRows) -> No
     else:
         rows = json_text.open_json(document, path)
     typed = [tuple(_typed(value, type_text) for value, type_text in zip(row, step.types, strict=True)) for row in rows]
-    table = _table_name(step.declare)
-    if table is not None and table in frame.temp_tables:
-        sender.send_all(state, frame, step.clear)
-    else:
-        sender.send_all(state, frame, step.declare)
-        if table is not None:
-            frame.temp_tables.append(table)
-    head, group = _values_clause(step.insert.sql)
-    for start in range(0, len(typed), _CHUNK):
-        chunk = typed[start:start + _CHUNK]
-        sender.execute(state, head + ", ".join([group] * len(chunk)), [v for row in chunk for v in row])
+    fill_table(sender, state, frame, step.declare, step.clear, step.insert, typed)
     state.rowcount = len(typed)
 
 
@@ -154,24 +142,3 @@ def _typed(value: Any, type_text: str) -> Any:
         raise
     except (ValueError, TypeError) as exc:
         raise TsqlError(245, f"Conversion failed when converting the JSON value '{value}' to data type {type_text}.") from exc
-
-
-_CREATE = re.compile(r"CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|\S+)", re.IGNORECASE)
-
-
-def _table_name(statements: tuple[SentStatement, ...]) -> str | None:
-    for statement in statements:
-        m = _CREATE.search(statement.sql)
-        if m:
-            return m[1].strip("`")
-    return None
-
-
-def _values_clause(sql: str) -> tuple[str, str]:
-    """`INSERT INTO t (a, b) VALUES (?, ?)` -> (`INSERT INTO t (a, b) VALUES `, `(?, ?)`)."""
-    at = sql.upper().rfind("VALUES")
-    group = sql[at + len("VALUES"):].strip()
-    if not re.fullmatch(r"\(\s*\?(?:\s*,\s*\?)*\s*\)", group):
-        raise TsqlError(50000, f"the runner cannot send rows with `{sql[:80]}`", 16)
-    return sql[:at + len("VALUES")] + " ", group
-

@@ -21,6 +21,7 @@ from sqlglot import exp
 from ..model import Parameter
 from ..translate.batch import unreadable
 from ..translate.scopes import parameter_name
+from ..translate.session import SentStatement
 from ..translate.statements import Statement, parse_statements
 from ..tsql.fingerprint import parse_declarations
 from ..tsql.literals import tokens
@@ -184,6 +185,7 @@ def _declare(unit: Unit, tree: exp.Declare, text: str, line: int) -> p.Step | No
                 continue
             resolved, table_type = unit_type(unit, type_text)
             if table_type is not None:
+                unit.table_types[name.lower()] = resolved
                 single_text = f"DECLARE @{name} TABLE ({table_type})"
                 statement = parse_statements(single_text)[0]
                 if statement.tree is not None:
@@ -214,7 +216,8 @@ def unit_type(unit: Unit, type_text: str) -> tuple[str, str | None]:
     for user_type in unit.database.user_types:
         if lowered in (user_type.qualified_name.lower(), user_type.name.lower()):
             if user_type.is_table_type:
-                return clean, ", ".join(f"[{c.name}] {c.type}" for c in user_type.columns)
+                return clean, ", ".join(f"[{c.name}] {c.type}" + (" IDENTITY(1,1)" if c.identity is not None else "")
+                                        for c in user_type.columns)
             if user_type.base is not None:
                 return str(user_type.base), None
     return clean, None
@@ -233,6 +236,35 @@ def function_call(unit: Unit, node: exp.Expr, target: str, line: int) -> p.Step 
     name = function.name
     unit.calls.append(name)
     return p.CallFunction(line, name, tuple(_argument(unit, a, line) for a in found[2]), target)
+
+
+def table_parameter(unit: Unit, name: str, type_text: str, line: int) -> p.TableParameter | None:
+    """A table-valued parameter (`@Orders Website.OrderList READONLY`) as the table variable the runner fills."""
+    clean = type_text.replace("[", "").replace("]", "").strip().casefold()
+    user_type = next((t for t in unit.database.user_types if t.is_table_type
+                      and clean in (t.qualified_name.casefold(), t.name.casefold())), None)
+    if user_type is None:
+        unit.block("table-valued parameter", line, f"{name} {type_text}: the schema has no such table type")
+        return None
+    columns = ", ".join(f"[{c.name}] {c.type}" + (" IDENTITY(1,1)" if c.identity is not None else "")
+                        for c in user_type.columns)
+    given = [c.name for c in user_type.columns if c.identity is None and c.computed is None]
+    declare_text = f"DECLARE {name} TABLE ({columns})"
+    for i in range(len(given)):
+        unit.session.declare(f"@{RUNTIME_PREFIX}c{i}", None)
+    insert_text = (f"INSERT INTO {name} ({', '.join(f'[{c}]' for c in given)}) VALUES "
+                   f"({', '.join(f'@{RUNTIME_PREFIX}c{i}' for i in range(len(given)))})")
+    made = []
+    for text in (declare_text, insert_text):
+        statement = parse_statements(text)[0]
+        if statement.tree is None:
+            unit.block("table-valued parameter", line, f"{name}: {statement.error}")
+            return None
+        made.append(unit.translate(statement.tree, text, line, "table-valued parameter"))
+    declare, insert = made
+    if not declare or len(insert) != 1:
+        return None
+    return p.TableParameter(declare, insert[0], len(given))
 
 
 def _assign_from_select(unit: Unit, tree: exp.Select, text: str, line: int) -> p.Step | None:
@@ -452,7 +484,20 @@ def _argument(unit: Unit, node: exp.Expr, line: int) -> p.Argument:
         node = node.expression
     if isinstance(node, exp.Column) and node.name.upper() == "DEFAULT" and not node.table:
         return p.Argument(name, None, output)
+    if isinstance(node, exp.Parameter) and parameter_name(node).lower() in unit.table_types:
+        return p.Argument(name, None, output, _table_rows(unit, parameter_name(node), line))
     return p.Argument(name, unit.value(node, node.sql("tsql"), line), output)
+
+
+def _table_rows(unit: Unit, variable: str, line: int) -> tuple[SentStatement, ...]:
+    """The rows of a table variable of a table type, as a table-valued parameter takes them (its identity left out)."""
+    type_name = unit.table_types[variable.lower()].casefold()
+    user_type = next((t for t in unit.database.user_types if type_name in (t.qualified_name.casefold(), t.name.casefold())),
+                     None)
+    columns = [c.name for c in user_type.columns if c.identity is None and c.computed is None] if user_type else []
+    text = f"SELECT {', '.join(f'[{c}]' for c in columns) or '*'} FROM @{variable}"
+    statement = parse_statements(text)[0]
+    return unit.translate(statement.tree, text, line) if statement.tree is not None else ()
 
 
 _INSERT_EXEC = re.compile(r"^INSERT\s+(?:INTO\s+)?(?P<table>(?:\[[^\]]*\]|\"[^\"]*\"|[\w@#$]+)(?:\s*\.\s*(?:\[[^\]]*\]|\"[^\"]*\"|[\w@#$]+))*)"

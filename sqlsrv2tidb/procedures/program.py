@@ -164,6 +164,8 @@ class Argument:
     name: str | None
     value: Value | None
     output: str | None = None
+    rows: tuple[SentStatement, ...] = ()
+    """A table variable passed to a table-valued parameter: the query of its rows."""
 
 
 @dataclass(frozen=True)
@@ -225,6 +227,17 @@ class JsonRows(Step):
 
 
 @dataclass(frozen=True)
+class TableParameter:
+    """A table-valued parameter's temporary table: made, then filled with the rows the call passes (none by default,
+    as SQL Server's is an empty table when the caller passes none)."""
+
+    declare: tuple[SentStatement, ...]
+    insert: SentStatement
+    """One row's INSERT, `?` per column the caller gives (an identity column is the table's own)."""
+    columns: int
+
+
+@dataclass(frozen=True)
 class Parameter:
     name: str
     """As declared, with `@`."""
@@ -232,6 +245,7 @@ class Parameter:
     default: Value | None = None
     has_default: bool = False
     output: bool = False
+    table: TableParameter | None = None
 
 
 @dataclass(frozen=True)

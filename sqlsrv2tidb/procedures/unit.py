@@ -51,6 +51,8 @@ class Unit:
     calls: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
     transactions: bool = False
+    table_types: dict[str, str] = field(default_factory=dict)
+    """Table variables declared with a user table type: lower-case name (no `@`) -> the type."""
     json_tables: int = 0
     """Table variables made for OPENJSON over held values so far (`json_rows`)."""
     variables: dict[str, str] = field(default_factory=dict)
