@@ -85,7 +85,7 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
             result.reason = f"SQL Server failed: {exc.message}"
             break
         answered = Runner(DriverSession(target.conn, "pymysql"), call.plan.resolve,
-                          case_insensitive=call.plan.case_insensitive).call(call.plan.batch,
+                          case_insensitive=call.plan.case_insensitive, dynamic=call.plan.dynamic).call(call.plan.batch,
                                                                             list(zip(names, values.target, strict=False)))
         if answered.lost is not None or answered.errors:
             message = answered.lost.message if answered.lost else answered.errors[0].text()

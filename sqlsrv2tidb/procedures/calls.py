@@ -24,6 +24,7 @@ from typing import Any
 from . import json_rows
 from . import program as p
 from .cursors import cursor_step
+from .dynamic import DynamicSql
 from .failures import TsqlError
 from .for_json import as_json
 from .raising import raise_step, text_of
@@ -75,8 +76,8 @@ class Runner:
     """Runs calls of programs on one target session; `resolve` finds the programs of procedures they call."""
 
     def __init__(self, session: TargetSession, resolve: Resolve, limits: Limits | None = None,
-                 case_insensitive: bool = True) -> None:
-        self.session, self.resolve = session, resolve
+                 case_insensitive: bool = True, dynamic: DynamicSql | None = None) -> None:
+        self.session, self.resolve, self.dynamic = session, resolve, dynamic
         self.limits = limits or Limits()
         self.sender = Sender(session, case_insensitive)
 
@@ -175,11 +176,20 @@ class Runner:
                                  f"{param.table.columns} column(s) of {param.type}.")
         fill_table(self.sender, state, frame, param.table.declare, (), param.table.insert, [tuple(r) for r in rows])
 
-    def _call(self, state: CallState, frame: Frame, step: p.Call | p.CallText) -> None:
+    def _call(self, state: CallState, frame: Frame, step: p.Call | p.CallText | p.DynamicText) -> None:
         if isinstance(step, p.Call):
             callee = self.resolve(step.procedure)
             if callee is None:
                 raise TsqlError(2812, f"Could not find stored procedure '{step.procedure}'.", 16)
+        elif isinstance(step, p.DynamicText):
+            text = self.sender.value(state, frame, step.text)
+            if text is None:
+                return  # EXEC (NULL) and sp_executesql NULL run nothing
+            if self.dynamic is None:
+                raise TsqlError(50000, "SQL built at run time reached a runner that has no schema to translate it with",
+                                16)
+            declarations = self.sender.value(state, frame, step.declarations) if step.declarations else None
+            callee = self.dynamic.program(str(text), None if declarations is None else str(declarations))
         else:
             callee = step.program
         given: list[tuple[str | None, Any]] = []
@@ -299,7 +309,7 @@ class Runner:
                 for name, value in zip(step.names, outcome.rows[-1], strict=False):
                     self._set(frame, name, value)
             state.rowcount = len(outcome.rows)
-        elif isinstance(step, (p.Call, p.CallText)):
+        elif isinstance(step, (p.Call, p.CallText, p.DynamicText)):
             self._call(state, frame, step)
         elif isinstance(step, p.CallFunction):
             self._call_function(state, frame, step)

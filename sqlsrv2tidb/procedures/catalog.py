@@ -16,6 +16,7 @@ from ..options import Options
 from ..translate.naming import NameMap
 from ..translate.session import worst
 from .compiler import children, compile_function, compile_procedure
+from .dynamic import DynamicSql
 from .header import Blocker
 from .program import Call, CallFunction, Program
 
@@ -74,6 +75,7 @@ class Procedures:
         self._functions = {((m.schema or "dbo").casefold(), m.name.casefold()): m for m in database.modules_of("function")}
         """Scalar functions the runner runs where a statement assigns their value (`functions`), by (schema, name)."""
         self._programs: dict[str, Program] = {}
+        self._dynamic: DynamicSql | None = None
         self._summaries: dict[str, Summary] = {}
 
     @property
@@ -154,6 +156,13 @@ class Procedures:
                           tuple(dict.fromkeys(writes)), program.calls, transactions, program.notes, program)
         self._summaries[key] = summary
         return summary
+
+    @property
+    def dynamic(self) -> DynamicSql:
+        """What translates the SQL these procedures build at run time, for the runner."""
+        if self._dynamic is None:
+            self._dynamic = DynamicSql(self.database, self.names, self.options)
+        return self._dynamic
 
     def resolve(self, name: str) -> Program | None:
         """For the runner: the program of a procedure a call names."""

@@ -91,15 +91,18 @@ def compile_function(module: Module, database: Database, names: NameMap, options
 
 
 def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Database, names: NameMap, options: Options,
-                  name: str = "batch", file: str | None = None, first_line: int = 1, wrapper: bool = False) -> p.Program:
+                  name: str = "batch", file: str | None = None, first_line: int = 1, wrapper: bool = False,
+                  outputs: frozenset[str] = frozenset()) -> p.Program:
     """A batch of T-SQL run as a procedure would be, its declared parameters given by the caller (`wrapper`: a
-    captured call around procedures, whose own statements are not counted)."""
+    captured call around procedures, whose own statements are not counted; `outputs`: the parameters declared
+    OUTPUT, lower case with `@`)."""
     unit = Unit(name, database, names, options, _nested(database, names, options, name))
     declared = []
     for parameter in parameters:
         type_text, _ = unit_type(unit, parameter.type)
         unit.declare(parameter.name, type_text)
-        declared.append(p.Parameter(parameter.name if parameter.name.startswith("@") else "@" + parameter.name, type_text))
+        at_name = parameter.name if parameter.name.startswith("@") else "@" + parameter.name
+        declared.append(p.Parameter(at_name, type_text, output=at_name.lower() in outputs))
     body, read = blocks.read_body(text, 1)
     unit.blockers.extend(read)
     program = _finish(unit, tuple(declared), _step(unit, body), file, first_line)
@@ -107,8 +110,9 @@ def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Databa
 
 
 def _nested(database: Database, names: NameMap, options: Options, owner: str):
-    def nested(text: str, parameters: tuple[Parameter, ...], line: int) -> p.Program:
-        return compile_batch(text, parameters, database, names, options, name=f"{owner} (literal SQL, line {line})")
+    def nested(text: str, parameters: tuple[Parameter, ...], line: int, outputs: frozenset[str] = frozenset()) -> p.Program:
+        return compile_batch(text, parameters, database, names, options, name=f"{owner} (literal SQL, line {line})",
+                             outputs=outputs)
 
     return nested
 

@@ -18,7 +18,6 @@ from collections.abc import Callable
 
 from sqlglot import exp
 
-from ..model import Parameter
 from ..translate.batch import unreadable
 from ..translate.scopes import parameter_name
 from ..translate.session import SentStatement
@@ -26,6 +25,8 @@ from ..translate.statements import Statement, parse_statements
 from ..tsql.fingerprint import parse_declarations
 from ..tsql.literals import tokens
 from . import program as p
+from .dynamic import WRITES as DYNAMIC_WRITES
+from .dynamic import output_names
 from .expressions import RUNTIME_PREFIX
 from .for_json import for_json_of
 from .functions import call_of
@@ -53,6 +54,8 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
     if statement.error is not None or statement.tree is None:
         if head == "INSERT" and re.search(r"\bEXEC(UTE)?\b", _code(text), re.IGNORECASE):
             return _insert_exec(unit, text, line)
+        if head in ("EXEC", "EXECUTE") and re.match(r"^EXEC(?:UTE)?\s*\(", text, re.IGNORECASE):
+            return _exec_text(unit, text, line)
         code, message = unreadable(statement)
         unit.block(_UNREADABLE_CONSTRUCTS.get(code, "unreadable statement"), line, f"{code} {message}")
         return None
@@ -445,22 +448,24 @@ def call_step(unit: Unit, tree: exp.Expr, text: str, line: int) -> p.Step | None
     args = list(tree.expressions)
     if isinstance(tree, exp.ExecuteSql) or (isinstance(target, exp.Table) and target.name.lower() == "sp_executesql"):
         body = args[0] if args else None
-        if not isinstance(body, (exp.National, exp.Literal)) or (isinstance(body, exp.Literal) and not body.is_string):
-            unit.block("dynamic SQL", line, "sp_executesql with SQL built at run time: the statement is unknown until it runs")
-            return None
-        declared: tuple[Parameter, ...] = ()
+        named = [a for a in args if isinstance(a, exp.EQ) and isinstance(a.this, exp.Parameter)]
+        if body is None or named and named[0] is body:
+            return _unreadable(unit, text, line)
+        literal = isinstance(body, exp.National) or (isinstance(body, exp.Literal) and body.is_string)
         rest = args[1:]
-        if rest and (isinstance(rest[0], exp.National) or (isinstance(rest[0], exp.Literal) and rest[0].is_string)):
-            declared = parse_declarations(rest[0].name)
+        declarations = rest[0] if rest and not (isinstance(rest[0], exp.EQ) or isinstance(rest[0], exp.Alias)) else None
+        if declarations is not None:
             rest = rest[1:]
-        return p.CallText(line, unit.nested(body.name, declared, line), tuple(_argument(unit, a, line) for a in rest))
+        declared_literal = declarations is None or isinstance(declarations, exp.National) or (
+            isinstance(declarations, exp.Literal) and declarations.is_string)
+        arguments = tuple(_argument(unit, a, line) for a in rest)
+        if literal and declared_literal:
+            text_of = declarations.name if declarations is not None else ""
+            return p.CallText(line, unit.nested(body.name, parse_declarations(text_of) if text_of else (), line,
+                                                output_names(text_of)), arguments)
+        return _dynamic(unit, body, declarations, arguments, line)
     if isinstance(target, exp.Subquery):
-        m = re.match(r"^EXEC(?:UTE)?\s*\(\s*((?:N?'(?:[^']|'')*'\s*\+?\s*)+)\)\s*$", text, re.IGNORECASE | re.DOTALL)
-        if m is None:
-            unit.block("dynamic SQL", line, "EXEC (...) of SQL built at run time: the statement is unknown until it runs")
-            return None
-        literal = "".join(piece[1:-1].replace("''", "'") for piece in re.findall(r"'(?:[^']|'')*'", m[1]))
-        return p.CallText(line, unit.nested(literal, (), line))
+        return _exec_text(unit, text, line)
     if not isinstance(target, exp.Table):
         return _unreadable(unit, text, line)
     name = ".".join(part.name for part in (target.args.get("catalog"), target.args.get("db"), target.this)
@@ -469,6 +474,29 @@ def call_step(unit: Unit, tree: exp.Expr, text: str, line: int) -> p.Step | None
     status = tree.args.get("return_status")
     status_name = parameter_name(status).lower() if isinstance(status, exp.Parameter) else None
     return p.Call(line, name, tuple(_argument(unit, a, line) for a in args), status_name)
+
+
+def _exec_text(unit: Unit, text: str, line: int) -> p.Step | None:
+    """`EXEC ('...')` of literal SQL, or `EXEC (@sql)` / `EXEC (N'...' + @t)` of SQL built at run time."""
+    m = re.match(r"^EXEC(?:UTE)?\s*\(\s*((?:N?'(?:[^']|'')*'\s*\+?\s*)+)\)\s*$", text, re.IGNORECASE | re.DOTALL)
+    if m is not None:
+        literal = "".join(piece[1:-1].replace("''", "'") for piece in re.findall(r"'(?:[^']|'')*'", m[1]))
+        return p.CallText(line, unit.nested(literal, (), line))
+    inside = re.match(r"^EXEC(?:UTE)?\s*\((.*)\)\s*$", text, re.IGNORECASE | re.DOTALL)
+    node = parse_expression(inside[1]) if inside else None
+    if node is None:
+        unit.block("dynamic SQL", line, "EXEC (...): the expression of its SQL could not be read (EXEC ... AT a linked "
+                                        "server or AS USER has no counterpart)")
+        return None
+    return _dynamic(unit, node, None, (), line)
+
+
+def _dynamic(unit: Unit, text: exp.Expr, declarations: exp.Expr | None, arguments: tuple[p.Argument, ...],
+             line: int) -> p.Step:
+    """SQL built at run time: translated when the call reaches it (`dynamic`)."""
+    value = unit.value(text, text.sql("tsql"), line)
+    declared = unit.value(declarations, declarations.sql("tsql"), line) if declarations is not None else None
+    return p.DynamicText(line, value, declared, arguments, DYNAMIC_WRITES)
 
 
 def _argument(unit: Unit, node: exp.Expr, line: int) -> p.Argument:

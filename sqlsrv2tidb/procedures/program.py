@@ -189,6 +189,16 @@ class CallFunction(Step):
 
 
 @dataclass(frozen=True)
+class DynamicText(Step):
+    """EXEC (@sql) or sp_executesql @sql [, @declarations, args]: SQL known only when the call reaches it (`dynamic`)."""
+
+    text: Value
+    declarations: Value | None = None
+    arguments: tuple[Argument, ...] = ()
+    writes: str | None = None
+
+
+@dataclass(frozen=True)
 class CallText(Step):
     """sp_executesql N'...' [, N'@p type, ...', values] or EXEC ('...'): literal SQL run as a batch of its own."""
 

@@ -29,7 +29,7 @@ from .functions import functions_of, inline
 from .header import Blocker
 from .program import Program, Value
 
-NestedCompile = Callable[[str, tuple[Parameter, ...], int], Program]
+NestedCompile = Callable[..., Program]
 """Compiles literal SQL (sp_executesql, EXEC ('...')) as a batch of its own: (text, parameters, line)."""
 
 

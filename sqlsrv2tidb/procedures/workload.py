@@ -19,6 +19,7 @@ from ..translate.session import SentStatement
 from . import program as p
 from .catalog import Procedures, is_system, name_key
 from .compiler import children, compile_batch
+from .dynamic import DynamicSql
 from .expressions import Var
 from .header import Blocker
 
@@ -34,6 +35,8 @@ class CallPlan:
     """Text compares without case (the database's collation is case-insensitive, SQL Server's default)."""
     aliases: dict[tuple[str | None, str], tuple[str | None, str]] = field(default_factory=dict)
     """Names calls give that are not the procedure's own (a synonym, another schema's spelling) -> its key."""
+    dynamic: DynamicSql | None = None
+    """What translates SQL the procedures build at run time; None when none of them does."""
 
     def target_sql(self) -> str:
         """Every TiDB statement the procedures may send, each once, in the order of the programs (for the files)."""
@@ -142,8 +145,14 @@ def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
     for key in programs:
         by_name.setdefault(key[1], []).append(key)
     collation = (procedures.database.collation or "").lower()
+    dynamic = procedures.dynamic if any(_dynamic(program) for program in (batch, *programs.values())) else None
     return CallPlan(batch, programs, {name: tuple(keys) for name, keys in by_name.items()},
-                    "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation, aliases)
+                    "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation, aliases,
+                    dynamic)
+
+
+def _dynamic(program: p.Program) -> bool:
+    return any(isinstance(step, p.DynamicText) for step in _walk(program.body))
 
 
 def statements_of(program: p.Program) -> Iterator[SentStatement]:

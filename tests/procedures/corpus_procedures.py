@@ -303,7 +303,7 @@ def _call_on_tidb(outcome: Outcome, capture: Capture, query: QueryClass, call, s
     values = ParameterMaker(plan, 1, 0, 1, query.id).next() if plan.markers else ()
     names = [p.name for p in call.plan.batch.parameters]
     # In a transaction rolled back afterwards, as on the endpoint: each call meets the rows as copied.
-    result = Runner(session, call.plan.resolve).call(call.plan.batch, list(zip(names, values, strict=False)),
+    result = Runner(session, call.plan.resolve, dynamic=call.plan.dynamic).call(call.plan.batch, list(zip(names, values, strict=False)),
                                                      enclosing=True)
     try:
         session.execute("ROLLBACK", ())

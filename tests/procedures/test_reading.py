@@ -130,7 +130,7 @@ def test_a_literal_batch_compiles_with_declared_parameters():
 
 
 def test_source_lines_of_a_catalog_definition_are_its_own():
-    module = Module("dbo", "P", "procedure", "CREATE PROCEDURE dbo.P AS\nBEGIN\n  EXEC (@sql)\nEND",
+    module = Module("dbo", "P", "procedure", "CREATE PROCEDURE dbo.P AS\nBEGIN\n  GOTO done\nEND",
                     source=SourceRef(None, None))
     summary = Procedures(Database(modules=(module,))).summary("dbo.P")
     assert summary is not None and summary.program.where(summary.blockers[0].line) == "line 3"
