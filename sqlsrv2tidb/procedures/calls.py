@@ -21,6 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ..translate.session import SentStatement
 from . import json_rows
 from . import program as p
 from .cursors import cursor_step
@@ -69,6 +70,7 @@ _ENDS_BATCH = frozenset({137, 241, 245, 8114, 8115, 8134})
 """Errors that end the batch in SQL Server, not only their statement (with ARITHABORT ON, clients' default): an
 undeclared variable, a failed conversion, an arithmetic overflow, a division by zero."""
 _CREATED = re.compile(r"^\s*CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|\S+)", re.IGNORECASE)
+_MERGE = re.compile(r"^\s*(?:WITH\b.*?\)\s*)?MERGE\b", re.IGNORECASE | re.DOTALL)
 _DML = re.compile(r"^\s*(?:WITH\b.*?\)\s*)?(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE | re.DOTALL)
 
 
@@ -362,19 +364,33 @@ class Runner:
             raise TsqlError(50000, f"SET ROWCOUNT {state.row_limit} limits this statement's rows; the runner applies "
                                    "SET ROWCOUNT to result sets only", 16)
         outcome = Outcome()
-        for statement in step.statements:
-            outcome = self.sender.send(state, frame, statement)
-            created = _CREATED.match(statement.sql)
-            if created:
-                frame.temp_tables.append(created[1].strip("`"))
-            if outcome.columns is not None and step.json is not None:
-                outcome = as_json(step.json, outcome)
-            if outcome.columns is not None:
-                rows = outcome.rows[: state.row_limit] if state.row_limit else outcome.rows
-                state.result.result_sets.append(ResultSet(outcome.columns, rows, outcome.description, step.tsql,
-                                                          frame.program.name, step.line))
-                outcome.rowcount = len(rows)
+        atomic = len(step.statements) > 1 and state.trancount == 0 and _MERGE.match(step.tsql) is not None
+        if atomic:  # a MERGE the translator wrote as several statements is one statement in SQL Server: all or none
+            self.sender.text(state, "BEGIN")
+        try:
+            for statement in step.statements:
+                outcome = self._send_one(state, frame, step, statement)
+        except TsqlError:
+            if atomic:
+                self.sender.text(state, "ROLLBACK")
+            raise
+        if atomic:
+            self.sender.text(state, "COMMIT")
         state.rowcount = outcome.rowcount
+
+    def _send_one(self, state: CallState, frame: Frame, step: p.Run, statement: SentStatement) -> Outcome:
+        outcome = self.sender.send(state, frame, statement)
+        created = _CREATED.match(statement.sql)
+        if created:
+            frame.temp_tables.append(created[1].strip("`"))
+        if outcome.columns is not None and step.json is not None:
+            outcome = as_json(step.json, outcome)
+        if outcome.columns is not None:
+            rows = outcome.rows[: state.row_limit] if state.row_limit else outcome.rows
+            state.result.result_sets.append(ResultSet(outcome.columns, rows, outcome.description, step.tsql,
+                                                      frame.program.name, step.line))
+            outcome.rowcount = len(rows)
+        return outcome
 
     def _insert_from_call(self, state: CallState, frame: Frame, step: p.InsertFromCall) -> None:
         before = len(state.result.result_sets)

@@ -15,6 +15,7 @@ from ..model.translation import Note, Status
 from ..options import Options
 from ..translate.naming import NameMap
 from ..translate.session import worst
+from .administration import Administration, administration
 from .compiler import children, compile_function, compile_procedure
 from .dynamic import DynamicSql
 from .header import Blocker
@@ -38,6 +39,8 @@ class Summary:
     transactions: bool
     notes: tuple[Note, ...]
     program: Program
+    administration: Administration | None = None
+    """What it configures when it is administration rather than the application's logic (`administration`)."""
 
     @property
     def reads_only(self) -> bool:
@@ -133,6 +136,7 @@ class Procedures:
         writes = list(program.writes)
         transactions = program.transactions
         statuses = [program.status]
+        administered: dict[str, Administration] = {}
         for called in program.calls:
             callee = self.module(called)
             line = _call_line(program, called)
@@ -144,6 +148,8 @@ class Procedures:
             if callee.qualified_name.casefold() in (*seen, key):
                 continue  # recursion: judged where it starts
             inner = self._summary(callee.qualified_name, (*seen, key))
+            if inner.administration is not None:
+                administered[called.casefold()] = inner.administration
             if not inner.runs:
                 blockers.append(Blocker("procedure call", line, f"EXEC {called}, which cannot run: {inner.stops()}"))
             writes += [f"{w} in {inner.name}" for w in inner.writes if " in " not in w] + \
@@ -152,8 +158,10 @@ class Procedures:
             statuses.append(inner.status)
         blockers.sort(key=lambda b: b.line)
         status: Status = "unsupported" if blockers else _worst(statuses)
+        module = self.module(name)
         summary = Summary(program.name, not blockers, status, tuple(blockers), program.statements, program.sent,
-                          tuple(dict.fromkeys(writes)), program.calls, transactions, program.notes, program)
+                          tuple(dict.fromkeys(writes)), program.calls, transactions, program.notes, program,
+                          administration(module, program.calls, administered) if module is not None else None)
         self._summaries[key] = summary
         return summary
 

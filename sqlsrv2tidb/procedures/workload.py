@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model import QueryClass, Workload
 from ..translate.session import SentStatement
@@ -37,6 +37,10 @@ class CallPlan:
     """Names calls give that are not the procedure's own (a synonym, another schema's spelling) -> its key."""
     dynamic: DynamicSql | None = None
     """What translates SQL the procedures build at run time; None when none of them does."""
+    checked: p.Program | None = None
+    """The batch with the call's return status and OUTPUT parameters selected after it (`checked_text`), which compare
+    runs on both sides; None when the batch is not one EXEC of a procedure."""
+    checked_text: str | None = None
 
     def target_sql(self) -> str:
         """Every TiDB statement the procedures may send, each once, in the order of the programs (for the files)."""
@@ -111,8 +115,37 @@ def captured_call(query: QueryClass, procedures: Procedures) -> CapturedCall | N
         if not summary.runs:
             blockers.append(f"{summary.name} cannot run: {summary.stops()}")
         writes += [f"{w} ({summary.name})" if summary.name not in w else w for w in summary.writes]
+    plan = plan_of(batch, procedures)
+    checked_text = with_outputs(query.text) if len(batch.calls) == 1 else None
+    if checked_text is not None:
+        checked = compile_batch(checked_text, query.parameters, procedures.database, procedures.names, procedures.options,
+                                name=f"query {query.id}", file=query.source.file, first_line=query.source.line or 1,
+                                wrapper=True)
+        if not checked.blockers:
+            plan = replace(plan, checked=checked, checked_text=checked_text)
     return CapturedCall(query.id, tuple(dict.fromkeys(named)), not blockers, "; ".join(blockers),
-                        tuple(dict.fromkeys(writes)), plan_of(batch, procedures))
+                        tuple(dict.fromkeys(writes)), plan)
+
+
+STATUS = "sqlsrv2tidb_status"
+"""The variable a checked call's return status goes into."""
+_ONE_EXEC = re.compile(r"^(?P<before>(?:\s*DECLARE\b[^;]*;)*\s*)EXEC(?:UTE)?\s+(?P<status>@\w+\s*=\s*)?"
+                       r"(?P<call>(?!\()[^;]*?);?\s*$", re.IGNORECASE | re.DOTALL)
+_OUTPUT = re.compile(r"(@\w+)\s+OUT(?:PUT)?\b", re.IGNORECASE)
+
+
+def with_outputs(text: str) -> str | None:
+    """`EXEC dbo.P @a = @1, @b = @o OUTPUT` -> the same call with its return status kept, then `SELECT @status AS
+    [return status], @o AS [@o]`: one more result set, which both sides answer alike, so compare compares what a
+    procedure gives back besides its rows. None for a batch that is not one EXEC (nothing else after DECLAREs)."""
+    m = _ONE_EXEC.match(text)
+    if m is None or re.search(r"\bEXEC(?:UTE)?\b", m["call"], re.IGNORECASE):
+        return None
+    status = m["status"].split("=")[0].strip() if m["status"] else "@" + STATUS
+    declare = "" if m["status"] else f"DECLARE @{STATUS} int; "
+    outputs = list(dict.fromkeys(v for v in _OUTPUT.findall(m["call"])))
+    selected = ", ".join([f"{status} AS [return status]", *(f"{v} AS [{v}]" for v in outputs)])
+    return f"{m['before']}{declare}EXEC {status} = {m['call'].strip()}; SELECT {selected}"
 
 
 def _said(program: p.Program, blocker: Blocker) -> str:

@@ -330,7 +330,7 @@ def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> State
 
 
 _COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
-_ENDS_ASSIGNMENT = {"FROM", "WHERE", "OUTPUT", "OPTION", "SET", "SELECT", "UPDATE", "DELETE", "INSERT"}
+_ENDS_ASSIGNMENT = {"FROM", "WHERE", "OUTPUT", "OPTION", "SET", "SELECT", "UPDATE", "DELETE", "INSERT", "WHEN"}
 
 
 def _compound_assignments(sql: str, tokens: list[Token]) -> str:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from sqlglot import exp
 
+from ..options import Version
 from .context import Context, applies_to
 from .expression_types import remember_type
 from .templates import call, fill
@@ -28,6 +29,8 @@ _ALGORITHMS = {"MD5": "UNHEX(MD5(b))", "SHA1": "UNHEX(SHA1(b))", "SHA2_256": "UN
                "SHA2_512": "UNHEX(SHA2(b, 512))"}
 _SIZES = {"MD5": 16, "SHA1": 20, "SHA2_256": 32, "SHA2_512": 64}
 _DOCS = "https://learn.microsoft.com/sql/t-sql/functions/hashbytes-transact-sql"
+_LEGACY_HASHING = Version(9, 6, 0)
+"""MySQL moved MD5() and SHA1() into a component one installs."""
 
 
 def _code_point(o: str) -> str:
@@ -77,6 +80,11 @@ def _hashbytes(algorithm: str | None, value: exp.Expr, node: exp.Expr, ctx: Cont
     if algorithm not in _ALGORITHMS:
         what = f"'{algorithm}'" if algorithm else "an algorithm named at run time"
         ctx.note("QY36", "unsupported", f"HASHBYTES with {what}: TiDB has MD5, SHA1 and SHA2 (256 and 512) only ({_DOCS}).")
+        return node
+    if ctx.options.mysql and algorithm in ("MD5", "SHA1") and ctx.options.mysql_version >= _LEGACY_HASHING:
+        ctx.note("QY36", "unsupported", f"HASHBYTES('{algorithm}'): MySQL 9.6 and later have MD5 and SHA1 only in the "
+                                        "legacy hashing component (https://dev.mysql.com/doc/refman/9.6/en/"
+                                        "legacy-hashing-component.html).")
         return node
     datatype = ctx.types.of(value)
     name = datatype.this if datatype is not None else None

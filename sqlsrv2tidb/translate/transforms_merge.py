@@ -8,8 +8,12 @@ an exact equivalent are rewritten:
 - insert only: INSERT ... SELECT ... WHERE NOT EXISTS (the ON condition);
 - update only: multi-table UPDATE ... JOIN; delete only: multi-table DELETE ... JOIN.
 
-Conditional branches, NOT MATCHED BY SOURCE, several actions of one kind, or OUTPUT stay
-unsupported. https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
+Any other MERGE (ON on columns that are no key, a branch with AND, NOT MATCHED BY SOURCE) becomes the
+statements it means, in an order that gives SQL Server's result (`_decomposed`): the UPDATE ... JOIN
+and DELETE ... JOIN of the matched rows, the DELETE or UPDATE of the target rows no source row matches,
+then the INSERT ... SELECT ... WHERE NOT EXISTS of the source rows no target row matches; they must
+run in one transaction (the procedure runner opens one). An OUTPUT clause stays unsupported.
+https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
 """
 
 from __future__ import annotations
@@ -39,11 +43,10 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
     if not isinstance(target, exp.Table) or source is None:
         return _unsupported(node, ctx, "its target is not a table")
     update = insert = delete = None
-    for when in node.args["whens"].expressions:
-        if when.args.get("condition") is not None:
-            return _unsupported(node, ctx, "a WHEN branch has an extra condition")
-        if when.args.get("source"):
-            return _unsupported(node, ctx, "it has WHEN NOT MATCHED BY SOURCE")
+    whens = node.args["whens"].expressions
+    if any(w.args.get("condition") is not None or w.args.get("source") for w in whens):
+        return _decomposed(node, ctx, "a WHEN branch has an AND condition or is NOT MATCHED BY SOURCE")
+    for when in whens:
         then = when.args.get("then")
         if when.args.get("matched") and isinstance(then, exp.Update) and update is None:
             update = then
@@ -54,7 +57,7 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
         else:
             return _unsupported(node, ctx, "its branches are not one UPDATE/DELETE and one INSERT")
     if delete is not None and (update is not None or insert is not None):
-        return _unsupported(node, ctx, "it deletes and also updates or inserts")
+        return _decomposed(node, ctx, "it deletes and also updates or inserts")
     target_alias = target.alias_or_name.lower()
     source_alias = (source.alias or "").lower()
     row = _single_row(source)
@@ -77,11 +80,11 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
         return [_insert_missing(node, plain_target, columns, values, row, source_alias)]
     pairs = _key_pairs(node.args["on"], target_alias)
     if pairs is None:
-        return _unsupported(node, ctx, "ON is not a set of equalities on target columns")
+        return _decomposed(node, ctx, "ON is not a set of equalities on target columns")
     keys = [key for key, _ in pairs]
     status = _check_key(target, keys, ctx)
     if status is None:
-        return _unsupported(node, ctx, f"ON matches ({', '.join(keys)}), which is not the target's primary or a unique key")
+        return _decomposed(node, ctx, f"ON matches ({', '.join(keys)}), which is not the target's primary or a unique key")
     written = {column.lower(): value for column, value in zip(columns, values, strict=True)}
     if any(written.get(key.lower()) != value for key, value in pairs):
         return _update_then_insert(node, ctx, update, pairs, written, (plain_target, columns, values, row, source_alias))
@@ -268,3 +271,113 @@ def _check_key(target: exp.Table, keys: list[str], ctx: Context) -> str | None:
     if wanted not in unique_sets:
         return None
     return "rewritten" if len(unique_sets) == 1 else "review"
+
+
+def _decomposed(node: exp.Merge, ctx: Context, why: str) -> list[exp.Expr]:
+    """Any MERGE as the statements it means, in an order that gives SQL Server's result from the rows as they were:
+
+    1. WHEN MATCHED [AND c] THEN UPDATE / DELETE: UPDATE (DELETE) t JOIN source ON ... [AND c], in the order of the
+       branches (the second branch excluding the rows of the first);
+    2. WHEN NOT MATCHED BY SOURCE [AND c] THEN DELETE / UPDATE: ... WHERE NOT EXISTS (the source row ON matches);
+    3. WHEN NOT MATCHED [BY TARGET] [AND c] THEN INSERT: INSERT ... SELECT ... WHERE NOT EXISTS (the target row).
+
+    The rows the first steps change must still be the ones ON matched: so neither the UPDATE may assign a column ON
+    or a later branch's condition reads, nor may matched rows be deleted when others are inserted (the source rows
+    they matched would then look unmatched).
+    https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
+    """
+    target, source = node.this, node.args.get("using")
+    target_alias = target.alias_or_name.lower()
+    source_alias = (source.alias or "src").lower()
+    on = node.args["on"]
+    matched, by_source, inserts = [], [], []
+    for when in node.args["whens"].expressions:
+        then = when.args.get("then")
+        kind = "delete" if isinstance(then, exp.Var) and then.name.upper() == "DELETE" else \
+            "update" if isinstance(then, exp.Update) else "insert" if isinstance(then, exp.Insert) else None
+        if kind is None:
+            return _unsupported(node, ctx, f"a WHEN branch does {then.sql('sqlserver')[:40] if then else 'nothing'}")
+        branch = (kind, then, when.args.get("condition"))
+        if when.args.get("matched"):
+            matched.append(branch)
+        elif when.args.get("source"):
+            by_source.append(branch)
+        else:
+            inserts.append(branch)
+    if len(matched) > 2 or len(by_source) > 2 or len(inserts) > 1 or any(k == "insert" for k, _, _ in matched + by_source):
+        return _unsupported(node, ctx, "its WHEN branches are not those T-SQL allows")
+    if inserts and any(k == "delete" for k, _, _ in matched):
+        return _unsupported(node, ctx, "it deletes matched rows and inserts others: the inserted rows' NOT EXISTS would "
+                                       "not see the deleted ones")
+    on_columns = {c.name.lower() for c in on.find_all(exp.Column) if c.table.lower() == target_alias}
+    read_later = set(on_columns)
+    for _, _, condition in matched + by_source:
+        if condition is not None:
+            read_later |= {c.name.lower() for c in condition.find_all(exp.Column) if c.table.lower() in (target_alias, "")}
+    for kind, then, _ in matched + by_source:
+        if kind == "update":
+            assigned = {item.this.name.lower() for item in then.expressions if isinstance(item.this, exp.Column)}
+            if assigned & read_later:
+                return _unsupported(node, ctx, f"an UPDATE branch changes ({', '.join(sorted(assigned & read_later))}), "
+                                               "which ON or another branch reads")
+    statements: list[exp.Expr] = []
+    previous: exp.Expr | None = None
+    for kind, then, condition in matched:
+        joined = on.copy()
+        if condition is not None:
+            joined = exp.and_(joined, exp.Paren(this=condition.copy()))
+        if previous is not None:
+            joined = exp.and_(joined, exp.Not(this=exp.Paren(this=previous.copy())))
+        statements.append(_matched_statement(node, kind, then, joined))
+        previous = condition
+    exists_source = exp.Exists(this=exp.select(exp.Literal.number(1)).from_(_derived(source, source_alias)).where(on.copy()))
+    previous = None
+    for kind, then, condition in by_source:
+        where: exp.Expr = exp.Not(this=exists_source.copy())
+        if condition is not None:
+            where = exp.and_(where, exp.Paren(this=condition.copy()))
+        if previous is not None:
+            where = exp.and_(where, exp.Not(this=exp.Paren(this=previous.copy())))
+        table = target.copy()
+        if kind == "delete":  # DELETE alias FROM t AS alias: MySQL and MariaDB take no alias in the one-table form
+            statements.append(exp.Delete(tables=[exp.to_table(target.alias_or_name)], this=table,
+                                         where=exp.Where(this=where)))
+        else:
+            statements.append(exp.Update(this=table, expressions=[item.copy() for item in then.expressions],
+                                         where=exp.Where(this=where)))
+        previous = condition
+    for _, then, condition in inserts:
+        columns = _insert_columns(then, target, ctx)
+        if columns is None:
+            return _unsupported(node, ctx, "the INSERT branch has no column list and the target's columns are unknown")
+        values = list(then.expression.expressions) if isinstance(then.expression, exp.Tuple) else []
+        if len(values) != len(columns):
+            return _unsupported(node, ctx, "the INSERT branch's values do not match its columns")
+        plain_target = target.copy()
+        plain_target.set("alias", None)
+        insert = _insert_missing(node, plain_target, columns, values, None, source_alias)
+        if condition is not None:
+            query = insert.expression
+            query.set("where", exp.Where(this=exp.and_(query.args["where"].this, exp.Paren(this=condition.copy()))))
+        statements.append(insert)
+    ctx.note(_NOTE, "review", f"MERGE ({why}) becomes {len(statements)} statement(s), the matched rows' first, then the "
+             "unmatched target rows', then the inserts: run them in one transaction (the procedure runner does); a "
+             "target row several source rows match makes SQL Server fail (8672), where the UPDATE keeps one.")
+    return statements
+
+
+def _matched_statement(node: exp.Merge, kind: str, then: exp.Expr, on: exp.Expr) -> exp.Expr:
+    """UPDATE ... JOIN or DELETE ... JOIN of the target rows the source matches on `on`."""
+    target = node.this.copy()
+    source = _derived(node.args["using"], (node.args["using"].alias or "src"))
+    target.set("joins", [exp.Join(this=source, on=on)])
+    alias = node.this.alias_or_name
+    if kind == "delete":
+        return exp.Delete(tables=[exp.to_table(alias)], this=target)
+    assignments = []
+    for item in then.expressions:
+        column = item.this.copy()
+        if isinstance(column, exp.Column) and not column.table:
+            column.set("table", exp.to_identifier(alias))
+        assignments.append(exp.EQ(this=column, expression=item.expression.copy()))
+    return exp.Update(this=target, expressions=assignments)

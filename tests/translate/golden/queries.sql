@@ -906,20 +906,23 @@ MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN MATCHED THEN DELETE
 -- =>
 DELETE t FROM kv AS t JOIN products AS p ON t.k = p.id;
 
--- 172 [unsupported QY12] MERGE
+-- 172 [review QY12] MERGE
 MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN MATCHED AND p.price > 1 THEN UPDATE SET t.v = p.name WHEN NOT MATCHED THEN INSERT (k, v) VALUES (p.id, p.name);
 -- =>
--- (no TiDB statement)
+UPDATE kv AS t JOIN products AS p ON t.k = p.id AND (p.price > 1) SET t.v = p.name;
+INSERT INTO kv (k, v) SELECT p.id, p.name FROM products AS p WHERE NOT EXISTS(SELECT 1 FROM kv AS t WHERE t.k = p.id);
 
--- 173 [unsupported QY12] MERGE
+-- 173 [review QY12] MERGE
 MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN NOT MATCHED BY SOURCE THEN DELETE;
 -- =>
--- (no TiDB statement)
+DELETE t FROM kv AS t WHERE NOT EXISTS(SELECT 1 FROM products AS p WHERE t.k = p.id);
 
--- 174 [unsupported QY12] MERGE
+-- 174 [review QY12] MERGE
+-- parse-only: SQL Server fails too: the source rows ON matches to none are inserted with keys kv holds already (2627)
 MERGE dbo.kv AS t USING dbo.products AS p ON t.v = p.name WHEN MATCHED THEN UPDATE SET t.hits = 1 WHEN NOT MATCHED THEN INSERT (k, v) VALUES (p.id, p.name);
 -- =>
--- (no TiDB statement)
+UPDATE kv AS t JOIN products AS p ON t.v = p.name SET t.hits = 1;
+INSERT INTO kv (k, v) SELECT p.id, p.name FROM products AS p WHERE NOT EXISTS(SELECT 1 FROM kv AS t WHERE t.v = p.name);
 
 -- ==================== Temp tables, table variables, SELECT INTO
 
