@@ -34,7 +34,7 @@ from .sending import Lost, Sender
 from .session import Outcome, TargetSession
 from .state import CallState, Frame
 from .table_rows import fill_table
-from .transactions import transaction
+from .transactions import atomic, transaction
 from .values import assign
 
 Resolve = Callable[[str], "p.Program | None"]
@@ -239,6 +239,9 @@ class Runner:
             return
         if isinstance(step, p.TryStep):
             self._try(state, frame, step)
+            return
+        if isinstance(step, p.AtomicStep):
+            atomic(self.sender, state, step.line, lambda: self._step(state, frame, step.body))
             return
         self._count(state)
         try:

@@ -157,6 +157,8 @@ def children(step: p.Step) -> tuple[p.Step, ...]:
         return (step.body,)
     if isinstance(step, p.TryStep):
         return (step.body, step.catch)
+    if isinstance(step, p.AtomicStep):
+        return (step.body,)
     if isinstance(step, p.InsertFromCall):
         return (step.call,)
     return ()
@@ -187,6 +189,9 @@ def _maybe(unit: Unit, node: blocks.Node) -> p.Step | None:
     if isinstance(node, blocks.Try):
         unit.statements -= 1  # BEGIN TRY ... END CATCH is structure, not a statement
         return p.TryStep(node.line, _step(unit, node.body), _step(unit, node.catch))
+    if isinstance(node, blocks.Atomic):
+        unit.transactions = True
+        return p.AtomicStep(node.line, _step(unit, node.body))
     return _control(unit, node)
 
 
@@ -201,8 +206,6 @@ def _control(unit: Unit, node: blocks.Control) -> p.Step | None:
         return p.Return(node.line, unit.value(value, node.rest, node.line))
     if node.word in ("BREAK", "CONTINUE"):
         return p.Loop(node.line, node.word)
-    if node.word == "ATOMIC":
-        return None  # BEGIN ATOMIC: the head's blocker (a natively compiled procedure) says why it cannot run
     if node.word in ("GOTO", "LABEL"):
         unit.block("GOTO", node.line, "GOTO and labels: jumps the runner does not follow; the application writes them as "
                                       "loops or conditions")

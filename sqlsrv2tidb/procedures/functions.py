@@ -196,7 +196,13 @@ def _tree(text: str) -> exp.Expr:
         raise NotInlinable(f"`{text[:60]}` could not be read") from exc
 
 
+_UNCAST = {"geography", "geometry", "hierarchyid", "sql_variant", "xml"}
+"""Types a value keeps as it is (the translator writes no CAST to them: the column's own form is the value)."""
+
+
 def _typed(node: exp.Expr, type_text: str) -> exp.Expr:
+    if type_text.split("(")[0].strip().lower() in _UNCAST:
+        return exp.Paren(this=node)
     try:
         datatype = exp.DataType.build(type_text, dialect="tsql")
     except (SqlglotError, ValueError) as exc:

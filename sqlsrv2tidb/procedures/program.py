@@ -58,6 +58,13 @@ class TryStep(Step):
 
 
 @dataclass(frozen=True)
+class AtomicStep(Step):
+    """BEGIN ATOMIC: the body commits whole or not at all (its own transaction, or a savepoint in the caller's)."""
+
+    body: Step
+
+
+@dataclass(frozen=True)
 class Declare(Step):
     """Scalar variables: (name, type, initial value or None), in order."""
 

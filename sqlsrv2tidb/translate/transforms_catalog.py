@@ -129,10 +129,29 @@ def _view(name: str, database: Database, names: NameMap) -> str | None:
                    for m in database.modules_of("procedure")]
         return " UNION ALL ".join(selects) or ("SELECT NULL AS name, NULL AS object_id, NULL AS schema_id, NULL AS type, "
                                                "NULL AS type_desc, NULL AS is_ms_shipped FROM DUAL WHERE 1 = 0")
+    if name == "syslanguages":
+        selects = [f"SELECT {number} AS langid, {_quote(native)} AS name, {_quote(alias)} AS alias"
+                   for number, (native, alias) in enumerate(_LANGUAGES)]
+        return " UNION ALL ".join(selects)
     return None
 
 
-CATALOG_VIEWS = ("tables", "views", "objects", "sequences", "columns", "indexes", "schemas", "procedures")
+_LANGUAGES = (
+    ("us_english", "English"), ("Deutsch", "German"), ("Français", "French"), ("日本語", "Japanese"),
+    ("Dansk", "Danish"), ("Español", "Spanish"), ("Italiano", "Italian"), ("Nederlands", "Dutch"),
+    ("Norsk", "Norwegian"), ("Português", "Portuguese"), ("Suomi", "Finnish"), ("Svenska", "Swedish"),
+    ("čeština", "Czech"), ("magyar", "Hungarian"), ("polski", "Polish"), ("română", "Romanian"),
+    ("hrvatski", "Croatian"), ("slovenčina", "Slovak"), ("slovenski", "Slovenian"), ("ελληνικά", "Greek"),
+    ("български", "Bulgarian"), ("русский", "Russian"), ("Türkçe", "Turkish"), ("British", "British English"),
+    ("eesti", "Estonian"), ("latviešu", "Latvian"), ("lietuvių", "Lithuanian"), ("Português (Brasil)", "Brazilian"),
+    ("繁體中文", "Traditional Chinese"), ("한국어", "Korean"), ("简体中文", "Simplified Chinese"), ("Arabic", "Arabic"),
+    ("ไทย", "Thai"), ("norsk (bokmål)", "Bokmål"),
+)
+"""SQL Server's languages as sys.syslanguages lists them (name, alias), langid in this order: a fixed list of the
+server's, not the database's. https://learn.microsoft.com/sql/relational-databases/system-compatibility-views/sys-syslanguages-transact-sql"""
+
+
+CATALOG_VIEWS = ("tables", "views", "objects", "sequences", "columns", "indexes", "schemas", "procedures", "syslanguages")
 
 
 def catalog_view(table: exp.Table, ctx: Context) -> exp.Expr | None:
