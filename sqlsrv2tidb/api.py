@@ -703,6 +703,10 @@ class CompareSettings:
     """Seconds of waiting, in all, for a side whose session was lost before a class is an error (compare.reopen)."""
     resume: bool = False
     """Keep the classes OUT's compare.json already judged (compare.judged) and judge only the others."""
+    allow_writes: bool = False
+    """Run the write classes too, each in a transaction rolled back on both sides (compare.writes)."""
+    confirm_database: str | None = None
+    """The target's database, named by the user: writes are sent only when it matches (replay.safety)."""
 
 
 def run_compare(sources: Sequence[Path | str], out: Path, options: Options, *, login: SourceLogin, target: Target,
@@ -743,13 +747,32 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
     from .replay.safety import check_not_source
 
     check_not_source(target, capture.server)
+    if settings.allow_writes:
+        from .replay.config import ReplayConfig
+        from .replay.safety import check_writes_confirmed
+
+        check_writes_confirmed(target, ReplayConfig(allow_writes=True, confirm_database=settings.confirm_database))
     chosen, left = choose(capture, translation, settings.queries, options)
-    calls, left = choose_calls(capture, translation, calls_of(capture, options), left)  # procedure calls (compare.calls)
-    if not chosen and not calls:
-        raise UsageError(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read with a "
-                         "TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
+    captured = calls_of(capture, options)
+    calls, left = choose_calls(capture, translation, captured, left, writes=settings.allow_writes)
+    writes: list[Any] = []
+    if settings.allow_writes:
+        from .compare.writes import choose_writes
+        from .procedures.catalog import Procedures
+
+        writes, left = choose_writes(capture, translation, left, Procedures(capture.database, options), captured)
+    if not chosen and not calls and not writes:
+        unsent = [item for item in left if "--allow-writes" in item.reason]
+        if unsent and not settings.allow_writes:
+            raise UsageError(f"nothing to compare: {len(unsent)} of the {len(translation.queries)} query class(es) change "
+                             "data, and writes are compared only with --allow-writes --confirm-database NAME (each runs "
+                             "in a transaction rolled back on both servers)")
+        told = " or a write" if settings.allow_writes else ""
+        raise UsageError(f"nothing to compare: none of the {len(translation.queries)} query class(es) is a read{told} "
+                         "with a TiDB statement" + (f" ({left[0].id}: {left[0].reason})" if left else ""))
     recorded = {"parameter_sets": settings.parameter_sets, "timeout_s": settings.timeout, "seed": settings.seed,
-                "queries": list(settings.queries) or None, "reconnect_within_s": settings.reconnect_within}
+                "queries": list(settings.queries) or None, "reconnect_within_s": settings.reconnect_within,
+                "allow_writes": settings.allow_writes}
     where = f"{parse_connection(login.connection).host}/{capture.database.name or ''}"
     judged = (earlier(out / compare_doc.FILE, source=where, target=target.display, settings=recorded)
               if settings.resume else Judged())
@@ -761,8 +784,8 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
         progress.note(f"Resuming the comparison: {len(kept)} of {len(chosen)} class(es) kept as "
                       f"{out / compare_doc.FILE} judged them; judging the other {len(todo)}")
     started = time.perf_counter()
-    if todo or calls:
-        run, kind = _judge(todo, calls, capture, login, target, settings, progress)
+    if todo or calls or writes:
+        run, kind = _judge(todo, calls, capture, login, target, settings, progress, writes)
     else:  # every class kept: neither server is asked anything
         run, kind = Run([]), judged.server
     results = run.results
@@ -776,7 +799,7 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
     doc = compare_doc.document(
         source=where, target=target.display, server=kind, settings=recorded, results=results, left=left, found=found,
         seconds=time.perf_counter() - started, reconnects=run.reconnects, stopped=run.stopped,
-        kept=list(kept.values()), order=[c.query.id for c in chosen] + [tq.id for tq, _, _ in calls])
+        kept=list(kept.values()), order=[c.query.id for c in chosen] + [tq.id for tq, _, _ in (*calls, *writes)])
     path = write_json(out / compare_doc.FILE, doc)
     judged_now = len(results) + len(kept)
     if run.interrupted:
@@ -789,14 +812,16 @@ def _compare(capture: Capture, translation: Translation, out: Path, options: Opt
 
 
 def _judge(todo, calls, capture: Capture, login: SourceLogin, target: Target, settings: CompareSettings,
-           progress: Progress):
-    """Each class of `todo`, and each procedure call of `calls` (compare.calls), run on both servers and judged
-    (compare.runner); the run and the target's kind."""
-    from .compare.calls import compare_any, prepare_call
+           progress: Progress, writes=()):
+    """Each class of `todo`, each procedure call of `calls` (compare.calls) and each write of `writes`
+    (compare.writes), run on both servers and judged (compare.runner); the run and the target's kind."""
+    from .compare.calls import prepare_call
     from .compare.classes import prepare
+    from .compare.judging import compare_any
     from .compare.reopen import Reconnect
     from .compare.runner import run_classes
     from .compare.sides import SqlServerSide, TargetSide
+    from .compare.writes import prepare_write
     from .replay.params import MarkerColumn
     from .replay.statements import target_values
 
@@ -816,6 +841,8 @@ def _judge(todo, calls, capture: Capture, login: SourceLogin, target: Target, se
                        for c in todo]
             classes += [prepare_call(tq, source, capture, call, settings.parameter_sets, settings.seed, pools)
                         for tq, source, call in calls]
+            classes += [prepare_write(tq, source, capture, call, settings.parameter_sets, settings.seed, pools)
+                        for tq, source, call in writes]
         run = run_classes(classes, capture.database, sql_server, target_side, progress,
                           Reconnect(within=settings.reconnect_within), compare=compare_any)
         return run, target_side.kind
@@ -932,21 +959,21 @@ def _assess_live(sources: Sequence[Path | str], out: Path, options: Options, liv
         settings_ = replace(live.compare, resume=not live.restart)
 
         def compare_stage() -> Outcome:
-            from .compare.classes import choose
-
             if live.data is not None and live.data.sample:
                 raise LeftOut(f"the target holds a sample ({live.data.sample}) of the rows SQL Server answers from, "
                               "so their answers differ by construction; run without --sample to compare them")
             if not capture.workload.queries:
                 raise LeftOut(NO_WORKLOAD)
-            if not choose(capture, assessed.translation, settings_.queries, options)[0]:
-                raise LeftOut("no query class of the workload is a read with a TiDB statement")
-            return _compare(capture, assessed.translation, out, options, login=login, target=target,
-                            settings=settings_, progress=stages.display)
+            try:
+                return _compare(capture, assessed.translation, out, options, login=login, target=target,
+                                settings=settings_, progress=stages.display)
+            except UsageError as exc:  # nothing to compare: the stage is left out, saying why
+                raise LeftOut(str(exc).removeprefix("nothing to compare: ")) from None
 
         compared = stages.run("compare", compare_stage, needs=["capture", "data"],
                               said=lambda o: said_judged(o.assessment or {}),
-                              counts=f"the reads among {len(assessed.translation.queries)} query class(es)")
+                              counts=f"the {'reads and writes' if settings_.allow_writes else 'reads'} among "
+                                     f"{len(assessed.translation.queries)} query class(es)")
         found += compared.findings if compared else []
     if target is not None and live.replay:
         from .replay.config import ReplayConfig

@@ -79,6 +79,10 @@ def build_assessment(parts: Parts) -> dict[str, Any]:
         from .procedures.inventory import procedure_rows
 
         doc["procedures"] = procedure_rows(capture.database, options, workload)
+    if capture.database.modules_of("trigger"):
+        from .procedures.inventory import trigger_rows
+
+        doc["triggers"] = trigger_rows(capture.database, options)
     doc["summary"] = _summary(capture, parts, findings)
     return doc
 

@@ -327,7 +327,8 @@ def assess_cmd(
             query_store=query_store, days=days, restart=restart, replay=not no_replay,
             data=None if no_data else _data_settings(jobs=jobs, confirm_database=confirm_database, sample=sample,
                                                      truncate=truncate, driver=driver),
-            compare=None if no_compare else api.CompareSettings())
+            compare=None if no_compare else api.CompareSettings(allow_writes=allow_writes,
+                                                                 confirm_database=confirm_database))
     elif not sources:
         raise UsageError("assess needs SOURCES, or --connection to a live SQL Server; see 'sqlsrv2tidb assess --help'")
     outcome = api.run_assess(
@@ -603,18 +604,23 @@ def compare_cmd(
     query: Annotated[list[str] | None, typer.Option("--query", help="Only this query class id (repeatable).")] = None,
     reconnect_within: Annotated[float, typer.Option("--reconnect-within", help="Seconds to wait, in all, for a server whose session was lost before the class is an error (waits of 1, 2, 4 ... s).")] = 120.0,
     resume: Annotated[bool, typer.Option("--resume", help="Keep the classes OUT's compare.json already judged (same servers, settings and text) and judge only the others: after a run that stopped or was interrupted.")] = False,
+    allow_writes: Annotated[bool, typer.Option("--allow-writes", help="Also run the classes that change data, on both servers, each in a transaction rolled back, and compare their effect on the rows (needs --confirm-database).")] = False,
+    confirm_database: ConfirmDb = None,
     seed: DataSeed = 1, password_env: PasswordEnv = "SQLSRV2TIDB_MSSQL_PASSWORD", password_prompt: SourcePrompt = False,
     timeout: LoginTimeout = 15, target_password_prompt: TargetPrompt = False, tidb_version: TidbVersion = "8.5",
     config: Config = None, fail_on: FailOn = "never", quiet: Quiet = False,
 ) -> None:
     """Run each read query class on SQL Server and, translated, on the target; compare the answers (compare.json).
 
-    Only reads are sent, to both servers; the target must hold the same rows (`data copy`)."""
+    Only reads are sent unless --allow-writes: then every write class runs on both servers too, each in a
+    transaction rolled back (never committed on SQL Server), and is compared by its effect on the rows. The
+    target must hold the same rows (`data copy`)."""
     from . import api
     from .target import parse_target
 
     settings = api.CompareSettings(parameter_sets=parameter_sets, timeout=statement_timeout, seed=seed,
-                                   queries=tuple(query or ()), reconnect_within=reconnect_within, resume=resume)
+                                   queries=tuple(query or ()), reconnect_within=reconnect_within, resume=resume,
+                                   allow_writes=allow_writes, confirm_database=confirm_database)
     login = api.SourceLogin(connection, password_env, password_prompt, timeout)
     outcome = api.run_compare(sources, out, _options(tidb_version, 3, None, config), login=login,
                               target=parse_target(target, prompt=target_password_prompt), settings=settings,

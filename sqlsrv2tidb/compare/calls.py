@@ -31,29 +31,30 @@ from .answers import compare_multiset, compare_ordered
 from .classes import Compared, Left, ValueSet, value_sets
 from .comparison import Comparison
 from .json_answers import is_json_answer, same_document
-from .runner import DIFFERS, ERROR, NOT_COMPARABLE, SAME, SAME_UP_TO_TIES, ClassResult, compare_class
+from .runner import DIFFERS, ERROR, NOT_COMPARABLE, SAME, SAME_UP_TO_TIES, ClassResult
 from .shape import shape_of
 from .sides import SQL_SERVER, TARGET, SideError, SqlServerSide, TargetSide
 from .tie_groups import WholeUnread
 from .values import RowShape
 
 
-def choose_calls(capture: Capture, translation: Any, calls: dict[str, CapturedCall],
-                 left: Sequence[Left]) -> tuple[list[tuple[TranslatedQuery, QueryClass, CapturedCall]], list[Left]]:
+def choose_calls(capture: Capture, translation: Any, calls: dict[str, CapturedCall], left: Sequence[Left],
+                 writes: bool = False) -> tuple[list[tuple[TranslatedQuery, QueryClass, CapturedCall]], list[Left]]:
     """Of the classes left out, those that call procedures: compared when the runner runs them and they only read,
-    else left out saying why."""
+    else left out saying why (`writes`: a call that writes stays with the others, for `writes.choose_writes`)."""
     chosen, still = [], []
     for item in left:
         call = calls.get(item.id)
         tq = translation.query(item.id)
         source = capture.workload.query(item.id)
-        if call is None or tq is None or source is None:
-            still.append(item)
+        if call is None or tq is None or source is None or not call.procedures:
+            still.append(item)  # not a procedure call (a statement sent through the runner for its table's triggers)
         elif not call.runs:
             still.append(Left(item.id, f"a procedure call the runner cannot run: {call.stops}"))
         elif not call.reads_only:
-            still.append(Left(item.id, f"a procedure call that changes data ({', '.join(call.writes[:3])}): compare never "
-                                       "runs writes"))
+            still.append(item if writes else Left(
+                item.id, f"a procedure call that changes data ({', '.join(call.writes[:3])}): compared only with "
+                         "--allow-writes --confirm-database NAME"))
         else:
             chosen.append((tq, source, call))
     return chosen, still
@@ -102,9 +103,9 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
         result.extra["procedure_call"] = {"procedures": list(call.procedures), "statements": answered.statements,
                                           "round_trips": answered.round_trips,
                                           "result_sets": {SQL_SERVER: len(left), TARGET: len(answered.result_sets)}}
-        verdict, reason, comparison = _judge(left, answered, database, target, call.plan.checked is not None)
+        verdict, reason, comparison = judge_result_sets(left, answered, database, target, call.plan.checked is not None)
         if verdict == DIFFERS:
-            reason += _noted(call)
+            reason += noted(call)
         result.comparison = comparison
         if comparison is not None:
             result.rows = {SQL_SERVER: comparison.sql_server_rows, TARGET: comparison.target_rows}
@@ -121,22 +122,17 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
     return result
 
 
-def compare_any(compared: Compared, database: Database, sql_server: SqlServerSide, target: TargetSide) -> ClassResult:
-    """A procedure call's comparison (`compare_call`), or a query's (`runner.compare_class`)."""
-    if compared.call is not None:
-        return compare_call(compared, database, sql_server, target)
-    return compare_class(compared, database, sql_server, target)
-
-
-def _noted(call: CapturedCall) -> str:
+def noted(call: CapturedCall) -> str:
     """What the translation of the procedures the call ran said may change an answer (their `review` notes)."""
     notes = {f"{n.code} {n.message}" for program in call.plan.programs.values() for n in program.notes
              if n.status == "review"}
     return ("; the procedure's translation noted: " + "; ".join(sorted(notes)[:3])) if notes else ""
 
 
-def _judge(left: list[Any], answered: CallResult, database: Database, target: TargetSide,
-           checked: bool = False) -> tuple[str, str, Comparison | None]:
+def judge_result_sets(left: list[Any], answered: CallResult, database: Database, target: TargetSide,
+                      checked: bool = False) -> tuple[str, str, Comparison | None]:
+    """SQL Server's result sets (`Answered`) against those the runner's call returned, pair by pair (`checked`: the
+    last pair is the call's return status and OUTPUT parameters)."""
     right = answered.result_sets
     if len(left) != len(right):
         return DIFFERS, f"SQL Server returns {len(left)} result set(s), the target {len(right)}", None

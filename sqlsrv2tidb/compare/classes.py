@@ -68,6 +68,8 @@ class Compared:
     call: Any = None
     """A procedure call (`procedures.workload.CapturedCall`), compared by `calls`: EXEC on SQL Server, the
     procedure runner on the target."""
+    write: bool = False
+    """A class that changes data, compared by its effect on the rows (`write_judge`, with --allow-writes)."""
 
 
 @dataclass(frozen=True)
@@ -209,8 +211,12 @@ def value_sets(plan: ParameterPlan, source: QueryClass, sets: int, seed: int, cl
             if marker.index >= 0:
                 by_parameter.setdefault(marker.index, value)
         sample = row if row is not None else (plan.samples[0] if plan.samples else None)
-        sql_server = tuple(_for_sql_server(by_parameter[i] if i in by_parameter else
-                                           (sample[i] if sample and i < len(sample) else None), source.parameters[i].type)
+        # A captured set goes to SQL Server as it was captured: the plan types values for the target (a literal
+        # '2024-01-02 10:30:00.005' becomes a datetime), and bound to a parameter declared varchar a datetime is
+        # read back in SQL Server's own style, which drops its seconds.
+        sql_server = tuple(_for_sql_server(row[i] if row is not None and i < len(row) else by_parameter[i]
+                                           if i in by_parameter else (sample[i] if sample and i < len(sample) else None),
+                                           source.parameters[i].type)
                            for i in range(declared))
         target = tuple(by_parameter[m.index] if m.index >= 0 else value
                        for m, value in zip(plan.markers, made, strict=True))

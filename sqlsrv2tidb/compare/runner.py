@@ -39,6 +39,8 @@ from .values import COARSE_FLOAT_DIGITS, FLOAT_DIGITS, RowShape
 
 SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE = "same", "same up to ties", "differs", "error", "not comparable"
 VERDICTS = (SAME, SAME_UP_TO_TIES, DIFFERS, ERROR, NOT_COMPARABLE)
+LEFT_OUT = "left out"
+"""A class found at run time to be one compare cannot run (a write that would commit): listed with the left out."""
 
 
 @dataclass

@@ -230,7 +230,7 @@ class TargetSide:
 
     def _connect(self) -> drivers.Connection:
         try:
-            conn = drivers.connect(self.target, "pymysql", timeout=10)
+            conn = drivers.connect(self.target, "pymysql", timeout=10, found_rows=True)  # rows matched, as SQL Server counts
         except self.errors as exc:
             _, message, _ = drivers.classify(exc)
             raise ConnectionFailed(f"{self.target.display}: {message}") from None

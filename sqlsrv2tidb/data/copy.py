@@ -269,6 +269,8 @@ class Copier:
         """Chunks read or loaded again after a lost connection, per table."""
         self._lock = threading.Lock()
         self._splitting = threading.Lock()
+        self._loading: set[Any] = set()
+        """The target connections loading now (`TargetDb`), which Ctrl-C stops."""
 
     def run(self, specs: list[TableSpec], order: LoadOrder) -> list[TableResult]:
         results = {s.target_name.casefold(): TableResult(s, checks_off=s.target_name.casefold() in order.checks_off)
@@ -300,6 +302,10 @@ class Copier:
             except KeyboardInterrupt:
                 self.stop.set()  # every running job stops after its chunk; leaving `with` waits for them
                 self.interrupted = True
+                with self._lock:
+                    loading = list(self._loading)
+                for db in loading:  # a statement that waits (on a lock, say) is stopped, not waited for
+                    db.cancel()
             except BaseException:
                 self.stop.set()
                 raise
@@ -329,6 +335,8 @@ class Copier:
         reader = None
         try:
             db = self.open_target(not result.checks_off)
+            with self._lock:
+                self._loading.add(db)
             after = self._prepare(db, result, state)
             reader = self.reader()
             expected = self.expected(reader, spec) if self.expected else None
@@ -346,8 +354,14 @@ class Copier:
             if result.status != "failed":
                 result.status = "interrupted" if self.stop.is_set() else "done"
         except ToolError as exc:
-            result.status, result.message = "failed", str(exc)
+            if self.stop.is_set():  # Ctrl-C stopped the statement it was running: interrupted, not failed
+                result.status = "interrupted"
+            else:
+                result.status, result.message = "failed", str(exc)
         finally:
+            if db is not None:
+                with self._lock:
+                    self._loading.discard(db)
             result.extra["retries"] = self.retries.get(name, 0)
             result.seconds = state.seconds + (time.perf_counter() - started)
             if result.status == "done":

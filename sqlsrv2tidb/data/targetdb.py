@@ -26,6 +26,11 @@ LOCAL_INFILE_REFUSED = frozenset({1148, 2068, 3948, 3950, 4166})
 refused the file, local data is disabled (MySQL), the local infile capability is disabled (MariaDB 10.x) (https://dev.mysql.com/doc/mysql-errors/8.0/en/server-error-reference.html)."""
 
 
+_GENERATED = re.compile(r"\b(?:VIRTUAL|STORED|PERSISTENT)\s+GENERATED\b", re.IGNORECASE)
+"""A generated column's `extra` (its value is computed: not copied). `DEFAULT_GENERATED` is a column whose
+DEFAULT is an expression (`DEFAULT (UUID())`): a plain column, copied like any other."""
+
+
 class TargetLost(ConnectionFailed):
     """The connection to the target went away; the chunk in flight is loaded again on a new one."""
 
@@ -55,6 +60,7 @@ class TargetDb:
             raise error(f"{self.target.display}: {message}" + (f" (MySQL error {code})" if code else "")) from None
 
     def _session(self) -> None:
+        self.connection_id = int(self.conn.fetch("SELECT CONNECTION_ID()")[0][0])
         # An explicit 0 in an AUTO_INCREMENT column would otherwise draw a new value; SQL Server
         # identities may hold 0 (IDENTITY(0,1)) and negative values, which must arrive as they are.
         self.execute("SET SESSION sql_mode = CONCAT(@@sql_mode, ',NO_AUTO_VALUE_ON_ZERO')")
@@ -70,6 +76,20 @@ class TargetDb:
 
     def close(self) -> None:
         self.conn.close()
+
+    def cancel(self) -> None:
+        """Stop the statement this connection is running, from a connection of its own: Ctrl-C reaches a load that
+        waits (on a lock another session holds, say) without waiting for the server to give up on it."""
+        try:
+            other = drivers.connect(self.target, self.driver, timeout=self.timeout)
+        except self.errors:
+            return
+        try:
+            other.fetch(f"KILL QUERY {self.connection_id}")
+        except self.errors:
+            pass  # it has ended already
+        finally:
+            other.close()
 
     def failure(self, exc: BaseException, what: str) -> Exception:
         """A driver error as a TargetLost (retry on a new connection) or a one-line ConnectionFailed."""
@@ -127,7 +147,7 @@ class TargetDb:
         rows = self.fetch(
             "SELECT column_name, column_type, collation_name, extra FROM information_schema.columns "
             "WHERE table_schema = DATABASE() AND table_name = %s ORDER BY ordinal_position", (table,))
-        return [TargetColumn(str(name), str(ctype), str(coll) if coll else None, "GENERATED" in str(extra or "").upper())
+        return [TargetColumn(str(name), str(ctype), str(coll) if coll else None, bool(_GENERATED.search(str(extra or ""))))
                 for name, ctype, coll, extra in rows]
 
     def foreign_keys(self) -> list[TargetForeignKey]:

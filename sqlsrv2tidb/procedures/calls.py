@@ -21,12 +21,13 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..translate.session import SentStatement
 from . import json_rows
 from . import program as p
+from .changes import run_changing
 from .cursors import cursor_step
 from .dynamic import DynamicSql
-from .failures import TsqlError
+from .failures import TsqlError, WouldCommit
+from .firing import begin_for_triggers, fire, firing
 from .for_json import as_json
 from .raising import raise_step, text_of
 from .results import CallResult, ResultSet
@@ -34,7 +35,8 @@ from .sending import Lost, Sender
 from .session import Outcome, TargetSession
 from .state import CallState, Frame
 from .table_rows import fill_table
-from .transactions import atomic, transaction
+from .transactions import CALL_SAVEPOINT, ROLLED_BACK_TRANCOUNT, atomic, implicit_begin, transaction
+from .triggers import Trigger
 from .values import assign
 
 Resolve = Callable[[str], "p.Program | None"]
@@ -66,7 +68,7 @@ class _Abort(Exception):
     """The call ends here (a THROW outside TRY, an error under XACT_ABORT)."""
 
 
-_ENDS_BATCH = frozenset({137, 241, 245, 8114, 8115, 8134})
+_ENDS_BATCH = frozenset({137, 241, 245, 8114, 8115, 8134, 3609})
 """Errors that end the batch in SQL Server, not only their statement (with ARITHABORT ON, clients' default): an
 undeclared variable, a failed conversion, an arithmetic overflow, a division by zero."""
 _CREATED = re.compile(r"^\s*CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|\S+)", re.IGNORECASE)
@@ -78,20 +80,32 @@ class Runner:
     """Runs calls of programs on one target session; `resolve` finds the programs of procedures they call."""
 
     def __init__(self, session: TargetSession, resolve: Resolve, limits: Limits | None = None,
-                 case_insensitive: bool = True, dynamic: DynamicSql | None = None) -> None:
+                 case_insensitive: bool = True, changes: bool = False,
+                 triggers: Mapping[str, tuple[Trigger, ...]] | None = None, dynamic: DynamicSql | None = None) -> None:
         self.session, self.resolve, self.dynamic = session, resolve, dynamic
         self.limits = limits or Limits()
         self.sender = Sender(session, case_insensitive)
+        self.changes = changes
+        """Read the rows each statement that changes a table changes (`affected`), into `CallResult.changes`."""
+        self.triggers = triggers or {}
+        """The tables' AFTER triggers (`triggers`), run after the statements that fire them (`firing`)."""
 
     def call(self, program: p.Program, arguments: Sequence[p.Argument | tuple[str | None, Any]] = (),
-             enclosing: bool = False) -> CallResult:
+             enclosing: bool = False, rolled_back: bool = False) -> CallResult:
         """Run `program` once with `arguments`: (`@name` or None for the next position, value) pairs.
 
         `enclosing`: the caller holds a transaction the call runs in (BEGIN is sent first, @@TRANCOUNT starts at 1, and
-        the caller ends it): a procedure's COMMIT then commits nothing, its ROLLBACK rolls all of it back, as in SQL Server."""
+        the caller ends it): a procedure's COMMIT then commits nothing, its ROLLBACK rolls all of it back, as in SQL Server.
+        `rolled_back`: the caller rolls the call back (compare's writes, `transactions`): BEGIN and a savepoint are sent
+        first, nothing the call does commits, and the transaction is left open for the caller to read and end; a call
+        that would commit stops there with `CallResult.left_out` saying why."""
         result = CallResult(program.name)
         state = CallState(result)
-        if enclosing:
+        if rolled_back:
+            self.session.execute("BEGIN", ())
+            self.session.execute(f"SAVEPOINT `{CALL_SAVEPOINT}`", ())
+            state.trancount, state.enclosing, state.rolled_back = ROLLED_BACK_TRANCOUNT, True, True
+        elif enclosing:
             self.session.execute("BEGIN", ())
             state.trancount, state.enclosing = 1, True
         given = [(a[0], a[1]) if isinstance(a, tuple) else (a.name, a.value) for a in arguments]
@@ -108,6 +122,9 @@ class Runner:
         except TsqlError as error:  # raised where no TRY was left to take it
             state.to_client(error)
             result.aborted = True
+        except WouldCommit as stop:
+            result.left_out, result.aborted = str(stop), True
+            return result
         self._end(state)
         return result
 
@@ -124,6 +141,7 @@ class Runner:
         frame = Frame(program, types=dict(program.variables), level=level)
         self._bind(state, frame, program, given)
         state.frames.append(frame)
+        options = (state.nocount, state.xact_abort, state.row_limit)
         try:
             self._step(state, frame, program.body)
             status: int | None = 0
@@ -131,6 +149,8 @@ class Runner:
             status = 0 if returned.value is None else returned.value
         finally:
             state.frames.pop()
+            if level > 1:  # SET options a procedure or trigger sets go back to the caller's when it ends
+                state.nocount, state.xact_abort, state.row_limit = options
             self._drop(state, frame.temp_tables)
         return status, frame
 
@@ -297,6 +317,8 @@ class Runner:
         state.error = 0  # it ran: @@ERROR says so (a failure set it where it was met)
 
     def _simple(self, state: CallState, frame: Frame, step: p.Step) -> None:
+        if isinstance(step, (p.Run, p.AssignFromQuery, p.InsertFromCall, p.CursorAction)):
+            implicit_begin(state)
         if isinstance(step, p.Run):
             self._run(state, frame, step)
         elif isinstance(step, p.Declare):
@@ -366,34 +388,65 @@ class Runner:
         if state.row_limit and _DML.match(step.tsql):
             raise TsqlError(50000, f"SET ROWCOUNT {state.row_limit} limits this statement's rows; the runner applies "
                                    "SET ROWCOUNT to result sets only", 16)
-        outcome = Outcome()
-        atomic = len(step.statements) > 1 and state.trancount == 0 and _MERGE.match(step.tsql) is not None
-        if atomic:  # a MERGE the translator wrote as several statements is one statement in SQL Server: all or none
-            self.sender.text(state, "BEGIN")
-        try:
+
+        def send() -> Outcome:
+            # A MERGE the translator wrote as several statements is one statement in SQL Server: all of it or none.
+            whole = (len(step.statements) > 1 and state.trancount == 0 and not state.rolled_back
+                     and _MERGE.match(step.tsql) is not None)
+            if whole:
+                self.sender.text(state, "BEGIN")
+            try:
+                outcome = each()
+            except TsqlError:
+                if whole:
+                    self.sender.text(state, "ROLLBACK")
+                raise
+            if whole:
+                self.sender.text(state, "COMMIT")
+            return outcome
+
+        def each() -> Outcome:
+            outcome, changed = Outcome(), 0
             for statement in step.statements:
-                outcome = self._send_one(state, frame, step, statement)
-        except TsqlError:
-            if atomic:
-                self.sender.text(state, "ROLLBACK")
-            raise
-        if atomic:
-            self.sender.text(state, "COMMIT")
+                outcome = self.sender.send(state, frame, statement)
+                created = _CREATED.match(statement.sql)
+                if created:
+                    frame.temp_tables.append(created[1].strip("`"))
+                if outcome.columns is not None and step.json is not None:
+                    outcome = as_json(step.json, outcome)
+                if outcome.columns is not None:
+                    rows = outcome.rows[: state.row_limit] if state.row_limit else outcome.rows
+                    state.result.result_sets.append(ResultSet(outcome.columns, rows, outcome.description, step.tsql,
+                                                              frame.program.name, step.line))
+                    outcome.rowcount = len(rows)
+                else:
+                    changed += outcome.rowcount
+            if step.changes is not None and step.changes.kind == "merge":
+                outcome.rowcount = changed  # a MERGE counts the rows its UPDATE, INSERT and DELETE changed together
+            return outcome
+
+        fires = firing(self.triggers, step.changes)
+        if step.changes is not None and (self.changes or fires):
+            own = begin_for_triggers(self.sender, state) if fires else False
+            try:
+                outcome, change = run_changing(self.sender, state, frame, step.changes, step.line, send)
+            except BaseException:
+                if own:
+                    self.sender.text(state, "ROLLBACK")
+                raise
+            if self.changes:
+                state.result.changes.append(change)
+            if fires:
+                fire(self._trigger, self.sender, state, frame, fires, change, own)
+        else:
+            outcome = send()
+        if step.writes is not None and not state.nocount:
+            state.result.counts.append((frame.program.name, step.line, outcome.rowcount))
         state.rowcount = outcome.rowcount
 
-    def _send_one(self, state: CallState, frame: Frame, step: p.Run, statement: SentStatement) -> Outcome:
-        outcome = self.sender.send(state, frame, statement)
-        created = _CREATED.match(statement.sql)
-        if created:
-            frame.temp_tables.append(created[1].strip("`"))
-        if outcome.columns is not None and step.json is not None:
-            outcome = as_json(step.json, outcome)
-        if outcome.columns is not None:
-            rows = outcome.rows[: state.row_limit] if state.row_limit else outcome.rows
-            state.result.result_sets.append(ResultSet(outcome.columns, rows, outcome.description, step.tsql,
-                                                      frame.program.name, step.line))
-            outcome.rowcount = len(rows)
-        return outcome
+    def _trigger(self, state: CallState, program: p.Program, given: list[tuple[str | None, Any]], level: int) -> None:
+        """A trigger's program: run as a procedure is, its errors its statement's (`firing`)."""
+        self._run_program(state, program, given, level)
 
     def _insert_from_call(self, state: CallState, frame: Frame, step: p.InsertFromCall) -> None:
         before = len(state.result.result_sets)
@@ -436,7 +489,9 @@ class Runner:
 
     def _end(self, state: CallState) -> None:
         """A transaction the call left open is rolled back (SQL Server: error 266, and it stays open); the caller's own
-        (`enclosing`) is the caller's to end."""
+        (`enclosing`, `rolled_back`) is the caller's to end."""
+        if state.rolled_back:
+            return
         if state.trancount > (1 if state.enclosing else 0):
             state.result.notes.append(f"the call ended with @@TRANCOUNT {state.trancount}: its transaction was rolled back")
             try:

@@ -16,10 +16,11 @@ from ..options import Options
 from ..translate.naming import NameMap
 from ..translate.session import worst
 from .administration import Administration, administration
-from .compiler import children, compile_function, compile_procedure
+from .compiler import children, compile_function, compile_procedure, compile_trigger
 from .dynamic import DynamicSql
 from .header import Blocker
 from .program import Call, CallFunction, Program
+from .triggers import Trigger, is_dml_trigger, trigger_key
 
 
 @dataclass(frozen=True)
@@ -80,6 +81,11 @@ class Procedures:
         self._programs: dict[str, Program] = {}
         self._dynamic: DynamicSql | None = None
         self._summaries: dict[str, Summary] = {}
+        self._trigger_modules: dict[str, list[Module]] = {}
+        for module in database.modules_of("trigger"):
+            if is_dml_trigger(module):
+                self._trigger_modules.setdefault(self._table_key(module.parent or ""), []).append(module)
+        self._triggers: dict[str, tuple[Trigger, ...]] = {}
 
     @property
     def names(self) -> NameMap:
@@ -175,6 +181,25 @@ class Procedures:
     def resolve(self, name: str) -> Program | None:
         """For the runner: the program of a procedure a call names."""
         return self.program(name)
+
+    def _table_key(self, name: str) -> str:
+        schema, bare = name_key(name)
+        table = self.database.table(schema, bare)
+        return trigger_key(table.qualified_name if table is not None else f"{schema or 'dbo'}.{bare}")
+
+    def triggers_on(self, table: str) -> tuple[Trigger, ...]:
+        """The DML triggers of a table (`schema.name`), compiled once, in the order the schema defines them."""
+        key = self._table_key(table)
+        if key not in self._triggers:
+            modules = self._trigger_modules.get(key, [])
+            self._triggers[key] = tuple(
+                compile_trigger(m, self.database, self.names, self.options, len(self._triggers) * 16 + n)
+                for n, m in enumerate(modules))
+        return self._triggers[key]
+
+    def all_triggers(self) -> list[Trigger]:
+        """Every DML trigger of the schema (the report lists each with what it does)."""
+        return [t for key in sorted(self._trigger_modules) for t in self.triggers_on(key)]
 
 
 def _call_line(program: Program, called: str) -> int:

@@ -9,19 +9,23 @@ what it cannot run: that is the program's `blockers`, each with its line, and th
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from ..model import Database, Module, Parameter
+from ..model import Column, Database, Module, Parameter
 from ..options import Options
 from ..translate.naming import NameMap
-from ..translate.session import worst
+from ..translate.session import SentStatement, worst
+from ..translate.statements import parse_statements
 from . import blocks
 from . import program as p
+from .expressions import RUNTIME_PREFIX
 from .functions import HeadError as FunctionHeadError
 from .functions import read_function
 from .header import Blocker, HeadError, read_head
 from .leaves import leaf_step, table_parameter, unit_type
+from .triggers import UPDATED, Trigger, read_trigger_head
 from .unit import Unit, parse_expression
 
 
@@ -88,6 +92,66 @@ def compile_function(module: Module, database: Database, names: NameMap, options
     body, read = blocks.read_body(function.body, function.body_line)
     unit.blockers.extend(read)
     return replace(_finish(unit, tuple(parameters), _step(unit, body), file, first), returns=function.returns)
+
+
+def compile_trigger(module: Module, database: Database, names: NameMap, options: Options, number: int) -> Trigger:
+    """A DML trigger's program (`triggers`): its body with `inserted` and `deleted` as temporary tables of its
+    table's columns, and UPDATE(column) as the runner's value for the statement that fired it."""
+    name, file, first = module.qualified_name, module.source.file, module.source.line or 1
+    parent = module.parent or ""
+    schema, _, bare = parent.rpartition(".")
+    table = database.table(schema or None, bare)
+    head = read_trigger_head(module.definition or "")
+    columns = tuple(c.name for c in table.columns) if table is not None else ()
+    if head is None or table is None:
+        why = "its head could not be read" if head is None else f"its table {parent} is not in the schema"
+        return Trigger(name, parent, "after", frozenset(), _blocked(name, file, first, Blocker("unreadable trigger", 1, why)),
+                       columns)
+    unit = Unit(name, database, names, options, _nested(database, names, options, name))
+    made: dict[str, tuple[tuple[SentStatement, ...], str]] = {}
+    for word, prefix in (("inserted", "ins"), ("deleted", "del")):
+        temp = f"#sqlsrv2tidb_{prefix}_{number}"
+        unit.renamed[word] = temp
+        definition = ", ".join(f"[{c.name}] {_column_type(c)}" for c in table.columns)
+        statement = parse_statements(f"CREATE TABLE {temp} ({definition})")[0]
+        created = unit.session.statement(statement.tree, statement.sql) if statement.tree is not None else None
+        if created is None or created.unsupported:
+            return Trigger(name, parent, head.timing, head.actions, _blocked(
+                name, file, first, Blocker("trigger tables", 1, f"`{word}` of {parent} cannot be made on the target")),
+                columns)
+        made[word] = (created.statements, _created_name(created.statements[0].sql))
+    for n in range(len(columns)):
+        unit.session.declare(f"@{RUNTIME_PREFIX}updated_{n}", "int")
+    body_text = (module.definition or "")[head.body_start:]
+    folded = [c.casefold() for c in columns]
+
+    def updated(found: re.Match[str]) -> str:
+        column = found[1].strip("[]\"").casefold()
+        return f"(@{RUNTIME_PREFIX}updated_{folded.index(column)} = 1)" if column in folded else "(1 = 0)"
+
+    body_text = UPDATED.sub(updated, body_text)
+    if re.search(r"\bCOLUMNS_UPDATED\s*\(", body_text, re.IGNORECASE):
+        unit.block("COLUMNS_UPDATED()", head.body_line, "a bit mask of the columns the statement set: the runner gives "
+                                                       "UPDATE(column) only")
+    body, read = blocks.read_body(body_text, head.body_line)
+    unit.blockers.extend(read)
+    program = _finish(unit, (), _step(unit, body), file, first)
+    return Trigger(name, parent, head.timing, head.actions, program, columns, made["inserted"][0], made["deleted"][0],
+                   made["inserted"][1], made["deleted"][1])
+
+
+def _column_type(column: Column) -> str:
+    """A column's type as `inserted` holds it: its own, without IDENTITY; a computed column's value as text."""
+    if column.computed is not None or column.type is None:
+        return "nvarchar(4000)"
+    if column.type.name.lower() in ("timestamp", "rowversion"):
+        return "binary(8)"
+    return str(column.type)
+
+
+def _created_name(sql: str) -> str:
+    found = re.match(r"\s*CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|\S+)", sql, re.IGNORECASE)
+    return found[1].strip("`") if found else ""
 
 
 def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Database, names: NameMap, options: Options,

@@ -165,7 +165,10 @@ def local_form(node: exp.Expr) -> Local | None:
         except ValueError:
             return None
     if isinstance(node, exp.Parameter) and not isinstance(node.this, exp.Parameter):
-        return Var(parameter_name(node).lower())
+        name = parameter_name(node).lower()
+        if name.startswith(RUNTIME_PREFIX):  # the runner's own value put in the statement (`unit.with_runtime`)
+            return Runtime(name[len(RUNTIME_PREFIX):])
+        return Var(name)
     if isinstance(node, exp.Neg):
         inner = local_form(node.this)
         if isinstance(inner, Const) and isinstance(inner.value, (int, Decimal)) and not isinstance(inner.value, bool):

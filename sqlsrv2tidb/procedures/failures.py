@@ -17,3 +17,8 @@ class TsqlError(Exception):
         self.number, self.message, self.severity, self.state, self.line = number, message, severity, state, line
         self.target_code = target_code
         self.procedure: str | None = None
+
+
+class WouldCommit(Exception):
+    """A call that must be rolled back (`transactions`, compare's writes) met what would commit: a COMMIT that takes
+    @@TRANCOUNT to 0 on SQL Server, or a statement the target commits at once. The call stops before it."""

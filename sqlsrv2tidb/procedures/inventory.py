@@ -49,3 +49,26 @@ def procedure_rows(database: Database, options: Options | None = None, workload:
                                if summary.administration is not None else None),
         })
     return rows
+
+
+def trigger_rows(database: Database, options: Options | None = None) -> list[dict[str, Any]]:
+    """assessment.json's `triggers`: each DML trigger, what it does, and whether the runner runs it after the
+    statements that fire it (TiDB has none: the application must)."""
+    catalog = procedures_of(database, options)
+    rows = []
+    for trigger in catalog.all_triggers():
+        blockers = trigger.blockers
+        rows.append({
+            "name": trigger.name,
+            "table": trigger.table,
+            "timing": trigger.timing,
+            "actions": sorted(trigger.actions),
+            "runs": trigger.runs,
+            "does": trigger.what_it_does(),
+            "stops": (f"{blockers[0].construct} at {trigger.program.where(blockers[0].line)}: {blockers[0].message}"
+                      if blockers else None),
+            "writes": list(trigger.program.writes),
+            "statements": trigger.program.statements,
+            "target_statements": trigger.program.sent,
+        })
+    return rows

@@ -87,7 +87,8 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
     if isinstance(tree, exp.Select) and tree.args.get("for_") is not None:
         return _for_json(unit, tree, text, line)
     return _with_held_json(unit, tree, text, line, lambda rewritten: p.Run(
-        line, unit.translate(rewritten, text, line), text, unit.session_status(), writes_of(tree)))
+        line, unit.translate(rewritten, text, line), text, unit.session_status(), writes_of(tree),
+        changes=unit.changes_of(rewritten)))
 
 
 def _for_json(unit: Unit, tree: exp.Select, text: str, line: int) -> p.Step | None:
@@ -102,7 +103,7 @@ def _for_json(unit: Unit, tree: exp.Select, text: str, line: int) -> p.Step | No
     query = tree.copy()
     query.set("for_", None)
     return _with_held_json(unit, query, text, line, lambda rewritten: p.Run(
-        line, unit.translate(rewritten, text, line), text, unit.session_status(), None, spec))
+        line, unit.translate(rewritten, text, line), text, unit.session_status(), None, json=spec))
 
 
 def _with_held_json(unit: Unit, tree: exp.Expr, text: str, line: int, make: Callable[[exp.Expr], p.Step | None]) -> p.Step | None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from ..model.translation import Note, Status
 from ..translate.session import SentStatement
+from .affected import ChangePlan
 from .expressions import Local
 from .for_json import ForJson
 from .header import Blocker
@@ -99,6 +100,8 @@ class Run(Step):
     status: Status = "translated"
     writes: str | None = None
     """What it changes outside the session (`UPDATE Sales.Orders`), None when it only reads or makes temp tables."""
+    changes: ChangePlan | None = None
+    """How the rows it changes are read before and after it (`affected`), for a statement that changes a table."""
     json: ForJson | None = None
     """FOR JSON: the rows it returns are written as SQL Server's JSON text (`for_json`)."""
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from .affected import Change
 from .session import Failure
 
 
@@ -64,6 +65,13 @@ class CallResult:
     """The connection was lost; the call stopped there."""
     notes: list[str] = field(default_factory=list)
     """What the runner did that SQL Server would not (a transaction left open, rolled back)."""
+    left_out: str | None = None
+    """A call run to be rolled back stopped before what would have committed (a COMMIT, DDL): why."""
+    changes: list[Change] = field(default_factory=list)
+    """What each statement that changed a table changed, in order (when the runner was asked to read it)."""
+    counts: list[tuple[str, int, int]] = field(default_factory=list)
+    """(procedure, line, rows affected) of each statement that changed a table while NOCOUNT was OFF: the counts
+    SQL Server sends its client."""
 
     @property
     def ok(self) -> bool:

@@ -9,18 +9,22 @@ where one matches (the target's code kept); a lost connection ends the call.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
 from ..translate.session import SentStatement
 from . import program as p
 from .expressions import RUNTIME_PREFIX, NotLocal, Scope, evaluate
-from .failures import TsqlError
+from .failures import TsqlError, WouldCommit
 from .session import Failure, Outcome, TargetSession
 from .state import CallState, Frame
 
-TARGET_ERRORS = {1062: 2627, 1451: 547, 1452: 547, 1216: 547, 1217: 547, 1048: 515, 1264: 8115, 1690: 8115,
-                 1365: 8134, 1213: 1205, 1205: 1222, 1406: 2628, 1146: 208, 1054: 207}
+_COMMITS = re.compile(r"\s*(?:(?:CREATE|ALTER|DROP)\s+(?!TEMPORARY\b)|TRUNCATE\b|RENAME\b|GRANT\b|REVOKE\b|LOCK\b|"
+                      r"UNLOCK\b|COMMIT\b|ANALYZE\b|OPTIMIZE\b|FLUSH\b)", re.IGNORECASE)
+"""Statements the target commits at once, whatever transaction is open (its DDL): never sent in a rolled-back call."""
+TARGET_ERRORS = {1062: 2627, 1451: 547, 1452: 547, 1216: 547, 1217: 547, 3819: 547, 4025: 547, 1048: 515, 1264: 8115, 1690: 8115,
+                 1365: 8134, 1213: 1205, 1205: 1222, 1406: 2628, 1146: 208, 1054: 207, 1366: 245, 1292: 241}
 """A target's error code -> SQL Server's number for the same error (ERROR_NUMBER(), @@ERROR)."""
 
 
@@ -88,6 +92,9 @@ class Sender:
         self.execute(state, sql, ())
 
     def execute(self, state: CallState, sql: str, values: Sequence[Any]) -> Outcome:
+        if state.rolled_back and _COMMITS.match(sql):
+            raise WouldCommit(f"`{' '.join(sql.split())[:80]}` commits on the target at once (DDL is not "
+                              "transactional there)")
         state.result.round_trips += 1
         try:
             return self.session.execute(sql, values)

@@ -50,6 +50,9 @@ class CallState:
     transaction_name: str | None = None
     enclosing: bool = False
     """The call runs in its caller's transaction (`Runner.call(..., enclosing=True)`)."""
+    rolled_back: bool = False
+    """The call runs inside a transaction its caller rolls back, as compare runs a write on SQL Server
+    (`transactions.rolled_back`): nothing it does may commit."""
     nocount: bool = False
     xact_abort: bool = False
     row_limit: int = 0
@@ -61,6 +64,10 @@ class CallState:
     frames: list[Frame] = field(default_factory=list)
     bound: dict[str, Any] = field(default_factory=dict)
     """Values bound for one statement only (the row an INSERT ... EXEC inserts)."""
+    firing: list[str] = field(default_factory=list)
+    """The triggers running now, innermost last (`firing`)."""
+    updated: frozenset[int] = frozenset()
+    """In a trigger: the positions of the columns its statement set (UPDATE(column))."""
 
     def runtime(self, name: str) -> Any:
         """The value of `@@ROWCOUNT`, `ERROR_MESSAGE()`, `XACT_STATE()`... by the runner's name for it."""
@@ -80,6 +87,8 @@ class CallState:
             return 0 if self.trancount == 0 else -1 if self.doomed else 1
         if name.startswith("c") and name[1:].isdigit():
             return self.bound.get(name)
+        if name.startswith("updated_") and name[8:].isdigit():
+            return 1 if int(name[8:]) in self.updated else 0
         handled = self.handling[-1] if self.handling else None
         if handled is None:
             return None

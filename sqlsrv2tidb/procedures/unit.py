@@ -24,6 +24,7 @@ from ..options import Options
 from ..translate.dialect import SqlServer
 from ..translate.naming import NameMap
 from ..translate.session import SentStatement, StatementSession, StatementTranslation
+from .affected import ChangePlan, plan_changes
 from .expressions import RUNTIME_PREFIX, RUNTIME_TYPES, local_form, runtime_name
 from .functions import functions_of, inline
 from .header import Blocker
@@ -57,6 +58,9 @@ class Unit:
     """Table variables made for OPENJSON over held values so far (`json_rows`)."""
     variables: dict[str, str] = field(default_factory=dict)
     """Lower-case name (no `@`) -> declared type, for every variable and parameter."""
+    renamed: dict[str, str] = field(default_factory=dict)
+    """Tables read under another name (lower-case name -> name): a trigger's `inserted` and `deleted`, which are
+    temporary tables of its own on the target, each kept under its T-SQL name as an alias."""
 
     def __post_init__(self) -> None:
         runtime = [Parameter("@" + RUNTIME_PREFIX + name, type_text) for name, type_text in RUNTIME_TYPES.items()]
@@ -135,6 +139,13 @@ class Unit:
         `OBJECT_NAME(@@PROCID)` as the procedure's name."""
         tree = tree.copy()  # the translator may rewrite it in place; the caller's stays as written
         for node in list(tree.walk()):
+            if self.renamed and isinstance(node, exp.Table) and not node.args.get("db") \
+                    and node.name.lower() in self.renamed:
+                alias = node.alias or node.name
+                temporary = self.renamed[node.name.lower()]
+                node.replace(exp.Table(this=exp.Identifier(this=temporary.lstrip("#"), temporary=temporary.startswith("#")),
+                                       alias=exp.TableAlias(this=exp.to_identifier(alias))))
+                continue
             if _procedure_name(node):
                 node.replace(exp.Literal.string(self.name.split(".")[-1]))
                 continue
@@ -142,6 +153,12 @@ class Unit:
             if name is not None:
                 node.replace(exp.Parameter(this=exp.var(RUNTIME_PREFIX + name)))
         return tree
+
+    def changes_of(self, tree: exp.Expr) -> ChangePlan | None:
+        """How the rows a DML statement changes are read (`affected`), translated in this unit's session so the
+        reads bind its variables; their notes are the tool's, not the procedure's."""
+        return plan_changes(tree, self.database, self.names,
+                            lambda node: self.session.statement(self.with_runtime(node), node.sql("tsql")))
 
     def value(self, node: exp.Expr, text: str, line: int) -> Value:
         """An expression the runner needs: the client's form when it has one, and the target's `SELECT` for the rest."""

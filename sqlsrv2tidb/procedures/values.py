@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import re
 import struct
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
 from typing import Any
 
-from ..tsql.datetimes import read_datetime
+from ..tsql.datetimes import datetime_ticks, read_datetime, smalldatetime_minute
 from .failures import TsqlError
 
 _TYPE = re.compile(r"^\s*(\w+)\s*(?:\(\s*(max|\d+)\s*(?:,\s*(\d+)\s*)?\))?", re.IGNORECASE)
@@ -56,7 +56,7 @@ def assign(value: Any, type_text: str | None) -> Any:
     if base in _TEXT:
         return _text(value, base, size)
     if base in _DATES or base in ("date", "time"):
-        return _moment(value, base)
+        return _moment(value, base, size)
     if base == "uniqueidentifier" and isinstance(value, str):
         return value.strip().upper()
     if base in ("binary", "varbinary") and isinstance(value, (bytes, bytearray)) and size and size != "max":
@@ -130,7 +130,7 @@ def _text(value: Any, base: str, size: str | None) -> Any:
     return text
 
 
-def _moment(value: Any, base: str) -> Any:
+def _moment(value: Any, base: str, size: str | None = None) -> Any:
     if isinstance(value, str):
         parsed = read_datetime(value)
         if parsed is None:
@@ -141,7 +141,16 @@ def _moment(value: Any, base: str) -> Any:
     if base == "time":
         return value.time() if isinstance(value, datetime) else value
     if isinstance(value, date) and not isinstance(value, datetime):
-        return datetime(value.year, value.month, value.day)
+        value = datetime(value.year, value.month, value.day)
     if isinstance(value, time):
-        return datetime(1900, 1, 1, value.hour, value.minute, value.second, value.microsecond)
+        value = datetime(1900, 1, 1, value.hour, value.minute, value.second, value.microsecond)
+    if not isinstance(value, datetime):
+        return value
+    if base == "datetime":  # 1/300 s ticks: '10:30:00.005' is held as .007
+        return datetime_ticks(value)
+    if base == "smalldatetime":
+        return smalldatetime_minute(value)
+    if base in ("datetime2", "datetimeoffset") and size is not None and size.isdigit() and int(size) < 6:
+        step = 10 ** (6 - int(size))  # datetime2(n) rounds to n digits (half up)
+        return value.replace(microsecond=0) + timedelta(microseconds=(value.microsecond + step // 2) // step * step)
     return value

@@ -17,11 +17,13 @@ from dataclasses import dataclass, field, replace
 from ..model import QueryClass, Workload
 from ..translate.session import SentStatement
 from . import program as p
+from .affected import ChangePlan
 from .catalog import Procedures, is_system, name_key
 from .compiler import children, compile_batch
 from .dynamic import DynamicSql
 from .expressions import Var
 from .header import Blocker
+from .triggers import Trigger, trigger_key
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,9 @@ class CallPlan:
     """Text compares without case (the database's collation is case-insensitive, SQL Server's default)."""
     aliases: dict[tuple[str | None, str], tuple[str | None, str]] = field(default_factory=dict)
     """Names calls give that are not the procedure's own (a synonym, another schema's spelling) -> its key."""
+    triggers: dict[str, tuple[Trigger, ...]] = field(default_factory=dict)
+    """The triggers of every table the programs may change (`triggers.trigger_key`), their own writes' included:
+    the runner runs them after the statements that fire them."""
     dynamic: DynamicSql | None = None
     """What translates SQL the procedures build at run time; None when none of them does."""
     checked: p.Program | None = None
@@ -92,12 +97,13 @@ def captured_calls(workload: Workload, procedures: Procedures) -> dict[str, Capt
     return found
 
 
-def captured_call(query: QueryClass, procedures: Procedures) -> CapturedCall | None:
-    """The class as a call of procedures, or None when its text EXECs none (literal SQL is the translator's)."""
+def captured_call(query: QueryClass, procedures: Procedures, batches: bool = False) -> CapturedCall | None:
+    """The class as a call of procedures, or None when its text EXECs none (literal SQL is the translator's);
+    `batches`: any class, as a batch the runner runs (compare's writes run every one so)."""
     batch = compile_batch(query.text, query.parameters, procedures.database, procedures.names, procedures.options,
                           name=f"query {query.id}", file=query.source.file, first_line=query.source.line or 1,
                           wrapper=True)
-    if not batch.calls:
+    if not batch.calls and not batches:
         return None
     blockers: list[str] = [_said(batch, b) for b in batch.blockers]
     writes = list(batch.writes)
@@ -116,6 +122,13 @@ def captured_call(query: QueryClass, procedures: Procedures) -> CapturedCall | N
             blockers.append(f"{summary.name} cannot run: {summary.stops()}")
         writes += [f"{w} ({summary.name})" if summary.name not in w else w for w in summary.writes]
     plan = plan_of(batch, procedures)
+    for triggers in plan.triggers.values():
+        for trigger in triggers:
+            if not trigger.runs and not trigger.disabled:
+                first = trigger.blockers[0]
+                blockers.append(f"it fires the trigger {trigger.name}, which cannot run: {first.construct} at "
+                                f"{trigger.program.where(first.line)}: {first.message}")
+            writes += [f"{w.rsplit(' (line', 1)[0]} (trigger {trigger.name})" for w in trigger.program.writes]
     checked_text = with_outputs(query.text) if len(batch.calls) == 1 else None
     if checked_text is not None:
         checked = compile_batch(checked_text, query.parameters, procedures.database, procedures.names, procedures.options,
@@ -123,12 +136,12 @@ def captured_call(query: QueryClass, procedures: Procedures) -> CapturedCall | N
                                 wrapper=True)
         if not checked.blockers:
             plan = replace(plan, checked=checked, checked_text=checked_text)
-    return CapturedCall(query.id, tuple(dict.fromkeys(named)), not blockers, "; ".join(blockers),
+    return CapturedCall(query.id, tuple(dict.fromkeys(named)), not blockers, "; ".join(dict.fromkeys(blockers)),
                         tuple(dict.fromkeys(writes)), plan)
 
 
-STATUS = "sqlsrv2tidb_status"
-"""The variable a checked call's return status goes into."""
+STATUS = "call_return_status"
+"""The variable a checked call's return status goes into (a name outside the runner's own, `sqlsrv2tidb_`)."""
 _ONE_EXEC = re.compile(r"^(?P<before>(?:\s*DECLARE\b[^;]*;)*\s*)EXEC(?:UTE)?\s+(?P<status>@\w+\s*=\s*)?"
                        r"(?P<call>(?!\()[^;]*?);?\s*$", re.IGNORECASE | re.DOTALL)
 _OUTPUT = re.compile(r"(@\w+)\s+OUT(?:PUT)?\b", re.IGNORECASE)
@@ -181,7 +194,24 @@ def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
     dynamic = procedures.dynamic if any(_dynamic(program) for program in (batch, *programs.values())) else None
     return CallPlan(batch, programs, {name: tuple(keys) for name, keys in by_name.items()},
                     "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation, aliases,
-                    dynamic)
+                    _triggers_of([batch, *programs.values()], procedures), dynamic)
+
+
+def _triggers_of(programs: list[p.Program], procedures: Procedures) -> dict[str, tuple[Trigger, ...]]:
+    """The triggers of every table the programs change, and of every table those triggers change in turn."""
+    found: dict[str, tuple[Trigger, ...]] = {}
+    pending = [step.changes.table.qualified_name for program in programs for step in _walk(program.body)
+               if isinstance(step, p.Run) and step.changes is not None]
+    while pending:
+        table = pending.pop()
+        key = trigger_key(table)
+        if key in found:
+            continue
+        found[key] = procedures.triggers_on(table)
+        for trigger in found[key]:
+            pending += [step.changes.table.qualified_name for step in _walk(trigger.program.body)
+                        if isinstance(step, p.Run) and step.changes is not None]
+    return {key: triggers for key, triggers in found.items() if triggers}
 
 
 def _dynamic(program: p.Program) -> bool:
@@ -217,9 +247,15 @@ def _values(step: p.Step) -> Iterator[p.Value]:
 
 
 def parameter_uses(plan: CallPlan) -> dict[str, list[tuple[str, int]]]:
-    """For each parameter of the captured class (lower case, with `@`), the statements of the procedures it is
-    passed to that use it, each with the position of its marker: where a value can be looked for."""
+    """For each parameter of the captured class (lower case, with `@`), the statements that use it, each with the
+    position of its marker: the batch's own, and those of the procedures it is passed to (where a value can be looked
+    for, or a key it inserts must be kept fresh)."""
     uses: dict[str, list[tuple[str, int]]] = {}
+    own = {param.name.lower() for param in plan.batch.parameters}
+    for statement in statements_of(plan.batch):  # the batch's own statements (a captured INSERT, UPDATE, ...)
+        for position, bound in enumerate(statement.parameters):
+            if bound.lower() in own:
+                uses.setdefault(bound.lower(), []).append((statement.sql, position))
     for step in _walk(plan.batch.body):
         if not isinstance(step, p.Call):
             continue
@@ -250,3 +286,21 @@ def _walk(step: p.Step) -> Iterator[p.Step]:
     yield step
     for child in children(step):
         yield from _walk(child)
+
+
+def change_plans(plan: CallPlan) -> list[ChangePlan]:
+    """How each statement that may change a table, in the batch, every program it can reach and every trigger they
+    fire, reads its rows."""
+    found: list[ChangePlan] = []
+    triggers = [t.program for ts in plan.triggers.values() for t in ts]
+    for program in (plan.batch, *plan.programs.values(), *triggers):
+        for step in _walk(program.body):
+            if isinstance(step, p.Run) and step.changes is not None:
+                found.append(step.changes)
+    return found
+
+
+def own_change_plans(plan: CallPlan) -> list[ChangePlan]:
+    """The change plans of the captured batch's own statements (not its procedures'): SQL Server can be asked the
+    same reads, with the class's parameters."""
+    return [step.changes for step in _walk(plan.batch.body) if isinstance(step, p.Run) and step.changes is not None]

@@ -124,8 +124,9 @@ def connect(target: Target, driver: str, *, timeout: float = 5.0, prepared: bool
     """Open a blocking connection (autocommit, utf8mb4) with PyMySQL or mysqlclient; `prepared` adds
     server-side prepared statements (mysqlclient only, see `binary`); `local_infile` lets the
     connection answer LOAD DATA LOCAL INFILE (the data stage's loader); `found_rows` makes an UPDATE
-    count the rows it matched, not only those it changed, as SQL Server's @@ROWCOUNT does (the
-    procedure runner's connections)."""
+    count the rows it matched, not only those it changed, as SQL Server's @@ROWCOUNT does (replay's and
+    compare's connections: an application ported from SQL Server branches on that count, and its
+    driver must set the same flag, as `client_flag=CLIENT.FOUND_ROWS` does in PyMySQL)."""
     common = {"host": target.host, "port": target.port, "user": target.user, "charset": "utf8mb4",
               "autocommit": True, "connect_timeout": max(1, int(timeout))}
     if found_rows:
@@ -213,7 +214,8 @@ async def connect_async(target: Target, *, timeout: float = 5.0) -> AsyncConnect
 
     raw = await asyncmy.connect(host=target.host, port=target.port, user=target.user,
                                 password=target.password.reveal(), database=target.database, charset="utf8mb4",
-                                autocommit=True, connect_timeout=max(1, int(timeout)), init_command=session_setup(target))
+                                autocommit=True, connect_timeout=max(1, int(timeout)), init_command=session_setup(target),
+                                client_flag=_FOUND_ROWS)  # rows matched, as SQL Server's @@ROWCOUNT counts them
     return AsyncConnection(raw, raw.cursor())
 
 

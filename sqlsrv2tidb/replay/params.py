@@ -32,6 +32,8 @@ from typing import Any
 from ..model import Database, Generator, QueryClass
 from ..model.translation import TranslatedQuery
 from ..model.workload import Scalar
+from ..procedures.failures import TsqlError
+from ..procedures.values import assign
 from ..tsql.literals import typed_value
 from .fresh import fresh_maker
 from .sqltext import to_named_markers
@@ -65,6 +67,10 @@ class ValueSource:
     """For `sample`: the date type of the column a character parameter is compared with. SQL Server
     converts the string to that type by its own rules (data type precedence: `'1/5/2016'` is
     January 5), TiDB compares a string it cannot read as text; the value is sent as SQL Server read it."""
+    declared: str | None = None
+    """For `sample`: the parameter's declared T-SQL type, which SQL Server converts the value to before the
+    statement sees it (`decimal(4,1)`: 6.75 is 6.8; `datetime`: .005 s is .007; `varchar(10)` cuts the text):
+    the value is sent converted so (`procedures.values.assign`)."""
 
 
 @dataclass(frozen=True)
@@ -172,7 +178,8 @@ def plan_parameters(
             fresh.append(col.column or "")
             why.add("fresh values for written keys")
         elif samples and index is not None:
-            sources.append(ValueSource("sample", index=position, read_as=_read_as(type_text, _column_type(database, col))))
+            sources.append(ValueSource("sample", index=position, read_as=_read_as(type_text, _column_type(database, col)),
+                                       declared=_converts(type_text)))
             why.add("captured values")
         elif gen is not None:
             sources.append(ValueSource("generator", index=position, generator=gen))
@@ -190,6 +197,16 @@ def plan_parameters(
 
 _CHARACTER = ("char", "varchar", "nchar", "nvarchar", "text", "ntext", "sysname")
 _DATES = ("date", "datetime", "datetime2", "smalldatetime")
+
+
+_CONVERTED = re.compile(r"^\s*(?:(?:decimal|numeric|dec)\s*\(\s*\d+\s*,\s*\d+\s*\)|(?:small)?money|"
+                        r"(?:tiny|small|big)?int|bit|(?:small)?datetime|datetime2\s*\(\s*[0-5]\s*\)|"
+                        r"n?(?:var)?char\s*\(\s*\d+\s*\))\s*$", re.IGNORECASE)
+
+
+def _converts(declared: str | None) -> str | None:
+    """The declared type when SQL Server's conversion to it may change a value the capture holds, else None."""
+    return declared if declared and _CONVERTED.match(declared) else None
 
 
 def _read_as(declared: str | None, column: str | None) -> str | None:
@@ -246,10 +263,20 @@ class ParameterMaker:
         serial = self.serial_base + self.shard + self.made * self.shards
         self.made += 1
         if captured is not None:
-            return tuple([make(captured, serial) if m.kind in ("fresh", "sample") else to_driver(captured[m.index])
+            return tuple([make(captured, serial) if m.kind in ("fresh", "sample") else
+                          to_driver(as_declared(captured[m.index], m.declared) if m.declared else captured[m.index])
                           for m, make in zip(self.plan.markers, self._makers, strict=True)])
         row = self.rng.choice(self.plan.samples) if self.plan.samples else ()
         return tuple([make(row, serial) for make in self._makers])
+
+
+def as_declared(value: Any, declared: str) -> Any:
+    """A captured value as its declared T-SQL type holds it; as captured where SQL Server would refuse it (the
+    statement then fails on both servers, as it did on SQL Server)."""
+    try:
+        return assign(value, declared)
+    except TsqlError:
+        return value
 
 
 def serial_span(total_qps: float, duration: float, shards: int, arrival: str) -> int:
@@ -270,9 +297,11 @@ def _value_maker(source: ValueSource, rng: random.Random, stream: str) -> Callab
     seeds what must be the same on every shard and step of a run (a fresh key's base)."""
     kind = source.kind
     if kind == "sample":
-        index, read_as = source.index, source.read_as
+        index, read_as, declared = source.index, source.read_as, source.declared
         if read_as:
             return lambda row, _serial: to_driver(typed_value(row[index], read_as))
+        if declared:
+            return lambda row, _serial: to_driver(as_declared(row[index], declared))
         return lambda row, _serial: to_driver(row[index])
     if kind == "fresh":
         make = fresh_maker(source.type, random.Random(f"fresh:{stream}"))

@@ -21,7 +21,7 @@ from ..model.translation import TranslatedQuery
 from ..options import Options
 from ..procedures.calls import Runner
 from ..procedures.catalog import Procedures
-from ..procedures.workload import CallPlan, CapturedCall, captured_calls, parameter_uses
+from ..procedures.workload import CallPlan, CapturedCall, captured_call, captured_calls, parameter_uses
 from . import drivers
 from .params import MarkerColumn, ParameterPlan, marker_columns, plan_parameters
 from .procedure_session import DriverSession
@@ -33,10 +33,22 @@ _SESSIONS: WeakKeyDictionary[drivers.Connection, DriverSession] = WeakKeyDiction
 
 
 def calls_of(capture: Capture, options: Options | None = None) -> dict[str, CapturedCall]:
-    """The captured classes that call procedures (none when the workload holds no EXEC)."""
-    if not any(q.kind == "exec" for q in capture.workload.queries):
-        return {}
-    return captured_calls(capture.workload, Procedures(capture.database, options))
+    """The captured classes the procedure runner sends: those that call procedures, and those that change a table
+    whose triggers must run after them (TiDB has none: the application runs their logic, `procedures.triggers`)."""
+    calls: dict[str, CapturedCall] = {}
+    procedures: Procedures | None = None
+    if any(q.kind == "exec" for q in capture.workload.queries):
+        procedures = Procedures(capture.database, options)
+        calls = captured_calls(capture.workload, procedures)
+    if capture.database.modules_of("trigger"):
+        procedures = procedures or Procedures(capture.database, options)
+        for query in capture.workload.queries:
+            if query.id in calls or query.kind not in ("insert", "update", "delete", "merge"):
+                continue
+            call = captured_call(query, procedures, batches=True)
+            if call is not None and call.plan.triggers:
+                calls[query.id] = call
+    return calls
 
 
 def run_call(conn: drivers.Connection, driver: str, class_id: str, plan: CallPlan, values: tuple[Any, ...],
@@ -46,7 +58,8 @@ def run_call(conn: drivers.Connection, driver: str, class_id: str, plan: CallPla
     if session is None:
         session = _SESSIONS[conn] = DriverSession(conn, driver)
     names = [parameter.name for parameter in plan.batch.parameters]
-    result = Runner(session, plan.resolve, case_insensitive=plan.case_insensitive, dynamic=plan.dynamic).call(
+    result = Runner(session, plan.resolve, case_insensitive=plan.case_insensitive, triggers=plan.triggers,
+                    dynamic=plan.dynamic).call(
         plan.batch, list(zip(names, values, strict=False)))
     totals.call(class_id, result.statements, result.round_trips, not result.ok)
     if result.lost is not None:

@@ -97,9 +97,12 @@ def select(capture: Capture, translation: Translation, config: ReplayConfig,
             continue
         chosen.append(Chosen(tq, source, rate, call))
     if not chosen:
-        if any(s.reason.startswith("changes data") for s in skipped):
-            raise Refused(f"nothing to replay without writes: the {len(skipped)} query class(es) that could be sent "
-                          "change data; --allow-writes --confirm-database NAME sends them")
+        writes = [s for s in skipped if s.reason.startswith("changes data")]
+        if writes:
+            others = [s for s in skipped if s not in writes]
+            raise Refused(f"nothing to replay without writes: {len(writes)} of the {len(skipped)} query class(es) change "
+                          "data (--allow-writes --confirm-database NAME sends them)"
+                          + (f"; the other {len(others)} cannot be sent ({others[0].reason})" if others else ""))
         raise UsageError(f"nothing to replay: {len(skipped)} query class(es), none sendable")
     notes = () if rated else ("the capture has no execution counts: classes share the rate equally",)
     captured = sum(c.rate for c in chosen) if rated else 0.0

@@ -89,7 +89,7 @@ class Job:
     prepared: bool = False
     """Some statements are sent as server-side prepared statements: connections are opened for them."""
     procedures: bool = False
-    """Some classes call procedures: connections count the rows an UPDATE matched, as @@ROWCOUNT does."""
+    """Some classes call procedures (sent through the procedure runner)."""
 
 
 @dataclass
@@ -227,7 +227,7 @@ def run_thread_connection(job: Job, shard: int, conn: drivers.Connection | None,
         if conn is None and sender.may_reconnect(clock() - start):
             try:
                 conn = drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared,
-                                       found_rows=job.procedures)
+                                       found_rows=True)
                 totals.reconnects += 1
             except errors as exc:
                 sender.failed(cls, exc)
@@ -334,7 +334,7 @@ def worker_main(job: Job, worker: int, shards: tuple[int, ...], queue: Any, star
             return
         try:
             conns = [drivers.connect(job.target, job.driver, timeout=job.connect_timeout, prepared=job.prepared,
-                                     found_rows=job.procedures) for _ in shards]
+                                     found_rows=True) for _ in shards]
         except errors as exc:
             queue.put(("ready", worker, _describe(exc)))
             return

@@ -35,8 +35,9 @@ def procedures_fact(doc: dict[str, Any]) -> Fact | None:
 def build_procedures(doc: dict[str, Any], replay: dict[str, Any] | None,
                      compare: dict[str, Any] | None) -> ProceduresSection | None:
     rows = objs(doc.get("procedures"))
+    triggers = _triggers(objs(doc.get("triggers")))
     if not rows:
-        return None
+        return ProceduresSection((Fact("Procedures", "0"),), None, triggers) if triggers else None
     measured = {str(p.get("procedure", "")).casefold(): p for p in objs(obj(replay).get("procedures"))}
     compared = _compared(compare)
     application = [r for r in rows if not r.get("administration")]
@@ -75,7 +76,18 @@ def build_procedures(doc: dict[str, Any], replay: dict[str, Any] | None,
         "procedures", ("Procedure", "On TiDB", "What stops it", "Statements", "TiDB statements", "Writes",
                        "Calls replayed", "Statements per call", "Round trips per call", "TiDB ms per call",
                        "SQL Server ms per call", "Failed calls", "Answers"),
-        (False, False, False, True, True, False, True, True, True, True, True, True, False), tuple(table)))
+        (False, False, False, True, True, False, True, True, True, True, True, True, False), tuple(table)), triggers)
+
+
+def _triggers(rows: list[dict[str, Any]]) -> GenericTable | None:
+    """Each DML trigger: what it does, and whether the runner runs it after the statements that fire it."""
+    if not rows:
+        return None
+    return GenericTable("triggers", ("Trigger", "Table", "What it does", "Run after its statements", "What stops it"),
+                        (False, False, False, False, False),
+                        tuple((Cell(str(t.get("name") or "")), Cell(str(t.get("table") or "")),
+                               Cell(str(t.get("does") or "")), Cell("yes" if t.get("runs") else "no"),
+                               Cell(str(t.get("stops") or ""))) for t in rows))
 
 
 def _compared(doc: dict[str, Any] | None) -> dict[str, str]:

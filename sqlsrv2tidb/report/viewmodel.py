@@ -339,7 +339,9 @@ class ProceduresSection:
     """Each stored procedure as the procedure runner sees it, with what a replay measured of its calls."""
 
     facts: tuple[Fact, ...]
-    table: GenericTable
+    table: GenericTable | None
+    triggers: GenericTable | None = None
+    """Each DML trigger with what it does: the application runs it after the statements that fire it."""
 
 
 @dataclass(frozen=True)
@@ -358,7 +360,9 @@ class AnswerRow:
     target_sql: str = ""
     truncated: bool = False
     how: tuple[str, ...] = ()
-    """How it ran, when not plainly: with its batch, once more after a lost session."""
+    """How it ran, when not plainly: with its batch, once more after a lost session; what a write did."""
+    kind: str = "read"
+    """read, or the kind of write (insert, update, delete, merge, call)."""
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ https://learn.microsoft.com/sql/t-sql/statements/set-dateformat-transact-sql
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 
 _MONTH_NAMES = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
                 "november", "december")
@@ -43,6 +43,23 @@ def read_datetime(text: str) -> datetime | None:
         return None
     day = _read_date(date_part) if date_part else datetime(1900, 1, 1)
     return day.replace(**clock) if day is not None else None
+
+
+def datetime_ticks(value: datetime) -> datetime:
+    """A value as SQL Server's `datetime` stores it: in 1/300 s ticks, shown as .000, .003 or .007 (`.005` is
+    `.007`, `23:59:59.999` the next day's midnight).
+    https://learn.microsoft.com/sql/t-sql/data-types/datetime-transact-sql"""
+    of_second = value.microsecond
+    ticks = (of_second * 300 + 500_000) // 1_000_000  # the nearest tick, half up
+    milliseconds = (ticks * 1000 + 150) // 300  # the tick as the milliseconds SQL Server shows
+    return value.replace(microsecond=0) + timedelta(milliseconds=milliseconds)
+
+
+def smalldatetime_minute(value: datetime) -> datetime:
+    """A value as SQL Server's `smalldatetime` stores it: to the minute, 29.998 s and less down, 29.999 s up.
+    https://learn.microsoft.com/sql/t-sql/data-types/smalldatetime-transact-sql"""
+    whole = value.replace(second=0, microsecond=0)
+    return whole + timedelta(minutes=1) if value.second * 1_000_000 + value.microsecond >= 29_998_500 else whole
 
 
 def written_for_tidb(value: datetime, with_time: bool = True) -> str:

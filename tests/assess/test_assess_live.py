@@ -132,19 +132,27 @@ def test_a_run_stopped_in_the_copy_resumes_and_ends_with_the_same_report(mssql, 
     out = tmp_path / "out"
     args = _args(mssql, greenhouse, target, target_database, out, workload)
     environment = {**os.environ, "PYTHONPATH": str(ROOT), **target.env()}
+    last = _last_reading(mssql, greenhouse)
     run = subprocess.Popen([sys.executable, "-m", "sqlsrv2tidb", *args, "-q"], env=environment,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, preexec_fn=_ctrl_c_heard)
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:  # Ctrl-C once the first chunk of readings is in, the rest still to come
+    # The point of the stop is the test's, not the clock's: once the run has made `readings` on the target, the test
+    # writes its last row there in a transaction it keeps open, so the copy loads the first chunks and then waits
+    # for that row's lock; Ctrl-C reaches it waiting, with part of the table loaded.
+    blocker = target.connect(target_database)
+    try:
+        _until(lambda: _has_table(target, target_database, "readings"), run, "the run creates readings on the target")
+        with blocker.cursor() as cursor:
+            cursor.execute("BEGIN")
+            cursor.execute("INSERT INTO readings (BatchId, TakenAt, Temperature, Humidity) VALUES (%s, %s, %s, %s)",
+                           last)
+        _until(lambda: _waits_for_a_lock(target), run, "the copy of readings waits for the test's row")
         state = next((v for k, v in _checkpoint(out).get("tables", {}).items() if k.casefold() == "dbo.readings"), {})
-        if state.get("status") == "partial" and state.get("rows", 0) >= 10_000:
-            run.send_signal(signal.SIGINT)
-            break
-        assert run.poll() is None, run.communicate()
-        time.sleep(0.01)
-    else:
-        raise AssertionError("the copy of dbo.readings never reached its first chunk")
-    _, stderr = run.communicate(timeout=120)
+        assert state.get("status") == "partial" and 0 < state.get("rows", 0) < TABLES["dbo.readings"], state
+        run.send_signal(signal.SIGINT)
+        _, stderr = run.communicate(timeout=120)
+    finally:
+        blocker.rollback()
+        blocker.close()
     assert run.returncode == 2, stderr
     assert stderr.strip().splitlines()[-1] == ("Error: interrupted in the data stage: run the same command again "
                                                 "with the same -o folder to continue"), stderr
@@ -160,6 +168,42 @@ def test_a_run_stopped_in_the_copy_resumes_and_ends_with_the_same_report(mssql, 
     count, distinct = _rows(target, target_database, "SELECT COUNT(*), COUNT(DISTINCT batchid, takenat) FROM readings")
     assert count == distinct == TABLES["dbo.readings"]  # nothing loaded twice
     assert _report(out) == _report(whole)
+
+
+def _until(condition, run: subprocess.Popen, what: str, deadline: float = 300) -> None:
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if condition():
+            return
+        assert run.poll() is None, (what, run.communicate())
+        time.sleep(0.05)
+    raise AssertionError(f"not within {deadline:.0f} s: {what}")
+
+
+def _last_reading(mssql, database: str) -> tuple:
+    conn = mssql.connect(database)
+    try:
+        row = conn.cursor().execute("SELECT TOP 1 BatchId, TakenAt, Temperature, Humidity FROM dbo.readings "
+                                    "ORDER BY BatchId DESC, TakenAt DESC").fetchone()
+        return tuple(row)
+    finally:
+        conn.close()
+
+
+def _has_table(target, database: str, table: str) -> bool:
+    with target.connect(database) as conn, conn.cursor() as cur:
+        cur.execute("SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = %s AND TABLE_NAME = %s",
+                    (database, table))
+        return bool(cur.fetchone()[0])
+
+
+def _waits_for_a_lock(target) -> bool:
+    """A statement on the server waits for a row lock another transaction holds (each server's own view of it)."""
+    view = {"tidb": "information_schema.DATA_LOCK_WAITS", "mysql": "performance_schema.data_lock_waits"}.get(
+        target.kind, "information_schema.INNODB_LOCK_WAITS")
+    with target.connect() as conn, conn.cursor() as cur:
+        cur.execute(f"SELECT COUNT(*) FROM {view}")
+        return bool(cur.fetchone()[0])
 
 
 def _rows(target, database: str, sql: str) -> tuple:
@@ -241,3 +285,32 @@ def test_help_shows_the_one_command_first():
     assert text[2].startswith("sqlsrv2tidb assess --connection ") and "--confirm-database" in text[2]
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     assert "## From a live server" in readme and "sqlsrv2tidb assess --connection" in readme
+
+
+@pytest.mark.slow
+def test_one_command_with_allow_writes_compares_and_replays_the_writes(mssql, greenhouse, tidb, tidb_database, tmp_path):
+    """`--allow-writes --confirm-database NAME`: the workload's write is compared by its effect (in a transaction
+    rolled back on both servers) and replayed; without them the summary says the writes were left out and why."""
+    workload = workload_file(tmp_path / "workload.sql")
+    out = tmp_path / "out"
+    code, said = _assess(*_args(mssql, greenhouse, tidb, tidb_database, out, workload, "--allow-writes"), target=tidb)
+    assert code == 0, said
+    compare = _doc(out, "compare.json")
+    writes = [q for q in compare["queries"] if q.get("write")]
+    assert len(writes) == 1 and writes[0]["verdict"] == "same", writes
+    assert writes[0]["statement_kind"] == "update" and writes[0]["rows_affected"] == {"sql_server": [1], "target": [1]}
+    assert [e["table"].casefold() for e in writes[0]["end_state"]] == ["dbo.batches"]
+    assert compare["summary"]["writes"]["classes"] == 1 and compare["summary"]["same"] == READS + 1
+    assert compare["left_out"] == []
+    replay = _doc(out, "replay.json")
+    assert any(q["kind"] == "update" for q in replay["per_query"]), replay["per_query"]
+    page = (out / "report.html").read_text(encoding="utf-8")
+    assert "1 write classes compared by their effect on the rows: 1 the same" in _section(page, "summary")
+
+    without = tmp_path / "without"
+    code, said = _assess(*_args(mssql, greenhouse, tidb, f"{tidb_database}", without, workload, "--no-data",
+                                "--no-replay"), target=tidb)
+    assert code == 0, said
+    page = (without / "report.html").read_text(encoding="utf-8")
+    assert ("1 write classes left out: --allow-writes --confirm-database NAME runs them on both servers"
+            in _section(page, "summary")), _section(page, "summary")
