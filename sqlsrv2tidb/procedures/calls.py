@@ -29,12 +29,13 @@ from .dynamic import DynamicSql
 from .failures import TsqlError, WouldCommit
 from .firing import begin_for_triggers, fire, firing
 from .for_json import as_json
+from .output import description_of, output_rows
 from .raising import raise_step, text_of
 from .results import CallResult, ResultSet
 from .sending import Lost, Sender
 from .session import Outcome, TargetSession
 from .state import CallState, Frame
-from .table_rows import fill_table
+from .table_rows import fill_table, insert_rows
 from .transactions import CALL_SAVEPOINT, ROLLED_BACK_TRANCOUNT, atomic, implicit_begin, transaction
 from .triggers import Trigger
 from .values import assign
@@ -426,7 +427,7 @@ class Runner:
             return outcome
 
         fires = firing(self.triggers, step.changes)
-        if step.changes is not None and (self.changes or fires):
+        if step.changes is not None and (self.changes or fires or step.output is not None):
             own = begin_for_triggers(self.sender, state) if fires else False
             try:
                 outcome, change = run_changing(self.sender, state, frame, step.changes, step.line, send)
@@ -436,6 +437,8 @@ class Runner:
                 raise
             if self.changes:
                 state.result.changes.append(change)
+            if step.output is not None:
+                self._output(state, frame, step, change)
             if fires:
                 fire(self._trigger, self.sender, state, frame, fires, change, own)
         else:
@@ -443,6 +446,19 @@ class Runner:
         if step.writes is not None and not state.nocount:
             state.result.counts.append((frame.program.name, step.line, outcome.rowcount))
         state.rowcount = outcome.rowcount
+
+    def _output(self, state: CallState, frame: Frame, step: p.Run, change: Any) -> None:
+        """OUTPUT: the rows the statement changed, to the caller as a result set or INTO a table (`output`)."""
+        spec = step.output
+        assert spec is not None
+        values = [self.sender.value(state, frame, c.value) for c in spec.columns if c.value is not None]
+        rows = output_rows(spec, change, values)
+        if spec.into is None:
+            state.result.result_sets.append(ResultSet(tuple(c.name for c in spec.columns), rows,
+                                                      description_of(spec, change), step.tsql, frame.program.name,
+                                                      step.line))
+        elif rows:
+            insert_rows(self.sender, state, spec.into, rows)
 
     def _trigger(self, state: CallState, program: p.Program, given: list[tuple[str | None, Any]], level: int) -> None:
         """A trigger's program: run as a procedure is, its errors its statement's (`firing`)."""

@@ -91,6 +91,25 @@ class AssignFromQuery(Step):
 
 
 @dataclass(frozen=True)
+class OutputColumn:
+    """One column of OUTPUT: `inserted.x` / `deleted.x` (`source`, `column`), or a value the runner holds."""
+
+    name: str
+    source: str | None = None
+    """inserted or deleted; None for a value."""
+    column: str | None = None
+    value: Value | None = None
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    columns: tuple[OutputColumn, ...]
+    into: SentStatement | None = None
+    """One row's INSERT into the INTO target, `?` per column; None: the rows are a result set."""
+    tsql: str = ""
+
+
+@dataclass(frozen=True)
 class Run(Step):
     """A statement sent to the target as translated (a query, DML, a temp table's DDL); a result set it
     returns goes to the caller."""
@@ -104,6 +123,8 @@ class Run(Step):
     """How the rows it changes are read before and after it (`affected`), for a statement that changes a table."""
     json: ForJson | None = None
     """FOR JSON: the rows it returns are written as SQL Server's JSON text (`for_json`)."""
+    output: OutputSpec | None = None
+    """OUTPUT: the rows it changed, read back, returned or inserted INTO a table (`output`)."""
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,11 @@ def fill_table(sender: Sender, state: CallState, frame: Frame, declare: Sequence
         sender.send_all(state, frame, declare)
         if table is not None and table not in frame.temp_tables:
             frame.temp_tables.append(table)
+    insert_rows(sender, state, insert, rows)
+
+
+def insert_rows(sender: Sender, state: CallState, insert: SentStatement, rows: Sequence[Sequence[Any]]) -> None:
+    """`rows` inserted with one row's INSERT (`?` per column), its VALUES group repeated, 500 rows a statement."""
     head, group = values_clause(insert.sql)
     for start in range(0, len(rows), _CHUNK):
         chunk = rows[start:start + _CHUNK]

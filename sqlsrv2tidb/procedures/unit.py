@@ -154,11 +154,11 @@ class Unit:
                 node.replace(exp.Parameter(this=exp.var(RUNTIME_PREFIX + name)))
         return tree
 
-    def changes_of(self, tree: exp.Expr) -> ChangePlan | None:
+    def changes_of(self, tree: exp.Expr, keyless_delete: bool = False) -> ChangePlan | None:
         """How the rows a DML statement changes are read (`affected`), translated in this unit's session so the
         reads bind its variables; their notes are the tool's, not the procedure's."""
         return plan_changes(tree, self.database, self.names,
-                            lambda node: self.session.statement(self.with_runtime(node), node.sql("tsql")))
+                            lambda node: self.session.statement(self.with_runtime(node), node.sql("tsql")), keyless_delete)
 
     def value(self, node: exp.Expr, text: str, line: int) -> Value:
         """An expression the runner needs: the client's form when it has one, and the target's `SELECT` for the rest."""
