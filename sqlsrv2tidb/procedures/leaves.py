@@ -31,7 +31,7 @@ from .expressions import RUNTIME_PREFIX
 from .for_json import for_json_of
 from .functions import call_of
 from .json_rows import held_json
-from .output import output_step
+from .output import output_step, split_output
 from .unit import Unit, parse_expression
 
 _UNREADABLE_CONSTRUCTS = {"QY25": "dynamic SQL", "QY24": "procedure call", "QY11": "OUTPUT clause"}
@@ -52,7 +52,7 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
         return _cursor_action(unit, text, line)
     if head == "FETCH":
         return _fetch(unit, text, line)
-    if head in ("INSERT", "UPDATE", "DELETE", "MERGE") and re.search(r"\bOUTPUT\b", _code(text), re.IGNORECASE):
+    if head in ("INSERT", "UPDATE", "DELETE", "MERGE") and split_output(text) is not None:
         return output_step(unit, text, line, lambda tree, sql: _with_held_json(unit, tree, sql, line, lambda rewritten: p.Run(
             line, unit.translate(rewritten, sql, line), sql, unit.session_status(), writes_of(tree),
             changes=unit.changes_of(rewritten, keyless_delete=True))))

@@ -57,10 +57,12 @@ def split_output(text: str) -> Clause | None:
             depth += 1
         elif tok.text == ")":
             depth -= 1
+        elif depth == 0 and tok.kind == "word" and tok.upper in ("EXEC", "EXECUTE"):
+            return None  # INSERT ... EXEC p @x OUTPUT: an argument's OUTPUT, not the clause
         elif depth == 0 and tok.kind == "word" and tok.upper == "OUTPUT" and i > 0:
             start = i
             break
-    if start is None:
+    if start is None or start + 1 >= len(toks):
         return None
     depth, end, into_at = 0, len(toks), None
     for i in range(start + 1, len(toks)):
