@@ -29,6 +29,7 @@ from .dynamic import DynamicSql
 from .failures import TsqlError, WouldCommit
 from .firing import begin_for_triggers, fire, firing
 from .for_json import as_json
+from .history import keep_history
 from .output import description_of, output_rows
 from .raising import raise_step, text_of
 from .results import CallResult, ResultSet
@@ -427,7 +428,7 @@ class Runner:
             return outcome
 
         fires = firing(self.triggers, step.changes)
-        if step.changes is not None and (self.changes or fires or step.output is not None):
+        if step.changes is not None and (self.changes or fires or step.output is not None or step.history is not None):
             own = begin_for_triggers(self.sender, state) if fires else False
             try:
                 outcome, change = run_changing(self.sender, state, frame, step.changes, step.line, send)
@@ -437,6 +438,8 @@ class Runner:
                 raise
             if self.changes:
                 state.result.changes.append(change)
+            if step.history is not None:
+                keep_history(self.sender, state, step.history, change)
             if step.output is not None:
                 self._output(state, frame, step, change)
             if fires:

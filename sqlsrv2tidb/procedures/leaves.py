@@ -30,6 +30,7 @@ from .dynamic import output_names
 from .expressions import RUNTIME_PREFIX
 from .for_json import for_json_of
 from .functions import call_of
+from .history import history_of
 from .json_rows import held_json
 from .output import output_step, split_output
 from .unit import Unit, parse_expression
@@ -53,9 +54,8 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
     if head == "FETCH":
         return _fetch(unit, text, line)
     if head in ("INSERT", "UPDATE", "DELETE", "MERGE") and split_output(text) is not None:
-        return output_step(unit, text, line, lambda tree, sql: _with_held_json(unit, tree, sql, line, lambda rewritten: p.Run(
-            line, unit.translate(rewritten, sql, line), sql, unit.session_status(), writes_of(tree),
-            changes=unit.changes_of(rewritten, keyless_delete=True))))
+        return output_step(unit, text, line, lambda tree, sql: _with_held_json(
+            unit, tree, sql, line, lambda rewritten: _dml_run(unit, tree, rewritten, sql, line, keyless_delete=True)))
     if statement.error is not None or statement.tree is None:
         if head == "INSERT" and re.search(r"\bEXEC(UTE)?\b", _code(text), re.IGNORECASE):
             return _insert_exec(unit, text, line)
@@ -91,9 +91,16 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
         return None
     if isinstance(tree, exp.Select) and tree.args.get("for_") is not None:
         return _for_json(unit, tree, text, line)
-    return _with_held_json(unit, tree, text, line, lambda rewritten: p.Run(
-        line, unit.translate(rewritten, text, line), text, unit.session_status(), writes_of(tree),
-        changes=unit.changes_of(rewritten)))
+    return _with_held_json(unit, tree, text, line, lambda rewritten: _dml_run(unit, tree, rewritten, text, line))
+
+
+def _dml_run(unit: Unit, tree: exp.Expr, rewritten: exp.Expr, text: str, line: int, keyless_delete: bool = False) -> p.Run:
+    """A statement sent as translated, with how the rows it changes are read (`affected`) and the history of a
+    system-versioned table it writes (`history`)."""
+    statements = unit.translate(rewritten, text, line)
+    changes = unit.changes_of(rewritten, keyless_delete=keyless_delete)
+    return p.Run(line, statements, text, unit.session_status(), writes_of(tree), changes=changes,
+                 history=history_of(rewritten, changes, unit.database, unit.names))
 
 
 def _for_json(unit: Unit, tree: exp.Select, text: str, line: int) -> p.Step | None:

@@ -91,6 +91,17 @@ class AssignFromQuery(Step):
 
 
 @dataclass(frozen=True)
+class HistoryPlan:
+    """Where a system-versioned table's old rows go, and its period columns."""
+
+    history: str
+    """The history table, quoted as the DDL names it on the target."""
+    columns: tuple[str, ...]
+    period_start: str
+    period_end: str
+
+
+@dataclass(frozen=True)
 class OutputColumn:
     """One column of OUTPUT: `inserted.x` / `deleted.x` (`source`, `column`), or a value the runner holds."""
 
@@ -125,6 +136,8 @@ class Run(Step):
     """FOR JSON: the rows it returns are written as SQL Server's JSON text (`for_json`)."""
     output: OutputSpec | None = None
     """OUTPUT: the rows it changed, read back, returned or inserted INTO a table (`output`)."""
+    history: HistoryPlan | None = None
+    """A system-versioned table's history the runner writes after it (`history`)."""
 
 
 @dataclass(frozen=True)
