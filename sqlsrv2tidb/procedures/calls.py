@@ -333,6 +333,8 @@ class Runner:
                 self._set(frame, name, self.sender.value(state, frame, value))
             state.rowcount = 1
         elif isinstance(step, p.AssignFromQuery):
+            for fill in step.fills:
+                json_rows.fill(self.sender, state, frame, fill)
             outcome = self.sender.send_all(state, frame, step.statements)
             if outcome.rows:
                 for name, value in zip(step.names, outcome.rows[-1], strict=False):
@@ -390,6 +392,8 @@ class Runner:
         if state.row_limit and _DML.match(step.tsql):
             raise TsqlError(50000, f"SET ROWCOUNT {state.row_limit} limits this statement's rows; the runner applies "
                                    "SET ROWCOUNT to result sets only", 16)
+        for fill in step.fills:  # OPENJSON's rows: part of the statement, whose error is theirs
+            json_rows.fill(self.sender, state, frame, fill)
 
         def send() -> Outcome:
             # A MERGE the translator wrote as several statements is one statement in SQL Server: all of it or none.

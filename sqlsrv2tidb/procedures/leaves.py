@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from sqlglot import exp
 
@@ -124,6 +125,8 @@ def _with_held_json(unit: Unit, tree: exp.Expr, text: str, line: int, make: Call
     step = make(rewritten)
     if not fills or step is None:
         return step
+    if isinstance(step, (p.Run, p.AssignFromQuery)):
+        return replace(step, fills=tuple(fills))
     return p.Steps(line, (*fills, step))
 
 

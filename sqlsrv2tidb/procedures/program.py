@@ -88,6 +88,7 @@ class AssignFromQuery(Step):
     names: tuple[str, ...]
     statements: tuple[SentStatement, ...]
     tsql: str
+    fills: tuple[JsonRows, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -138,6 +139,8 @@ class Run(Step):
     """OUTPUT: the rows it changed, read back, returned or inserted INTO a table (`output`)."""
     history: HistoryPlan | None = None
     """A system-versioned table's history the runner writes after it (`history`)."""
+    fills: tuple[JsonRows, ...] = ()
+    """OPENJSON over held values it reads: their tables filled first, part of the statement (an error is its own)."""
 
 
 @dataclass(frozen=True)

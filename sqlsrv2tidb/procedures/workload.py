@@ -224,6 +224,7 @@ def statements_of(program: p.Program) -> Iterator[SentStatement]:
     while stack:
         step = stack.pop()
         stack.extend(children(step))
+        stack.extend(getattr(step, "fills", ()) or ())
         for name in ("statements", "insert", "declare", "clear"):
             found = getattr(step, name, ()) or ()
             yield from (found,) if isinstance(found, SentStatement) else found

@@ -310,16 +310,21 @@ def _decomposed(node: exp.Merge, ctx: Context, why: str) -> list[exp.Expr]:
         return _unsupported(node, ctx, "it deletes matched rows and inserts others: the inserted rows' NOT EXISTS would "
                                        "not see the deleted ones")
     on_columns = {c.name.lower() for c in on.find_all(exp.Column) if c.table.lower() == target_alias}
-    read_later = set(on_columns)
-    for _, _, condition in matched + by_source:
-        if condition is not None:
-            read_later |= {c.name.lower() for c in condition.find_all(exp.Column) if c.table.lower() in (target_alias, "")}
-    for kind, then, _ in matched + by_source:
-        if kind == "update":
+
+    def reads(condition: exp.Expr | None) -> set[str]:
+        return {c.name.lower() for c in condition.find_all(exp.Column) if c.table.lower() in (target_alias, "")} \
+            if condition is not None else set()
+
+    for branches in (matched, by_source):
+        for n, (kind, then, _) in enumerate(branches):
+            if kind != "update":
+                continue
+            # Its own condition is read as it runs; ON and the later branches' conditions are read after it.
+            read_later = on_columns.union(*(reads(c) for _, _, c in branches[n + 1:]))
             assigned = {item.this.name.lower() for item in then.expressions if isinstance(item.this, exp.Column)}
             if assigned & read_later:
                 return _unsupported(node, ctx, f"an UPDATE branch changes ({', '.join(sorted(assigned & read_later))}), "
-                                               "which ON or another branch reads")
+                                               "which ON or a later branch reads")
     statements: list[exp.Expr] = []
     previous: exp.Expr | None = None
     for kind, then, condition in matched:
