@@ -281,9 +281,11 @@ def _decomposed(node: exp.Merge, ctx: Context, why: str) -> list[exp.Expr]:
     2. WHEN NOT MATCHED BY SOURCE [AND c] THEN DELETE / UPDATE: ... WHERE NOT EXISTS (the source row ON matches);
     3. WHEN NOT MATCHED [BY TARGET] [AND c] THEN INSERT: INSERT ... SELECT ... WHERE NOT EXISTS (the target row).
 
-    The rows the first steps change must still be the ones ON matched: so neither the UPDATE may assign a column ON
-    or a later branch's condition reads, nor may matched rows be deleted when others are inserted (the source rows
-    they matched would then look unmatched).
+    The rows the first steps change must still be the ones ON matched: so no UPDATE may assign a column that ON or
+    a later branch's condition reads (or its own, which the next branch reads as NOT), unless only the INSERT reads
+    it afterwards. The INSERT is then given the source rows no target row matched, set apart before the first step
+    (a temporary table LIKE the source table): a slowly changing dimension's MERGE, whose UPDATE closes the row ON
+    matched (`ValidTo = ...`), and a MERGE that deletes matched rows and inserts others, need that.
     https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
     """
     target, source = node.this, node.args.get("using")
@@ -306,26 +308,52 @@ def _decomposed(node: exp.Merge, ctx: Context, why: str) -> list[exp.Expr]:
             inserts.append(branch)
     if len(matched) > 2 or len(by_source) > 2 or len(inserts) > 1 or any(k == "insert" for k, _, _ in matched + by_source):
         return _unsupported(node, ctx, "its WHEN branches are not those T-SQL allows")
-    if inserts and any(k == "delete" for k, _, _ in matched):
-        return _unsupported(node, ctx, "it deletes matched rows and inserts others: the inserted rows' NOT EXISTS would "
-                                       "not see the deleted ones")
     on_columns = {c.name.lower() for c in on.find_all(exp.Column) if c.table.lower() == target_alias}
 
     def reads(condition: exp.Expr | None) -> set[str]:
         return {c.name.lower() for c in condition.find_all(exp.Column) if c.table.lower() in (target_alias, "")} \
             if condition is not None else set()
 
-    for branches in (matched, by_source):
-        for n, (kind, then, _) in enumerate(branches):
+    def assigned(then: exp.Expr) -> set[str]:
+        return {item.this.name.lower() for item in then.expressions if isinstance(item.this, exp.Column)}
+
+    # The INSERT's NOT EXISTS reads ON after the other steps: when they change what ON matched, the unmatched source
+    # rows are set apart first.
+    stage = bool(inserts) and (any(k == "delete" for k, _, _ in matched)
+                               or any(assigned(then) & on_columns for k, then, _ in matched + by_source if k == "update"))
+    if stage and not (isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier)
+                      and not source.this.args.get("temporary") and not source.this.args.get("global_")
+                      and not source.args.get("joins")):
+        return _unsupported(node, ctx, "its steps change the rows ON matched before the INSERT reads ON, and its "
+                                       "source is no table whose unmatched rows can be set apart first")
+    for group, branches in enumerate((matched, by_source)):
+        for n, (kind, then, condition) in enumerate(branches):
             if kind != "update":
                 continue
-            # Its own condition is read as it runs; ON and the later branches' conditions are read after it.
-            read_later = on_columns.union(*(reads(c) for _, _, c in branches[n + 1:]))
-            assigned = {item.this.name.lower() for item in then.expressions if isinstance(item.this, exp.Column)}
-            if assigned & read_later:
-                return _unsupported(node, ctx, f"an UPDATE branch changes ({', '.join(sorted(assigned & read_later))}), "
+            later = branches[n + 1:]
+            # ON is read again by a later branch of its group, by NOT MATCHED BY SOURCE after the matched branches,
+            # and by the INSERT unless its rows were set apart; a later branch also reads this one's condition.
+            read_later = set().union(*(reads(c) for _, _, c in later))
+            if later:
+                read_later |= reads(condition) | on_columns
+            if (group == 0 and by_source) or (inserts and not stage):
+                read_later |= on_columns
+            changed = assigned(then) & read_later
+            if changed:
+                return _unsupported(node, ctx, f"an UPDATE branch changes ({', '.join(sorted(changed))}), "
                                                "which ON or a later branch reads")
     statements: list[exp.Expr] = []
+    staged = exp.Table(this=exp.Identifier(this="sqlsrv2tidb_merge_source", temporary=True))
+    if stage:
+        # DROP first: a MERGE that failed half-way in this session leaves its table behind.
+        statements.append(exp.Drop(tables=[staged.copy()], kind="TABLE", exists=True, temporary=True))
+        statements.append(exp.Create(this=staged.copy(), kind="TABLE", properties=exp.Properties(
+            expressions=[exp.TemporaryProperty(), exp.LikeProperty(this=exp.Table(this=source.this.copy(),
+                                                                                    db=source.args.get("db"),
+                                                                                    catalog=source.args.get("catalog")))])))
+        unmatched = exp.select(exp.Star()).from_(source.copy()).where(exp.Not(this=exp.Exists(
+            this=exp.select(exp.Literal.number(1)).from_(target.copy()).where(on.copy()))))
+        statements.append(exp.Insert(this=staged.copy(), expression=unmatched))
     previous: exp.Expr | None = None
     for kind, then, condition in matched:
         joined = on.copy()
@@ -360,6 +388,15 @@ def _decomposed(node: exp.Merge, ctx: Context, why: str) -> list[exp.Expr]:
             return _unsupported(node, ctx, "the INSERT branch's values do not match its columns")
         plain_target = target.copy()
         plain_target.set("alias", None)
+        if stage:
+            query = exp.select(*[v.copy() for v in values]).from_(exp.Table(
+                this=staged.this.copy(), alias=exp.TableAlias(this=exp.to_identifier(source.alias_or_name))))
+            if condition is not None:
+                query = query.where(condition.copy())
+            statements.append(exp.Insert(this=exp.Schema(this=plain_target, expressions=[exp.to_identifier(c) for c in columns]),
+                                         expression=query))
+            statements.append(exp.Drop(tables=[staged.copy()], kind="TABLE", temporary=True))
+            continue
         insert = _insert_missing(node, plain_target, columns, values, None, source_alias)
         if condition is not None:
             query = insert.expression

@@ -30,7 +30,7 @@ from paths import CORPUS  # noqa: E402
 from sqlsrv2tidb import api  # noqa: E402
 from sqlsrv2tidb.model import Capture, Module, Parameter, QueryClass, Workload, save_capture  # noqa: E402
 from sqlsrv2tidb.model.workload import jsonable  # noqa: E402
-from sqlsrv2tidb.procedures.calls import Runner  # noqa: E402
+from sqlsrv2tidb.procedures.calls import Limits, Runner  # noqa: E402
 from sqlsrv2tidb.procedures.catalog import Procedures  # noqa: E402
 from sqlsrv2tidb.procedures.workload import captured_calls  # noqa: E402
 from sqlsrv2tidb.replay.evidence import quote_table  # noqa: E402
@@ -307,9 +307,11 @@ def _call_on_tidb(outcome: Outcome, capture: Capture, query: QueryClass, call, s
     plan = plan_values(capture, Chosen(tq, query, 0.0, call), lambda column: _pool(session, column))
     values = ParameterMaker(plan, 1, 0, 1, query.id).next() if plan.markers else ()
     names = [p.name for p in call.plan.batch.parameters]
-    # In a transaction rolled back afterwards, as on the endpoint: each call meets the rows as copied.
-    result = Runner(session, call.plan.resolve, dynamic=call.plan.dynamic).call(call.plan.batch, list(zip(names, values, strict=False)),
-                                                     enclosing=True)
+    # In a transaction rolled back afterwards, as on the endpoint: each call meets the rows as copied. A call is bounded
+    # (the data simulation procedures loop over days and customers): one that reaches the bound without an error is
+    # `bounded`, every statement it ran having run.
+    result = Runner(session, call.plan.resolve, limits=Limits(statements=BOUND), triggers=call.plan.triggers,
+                    dynamic=call.plan.dynamic).call(call.plan.batch, list(zip(names, values, strict=False)), enclosing=True)
     try:
         session.execute("ROLLBACK", ())
     except Exception:  # noqa: BLE001 - a connection the call lost has nothing to roll back
@@ -319,6 +321,12 @@ def _call_on_tidb(outcome: Outcome, capture: Capture, query: QueryClass, call, s
         outcome.ran, outcome.target_error = "lost", result.lost.message
     elif not result.errors:
         outcome.ran = "ok"
+    elif any(e.message.startswith(_BOUNDED) for e in result.errors) and all(
+            e.target_code is None for e in result.errors):
+        outcome.ran = "bounded"
+    elif any(e.target_code is None and e.number == 50000 and e.message.startswith(_THE_RUNNER) for e in result.errors):
+        outcome.ran = "runner error"
+        outcome.target_error = next(e for e in result.errors if e.message.startswith(_THE_RUNNER)).text()
     elif all(e.target_code is None for e in result.errors):
         outcome.ran = "its own error"
         outcome.target_error = result.errors[0].text()
@@ -329,6 +337,10 @@ def _call_on_tidb(outcome: Outcome, capture: Capture, query: QueryClass, call, s
     return values
 
 
+BOUND = 5_000
+"""Statements a corpus call may run (a call that reaches it without an error is `bounded`)."""
+_BOUNDED = ("the call ran more than", "the WHILE loop turned more than")
+_THE_RUNNER = ("dynamic SQL cannot run", "the value of", "the condition", "SQL built at run time")
 _NUMBER = re.compile(r"\((\d+)\) \(SQL")
 
 
@@ -381,9 +393,9 @@ def _shaped(query: QueryClass):
 # The record ------------------------------------------------------------------------------------------------
 
 
-_COMPLETED = ("ok", "its own error", "fails on SQL Server too")
+_COMPLETED = ("ok", "its own error", "fails on SQL Server too", "bounded")
 """Calls that ended as SQL Server's would: without an error, with the procedure's own, or with the error SQL Server
-gives the same values."""
+gives the same values; or that ran to the test's bound without an error."""
 
 
 def coverage(run: CorpusRun) -> tuple[int, int, int, int]:
@@ -422,22 +434,25 @@ def render(runs: list[CorpusRun], server: str) -> str:
     lines += [
         "",
         "Run on TiDB: the runner runs the procedure and its call ended as SQL Server's would (without an error, with",
-        "the procedure's own, or with the error SQL Server gives the same values). Answer as EXEC does: compared, the",
-        "same or the same up to ties. Every call, the administration's included:",
+        f"the procedure's own, or with the error SQL Server gives the same values), or ran {BOUND:,} statements without an",
+        "error and was stopped there (the data simulation procedures loop over days and customers; `bounded` below).",
+        "Answer as EXEC does: compared, the same or the same up to ties. Every call, the administration's included:",
         "",
-        "| corpus | procedures | runner runs them | ran on TiDB | ended by their own error | fail on SQL Server too "
-        "| fail on the endpoint too, otherwise | failed on TiDB, not judged | failed on TiDB only | read only | compared "
-        "| same | same up to ties | differ | error | not comparable | not created on the endpoint |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| corpus | procedures | runner runs them | ran on TiDB | bounded | ended by their own error | fail on SQL Server too "
+        "| fail on the endpoint too, otherwise | failed on TiDB, not judged | failed on TiDB only | runner error | read only "
+        "| compared | same | same up to ties | differ | error | not comparable | not created on the endpoint |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for run in runs:
         compared = [o for o in run.outcomes if o.verdict and o.verdict != "left out"]
         lines.append(
             f"| {run.corpus} | {len(run.outcomes)} | {run.count(lambda o: o.runs)} | {run.count(lambda o: o.ran == 'ok')} "
+            f"| {run.count(lambda o: o.ran == 'bounded')} "
             f"| {run.count(lambda o: o.ran == 'its own error')} | {run.count(lambda o: o.ran == 'fails on SQL Server too')} "
             f"| {run.count(lambda o: o.ran == 'fails on the endpoint too, otherwise')} "
             f"| {run.count(lambda o: o.ran in ('target error', 'lost') and not o.created)} "
             f"| {run.count(lambda o: o.ran in ('target error', 'lost') and o.created)} "
+            f"| {run.count(lambda o: o.ran == 'runner error')} "
             f"| {run.count(lambda o: o.runs and o.reads_only)} | {len(compared)} | "
             + " | ".join(str(sum(1 for o in compared if o.verdict == v))
                          for v in ("same", "same up to ties", "differs", "error", "not comparable"))
