@@ -7,7 +7,9 @@ parameters declared in front with one value set) in a transaction it rolls back,
 same call through the runner, which sends the procedure's statements one by one. The result sets
 are paired in order and each is compared as compare compares a query's answer (`answers`): ordered
 by the ORDER BY of the statement that returned it, else as a multiset. A tie group a limit cuts
-cannot be read whole inside a procedure: such an answer is `not comparable`, saying so.
+cannot be read whole inside a procedure: such an answer is `not comparable`, saying so. What the
+procedure gives back besides its rows, its return status and OUTPUT parameters, is compared too: both
+sides run the call with them selected after it (`CallPlan.checked_text`), one more result set.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from ..replay.selection import Chosen as ReplayChosen
 from .answers import compare_multiset, compare_ordered
 from .classes import Compared, Left, ValueSet, value_sets
 from .comparison import Comparison
+from .json_answers import is_json_answer, same_document
 from .runner import DIFFERS, ERROR, NOT_COMPARABLE, SAME, SAME_UP_TO_TIES, ClassResult
 from .shape import shape_of
 from .sides import SQL_SERVER, TARGET, SideError, SqlServerSide, TargetSide
@@ -75,19 +78,21 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
     call: CapturedCall = compared.call
     result.extra["target_sql"] = call.plan.target_sql()
     names = [p.name for p in call.plan.batch.parameters]
+    batch, tsql = (call.plan.checked, call.plan.checked_text) if call.plan.checked is not None else (call.plan.batch,
+                                                                                                      compared.tsql)
     for values in compared.value_sets:
         result.sets_run += 1
         result.values = values.sql_server
         try:
-            left = sql_server.all_sets(compared.tsql, compared.parameters, values.sql_server)
+            left = sql_server.all_sets(tsql, compared.parameters, values.sql_server)
         except SideError as exc:
             result.errors.append(exc)
             result.verdict, result.side, result.timed_out = ERROR, exc.side, exc.timed_out
             result.reason = f"SQL Server failed: {exc.message}"
             break
         answered = Runner(DriverSession(target.conn, "pymysql"), call.plan.resolve,
-                          case_insensitive=call.plan.case_insensitive).call(call.plan.batch,
-                                                                            list(zip(names, values.target, strict=False)))
+                          case_insensitive=call.plan.case_insensitive, dynamic=call.plan.dynamic).call(
+            batch, list(zip(names, values.target, strict=False)))
         if answered.lost is not None or answered.errors:
             message = answered.lost.message if answered.lost else answered.errors[0].text()
             error = SideError(TARGET, message, lost=answered.lost is not None)
@@ -98,7 +103,7 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
         result.extra["procedure_call"] = {"procedures": list(call.procedures), "statements": answered.statements,
                                           "round_trips": answered.round_trips,
                                           "result_sets": {SQL_SERVER: len(left), TARGET: len(answered.result_sets)}}
-        verdict, reason, comparison = judge_result_sets(left, answered, database, target)
+        verdict, reason, comparison = judge_result_sets(left, answered, database, target, call.plan.checked is not None)
         if verdict == DIFFERS:
             reason += noted(call)
         result.comparison = comparison
@@ -124,9 +129,10 @@ def noted(call: CapturedCall) -> str:
     return ("; the procedure's translation noted: " + "; ".join(sorted(notes)[:3])) if notes else ""
 
 
-def judge_result_sets(left: list[Any], answered: CallResult, database: Database,
-                      target: TargetSide) -> tuple[str, str, Comparison | None]:
-    """SQL Server's result sets (`Answered`) against those the runner's call returned, pair by pair."""
+def judge_result_sets(left: list[Any], answered: CallResult, database: Database, target: TargetSide,
+                      checked: bool = False) -> tuple[str, str, Comparison | None]:
+    """SQL Server's result sets (`Answered`) against those the runner's call returned, pair by pair (`checked`: the
+    last pair is the call's return status and OUTPUT parameters)."""
     right = answered.result_sets
     if len(left) != len(right):
         return DIFFERS, f"SQL Server returns {len(left)} result set(s), the target {len(right)}", None
@@ -134,8 +140,16 @@ def judge_result_sets(left: list[Any], answered: CallResult, database: Database,
     last: Comparison | None = None
     for number, (mine, theirs) in enumerate(zip(left, right, strict=True), start=1):
         where = f"result set {number} of {len(left)} (line {theirs.line} of {theirs.procedure})"
+        if checked and number == len(left):
+            where = "the return status and OUTPUT parameters"
         if len(mine.names) != len(theirs.columns):
             return DIFFERS, f"{where}: SQL Server returns {len(mine.names)} column(s), the target {len(theirs.columns)}", None
+        if is_json_answer(theirs.columns):
+            same = same_document(mine.rows, theirs.rows)
+            if same is False:
+                return DIFFERS, f"{where}: the FOR JSON documents differ", None
+            if same:
+                continue
         description, fields = theirs.description
         shape = shape_of(theirs.tsql, database)
         rows = RowShape(target.result_columns(description, fields), database.collation, shape.numbered)

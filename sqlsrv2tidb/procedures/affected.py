@@ -21,6 +21,7 @@ https://learn.microsoft.com/sql/relational-databases/triggers/use-the-inserted-a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +56,9 @@ class TableKey:
     target_name: str = ""
     """The target's table name, unquoted; `target_database` its database (None: the connection's)."""
     target_database: str | None = None
+    sequence: str | None = None
+    """The target's sequence (quoted) a one-column key takes by default (`DEFAULT NEXT VALUE FOR s`), if any."""
+    sequence_increment: int = 1
 
     @property
     def qualified_name(self) -> str:
@@ -125,8 +129,27 @@ def table_key(database: Database, names: NameMap, table: Table) -> TableKey:
         key = tuple(c.name for c in unique.columns) if unique is not None else ()
     identity = next((c.name for c in table.columns if c.identity is not None), None)
     named = names.object(table.schema, table.name)
+    sequence, increment = _key_sequence(database, names, table, key)
     return TableKey(table.schema, table.name, named.quoted(), tuple(c.name for c in table.columns), key, identity,
-                    named.name, named.database)
+                    named.name, named.database, sequence, increment)
+
+
+_NEXT_VALUE = re.compile(r"NEXT\s+VALUE\s+FOR\s+((?:\[[^\]]+\]|\w+)(?:\s*\.\s*(?:\[[^\]]+\]|\w+))?)", re.IGNORECASE)
+
+
+def _key_sequence(database: Database, names: NameMap, table: Table, key: tuple[str, ...]) -> tuple[str | None, int]:
+    """The sequence a one-column key's default draws from (`NEXT VALUE FOR Sequences.OrderID`), and its increment."""
+    if len(key) != 1:
+        return None, 1
+    column = next((c for c in table.columns if c.name.casefold() == key[0].casefold()), None)
+    found = _NEXT_VALUE.search(column.default or "") if column is not None else None
+    if found is None:
+        return None, 1
+    parts = [p.strip().strip("[]") for p in found[1].split(".")]
+    schema, name = (parts[0] if len(parts) > 1 else None), parts[-1]
+    sequence = next((q for q in database.sequences if q.name.casefold() == name.casefold()
+                     and (schema is None or q.schema.casefold() == schema.casefold())), None)
+    return names.object(schema, name).quoted(), (sequence.increment if sequence is not None and sequence.increment else 1)
 
 
 def changed_table(tree: exp.Expr, database: Database) -> tuple[Table, exp.Table] | None:
@@ -168,14 +191,21 @@ def _view_written(tree: exp.Expr, database: Database, names: NameMap) -> ChangeP
                               "rows of its base table are not read")
 
 
-def plan_changes(tree: exp.Expr, database: Database, names: NameMap, translate: Translate) -> ChangePlan | None:
-    """How the rows a DML statement changes are read, or None when it changes no table of the schema."""
+def plan_changes(tree: exp.Expr, database: Database, names: NameMap, translate: Translate,
+                 keyless_delete: bool = False) -> ChangePlan | None:
+    """How the rows a DML statement changes are read, or None when it changes no table of the schema. `keyless_delete`:
+    a DELETE from a table without a key still reads the rows it will delete (an OUTPUT clause needs no more)."""
     found = changed_table(tree, database)
     if found is None:
         return _view_written(tree, database, names)
     table, node = found
     key = table_key(database, names, table)
     kind = type(tree).__name__.lower()
+    if not key.key and keyless_delete and isinstance(tree, exp.Delete):
+        try:
+            return _update_or_delete(tree, kind, key, node, translate)
+        except _NotDerived as why:
+            return ChangePlan(kind, key, unknown=str(why))
     if not key.key:
         return ChangePlan(kind, key, unknown=f"{key.qualified_name} has no primary or unique key to find its rows by")
     try:
@@ -256,11 +286,11 @@ def _update_or_delete(tree: exp.Expr, kind: str, key: TableKey, node: exp.Table,
         return select
 
     before, _ = _read(translate, select_of(_columns(alias, key)), f"{kind.upper()} changes", tree)
-    keys_only = select_of([exp.column(k, table=alias, quoted=True) for k in key.key])
-    if tree.args.get("with_") is not None:
+    keys_only = select_of([exp.column(k, table=alias, quoted=True) for k in key.key]) if key.key else None
+    if keys_only is not None and tree.args.get("with_") is not None:
         keys_only.set("with_", tree.args["with_"].copy())
-    return ChangePlan(kind, key, before, keys_only.sql("tsql"), new_key_columns=tuple(set_keys),
-                      set_columns=tuple(set_columns))
+    return ChangePlan(kind, key, before, keys_only.sql("tsql") if keys_only is not None else None,
+                      new_key_columns=tuple(set_keys), set_columns=tuple(set_columns))
 
 
 def _insert(tree: exp.Insert, key: TableKey, translate: Translate) -> ChangePlan:
@@ -270,6 +300,9 @@ def _insert(tree: exp.Insert, key: TableKey, translate: Translate) -> ChangePlan
     folded = [c.casefold() for c in named]
     missing = [k for k in key.key if k.casefold() not in folded]
     generated = key.identity is not None and key.identity.casefold() not in folded
+    numbered = key.sequence is not None and not generated and key.key[0].casefold() not in folded
+    if numbered:  # the key's default draws it from a sequence: LASTVAL() after the INSERT gives the last one
+        return ChangePlan("insert", key, generated=True)
     if missing and not (generated and missing == [key.identity]):
         raise _NotDerived(f"the INSERT gives no value for {', '.join(missing)}, the key of {key.qualified_name}")
     if generated:

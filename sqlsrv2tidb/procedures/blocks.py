@@ -57,6 +57,14 @@ class Try:
 
 
 @dataclass(frozen=True)
+class Atomic:
+    """BEGIN ATOMIC WITH (...) ... END: a natively compiled procedure's body, all of it or none of it."""
+
+    body: Block
+    line: int
+
+
+@dataclass(frozen=True)
 class Control:
     """RETURN [value], BREAK, CONTINUE, GOTO and labels: `word` is the keyword, `rest` what follows it."""
 
@@ -65,7 +73,7 @@ class Control:
     line: int
 
 
-Node = Leaf | Block | If | While | Try | Control
+Node = Leaf | Block | If | While | Try | Atomic | Control
 
 
 class _Structure(Exception):
@@ -152,9 +160,8 @@ class _Reader:
             return Try(Block(tuple(body), line), Block(tuple(catch), self.line(following)), line)
         if first == "BEGIN" and text.upper() == "BEGIN":
             return Block(tuple(self.until((("END", ""),))), line)
-        if first == "BEGIN" and second == "ATOMIC":  # a natively compiled body: the head says it cannot run
-            self.until((("END", ""),))
-            return Control("ATOMIC", text[5:].strip(), line)
+        if first == "BEGIN" and second == "ATOMIC":  # a natively compiled body
+            return Atomic(Block(tuple(self.until((("END", ""),))), line), line)
         if first in ("RETURN", "BREAK", "CONTINUE", "GOTO"):
             return Control(first, text[len(first):].strip(), line)
         if first == "ELSE":

@@ -21,17 +21,23 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from . import json_rows
 from . import program as p
 from .changes import run_changing
 from .cursors import cursor_step
+from .dynamic import DynamicSql
 from .failures import TsqlError, WouldCommit
 from .firing import begin_for_triggers, fire, firing
+from .for_json import as_json
+from .history import keep_history
+from .output import description_of, output_rows
 from .raising import raise_step, text_of
 from .results import CallResult, ResultSet
 from .sending import Lost, Sender
 from .session import Outcome, TargetSession
 from .state import CallState, Frame
-from .transactions import CALL_SAVEPOINT, ROLLED_BACK_TRANCOUNT, implicit_begin, transaction
+from .table_rows import fill_table, insert_rows
+from .transactions import CALL_SAVEPOINT, ROLLED_BACK_TRANCOUNT, atomic, implicit_begin, transaction
 from .triggers import Trigger
 from .values import assign
 
@@ -68,6 +74,7 @@ _ENDS_BATCH = frozenset({137, 241, 245, 8114, 8115, 8134, 3609})
 """Errors that end the batch in SQL Server, not only their statement (with ARITHABORT ON, clients' default): an
 undeclared variable, a failed conversion, an arithmetic overflow, a division by zero."""
 _CREATED = re.compile(r"^\s*CREATE\s+TEMPORARY\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(`[^`]+`|\S+)", re.IGNORECASE)
+_MERGE = re.compile(r"^\s*(?:WITH\b.*?\)\s*)?MERGE\b", re.IGNORECASE | re.DOTALL)
 _DML = re.compile(r"^\s*(?:WITH\b.*?\)\s*)?(INSERT|UPDATE|DELETE|MERGE)\b", re.IGNORECASE | re.DOTALL)
 
 
@@ -76,8 +83,8 @@ class Runner:
 
     def __init__(self, session: TargetSession, resolve: Resolve, limits: Limits | None = None,
                  case_insensitive: bool = True, changes: bool = False,
-                 triggers: Mapping[str, tuple[Trigger, ...]] | None = None) -> None:
-        self.session, self.resolve = session, resolve
+                 triggers: Mapping[str, tuple[Trigger, ...]] | None = None, dynamic: DynamicSql | None = None) -> None:
+        self.session, self.resolve, self.dynamic = session, resolve, dynamic
         self.limits = limits or Limits()
         self.sender = Sender(session, case_insensitive)
         self.changes = changes
@@ -168,6 +175,10 @@ class Runner:
             values[param.name.lower()] = value
         for param in parameters:
             key = param.name.lower()
+            if param.table is not None:
+                rows = values.get(key)
+                self._table_parameter(state, frame, param, [] if rows is None or rows is _DEFAULT else rows)
+                continue
             if key in values and values[key] is not _DEFAULT:
                 value = values[key]
             elif param.has_default:
@@ -179,16 +190,38 @@ class Runner:
                                      "not supplied.")
             frame.variables[key.lstrip("@")] = assign(value, param.type)
 
-    def _call(self, state: CallState, frame: Frame, step: p.Call | p.CallText) -> None:
+    def _table_parameter(self, state: CallState, frame: Frame, param: p.Parameter, rows: Any) -> None:
+        """The rows a caller passes a table-valued parameter (a sequence of rows, each a sequence of the type's columns
+        but its identity), sent into its temporary table."""
+        assert param.table is not None
+        if isinstance(rows, (str, bytes)) or not all(isinstance(r, (list, tuple)) and len(r) == param.table.columns
+                                                     for r in rows):
+            raise TsqlError(206, f"Operand type clash: the value given for {param.name} is not rows of "
+                                 f"{param.table.columns} column(s) of {param.type}.")
+        fill_table(self.sender, state, frame, param.table.declare, (), param.table.insert, [tuple(r) for r in rows])
+
+    def _call(self, state: CallState, frame: Frame, step: p.Call | p.CallText | p.DynamicText) -> None:
         if isinstance(step, p.Call):
             callee = self.resolve(step.procedure)
             if callee is None:
                 raise TsqlError(2812, f"Could not find stored procedure '{step.procedure}'.", 16)
+        elif isinstance(step, p.DynamicText):
+            text = self.sender.value(state, frame, step.text)
+            if text is None:
+                return  # EXEC (NULL) and sp_executesql NULL run nothing
+            if self.dynamic is None:
+                raise TsqlError(50000, "SQL built at run time reached a runner that has no schema to translate it with",
+                                16)
+            declarations = self.sender.value(state, frame, step.declarations) if step.declarations else None
+            callee = self.dynamic.program(str(text), None if declarations is None else str(declarations))
         else:
             callee = step.program
         given: list[tuple[str | None, Any]] = []
         for argument in step.arguments:
-            value = _DEFAULT if argument.value is None else self.sender.value(state, frame, argument.value)
+            if argument.rows:
+                value = self.sender.send_all(state, frame, argument.rows).rows
+            else:
+                value = _DEFAULT if argument.value is None else self.sender.value(state, frame, argument.value)
             given.append((argument.name, value))
         status, inner = self._run_program(state, callee, given, frame.level + 1)
         for argument in step.arguments:
@@ -200,6 +233,16 @@ class Runner:
                                                           frame.types.get(argument.output))
         if isinstance(step, p.Call) and step.status is not None:
             frame.variables[step.status] = assign(status, frame.types.get(step.status))
+
+    def _call_function(self, state: CallState, frame: Frame, step: p.CallFunction) -> None:
+        callee = self.resolve(step.function)
+        if callee is None:
+            raise TsqlError(4121, f"Cannot find either column \"{step.function.split('.')[0]}\" or the user-defined function "
+                                  f"or aggregate \"{step.function}\", or the name is ambiguous.", 16)
+        given = [(a.name, _DEFAULT if a.value is None else self.sender.value(state, frame, a.value)) for a in step.arguments]
+        value, _ = self._run_program(state, callee, given, frame.level + 1)
+        self._set(frame, step.target, value)
+        state.rowcount = 1
 
     # -- steps ---------------------------------------------------------------------------------------------
 
@@ -218,6 +261,9 @@ class Runner:
             return
         if isinstance(step, p.TryStep):
             self._try(state, frame, step)
+            return
+        if isinstance(step, p.AtomicStep):
+            atomic(self.sender, state, step.line, lambda: self._step(state, frame, step.body))
             return
         self._count(state)
         try:
@@ -287,19 +333,25 @@ class Runner:
                 self._set(frame, name, self.sender.value(state, frame, value))
             state.rowcount = 1
         elif isinstance(step, p.AssignFromQuery):
+            for fill in step.fills:
+                json_rows.fill(self.sender, state, frame, fill)
             outcome = self.sender.send_all(state, frame, step.statements)
             if outcome.rows:
                 for name, value in zip(step.names, outcome.rows[-1], strict=False):
                     self._set(frame, name, value)
             state.rowcount = len(outcome.rows)
-        elif isinstance(step, (p.Call, p.CallText)):
+        elif isinstance(step, (p.Call, p.CallText, p.DynamicText)):
             self._call(state, frame, step)
+        elif isinstance(step, p.CallFunction):
+            self._call_function(state, frame, step)
         elif isinstance(step, p.InsertFromCall):
             self._insert_from_call(state, frame, step)
         elif isinstance(step, p.Transaction):
             transaction(self.sender, state, step)
         elif isinstance(step, (p.CursorDeclare, p.CursorAction)):
             cursor_step(self.sender, state, frame, step, self._set)
+        elif isinstance(step, p.JsonRows):
+            json_rows.fill(self.sender, state, frame, step)
         elif isinstance(step, p.Option):
             self._option(state, frame, step)
         elif isinstance(step, p.Print):
@@ -308,7 +360,8 @@ class Runner:
         elif isinstance(step, p.Raise):
             raise_step(self.sender, state, frame, step, self._fail)
         elif isinstance(step, p.Return):
-            raise _Return(None if step.value is None else assign(self.sender.value(state, frame, step.value), "int"))
+            returned = frame.program.returns or "int"  # a function's RETURNS type; a procedure's status is an int
+            raise _Return(None if step.value is None else assign(self.sender.value(state, frame, step.value), returned))
         elif isinstance(step, p.Loop):
             raise _Break if step.word == "BREAK" else _Continue
 
@@ -339,14 +392,34 @@ class Runner:
         if state.row_limit and _DML.match(step.tsql):
             raise TsqlError(50000, f"SET ROWCOUNT {state.row_limit} limits this statement's rows; the runner applies "
                                    "SET ROWCOUNT to result sets only", 16)
+        for fill in step.fills:  # OPENJSON's rows: part of the statement, whose error is theirs
+            json_rows.fill(self.sender, state, frame, fill)
 
         def send() -> Outcome:
+            # A MERGE the translator wrote as several statements is one statement in SQL Server: all of it or none.
+            whole = (len(step.statements) > 1 and state.trancount == 0 and not state.rolled_back
+                     and _MERGE.match(step.tsql) is not None)
+            if whole:
+                self.sender.text(state, "BEGIN")
+            try:
+                outcome = each()
+            except TsqlError:
+                if whole:
+                    self.sender.text(state, "ROLLBACK")
+                raise
+            if whole:
+                self.sender.text(state, "COMMIT")
+            return outcome
+
+        def each() -> Outcome:
             outcome, changed = Outcome(), 0
             for statement in step.statements:
                 outcome = self.sender.send(state, frame, statement)
                 created = _CREATED.match(statement.sql)
                 if created:
                     frame.temp_tables.append(created[1].strip("`"))
+                if outcome.columns is not None and step.json is not None:
+                    outcome = as_json(step.json, outcome)
                 if outcome.columns is not None:
                     rows = outcome.rows[: state.row_limit] if state.row_limit else outcome.rows
                     state.result.result_sets.append(ResultSet(outcome.columns, rows, outcome.description, step.tsql,
@@ -359,7 +432,7 @@ class Runner:
             return outcome
 
         fires = firing(self.triggers, step.changes)
-        if step.changes is not None and (self.changes or fires):
+        if step.changes is not None and (self.changes or fires or step.output is not None or step.history is not None):
             own = begin_for_triggers(self.sender, state) if fires else False
             try:
                 outcome, change = run_changing(self.sender, state, frame, step.changes, step.line, send)
@@ -369,6 +442,10 @@ class Runner:
                 raise
             if self.changes:
                 state.result.changes.append(change)
+            if step.history is not None:
+                keep_history(self.sender, state, step.history, change)
+            if step.output is not None:
+                self._output(state, frame, step, change)
             if fires:
                 fire(self._trigger, self.sender, state, frame, fires, change, own)
         else:
@@ -376,6 +453,19 @@ class Runner:
         if step.writes is not None and not state.nocount:
             state.result.counts.append((frame.program.name, step.line, outcome.rowcount))
         state.rowcount = outcome.rowcount
+
+    def _output(self, state: CallState, frame: Frame, step: p.Run, change: Any) -> None:
+        """OUTPUT: the rows the statement changed, to the caller as a result set or INTO a table (`output`)."""
+        spec = step.output
+        assert spec is not None
+        values = [self.sender.value(state, frame, c.value) for c in spec.columns if c.value is not None]
+        rows = output_rows(spec, change, values)
+        if spec.into is None:
+            state.result.result_sets.append(ResultSet(tuple(c.name for c in spec.columns), rows,
+                                                      description_of(spec, change), step.tsql, frame.program.name,
+                                                      step.line))
+        elif rows:
+            insert_rows(self.sender, state, spec.into, rows)
 
     def _trigger(self, state: CallState, program: p.Program, given: list[tuple[str | None, Any]], level: int) -> None:
         """A trigger's program: run as a procedure is, its errors its statement's (`firing`)."""

@@ -15,9 +15,11 @@ from ..model.translation import Note, Status
 from ..options import Options
 from ..translate.naming import NameMap
 from ..translate.session import worst
-from .compiler import children, compile_procedure, compile_trigger
+from .administration import Administration, administration
+from .compiler import children, compile_function, compile_procedure, compile_trigger
+from .dynamic import DynamicSql
 from .header import Blocker
-from .program import Call, Program
+from .program import Call, CallFunction, Program
 from .triggers import Trigger, is_dml_trigger, trigger_key
 
 
@@ -38,6 +40,8 @@ class Summary:
     transactions: bool
     notes: tuple[Note, ...]
     program: Program
+    administration: Administration | None = None
+    """What it configures when it is administration rather than the application's logic (`administration`)."""
 
     @property
     def reads_only(self) -> bool:
@@ -72,7 +76,10 @@ class Procedures:
         for module in database.modules_of("procedure"):
             self._modules[((module.schema or "dbo").casefold(), module.name.casefold())] = module
             self._by_name.setdefault(module.name.casefold(), []).append(module)
+        self._functions = {((m.schema or "dbo").casefold(), m.name.casefold()): m for m in database.modules_of("function")}
+        """Scalar functions the runner runs where a statement assigns their value (`functions`), by (schema, name)."""
         self._programs: dict[str, Program] = {}
+        self._dynamic: DynamicSql | None = None
         self._summaries: dict[str, Summary] = {}
         self._trigger_modules: dict[str, list[Module]] = {}
         for module in database.modules_of("trigger"):
@@ -98,6 +105,8 @@ class Procedures:
         else:
             found = self._by_name.get(bare, [])
             found_one = found[0] if len(found) == 1 else self._modules.get(("dbo", bare))
+        if found_one is None and schema is not None:
+            found_one = self._functions.get((schema, bare))
         if found_one is not None or hops > 3:
             return found_one
         synonym = next((m for m in self.database.modules_of("synonym") if m.base_object
@@ -110,7 +119,8 @@ class Procedures:
             return None
         key = module.qualified_name.casefold()
         if key not in self._programs:
-            self._programs[key] = compile_procedure(module, self.database, self.names, self.options)
+            compile_module = compile_function if module.kind == "function" else compile_procedure
+            self._programs[key] = compile_module(module, self.database, self.names, self.options)
         return self._programs[key]
 
     def summary(self, name: str) -> Summary | None:
@@ -132,6 +142,7 @@ class Procedures:
         writes = list(program.writes)
         transactions = program.transactions
         statuses = [program.status]
+        administered: dict[str, Administration] = {}
         for called in program.calls:
             callee = self.module(called)
             line = _call_line(program, called)
@@ -143,6 +154,8 @@ class Procedures:
             if callee.qualified_name.casefold() in (*seen, key):
                 continue  # recursion: judged where it starts
             inner = self._summary(callee.qualified_name, (*seen, key))
+            if inner.administration is not None:
+                administered[called.casefold()] = inner.administration
             if not inner.runs:
                 blockers.append(Blocker("procedure call", line, f"EXEC {called}, which cannot run: {inner.stops()}"))
             writes += [f"{w} in {inner.name}" for w in inner.writes if " in " not in w] + \
@@ -151,10 +164,19 @@ class Procedures:
             statuses.append(inner.status)
         blockers.sort(key=lambda b: b.line)
         status: Status = "unsupported" if blockers else _worst(statuses)
+        module = self.module(name)
         summary = Summary(program.name, not blockers, status, tuple(blockers), program.statements, program.sent,
-                          tuple(dict.fromkeys(writes)), program.calls, transactions, program.notes, program)
+                          tuple(dict.fromkeys(writes)), program.calls, transactions, program.notes, program,
+                          administration(module, program.calls, administered) if module is not None else None)
         self._summaries[key] = summary
         return summary
+
+    @property
+    def dynamic(self) -> DynamicSql:
+        """What translates the SQL these procedures build at run time, for the runner."""
+        if self._dynamic is None:
+            self._dynamic = DynamicSql(self.database, self.names, self.options)
+        return self._dynamic
 
     def resolve(self, name: str) -> Program | None:
         """For the runner: the program of a procedure a call names."""
@@ -184,7 +206,7 @@ def _call_line(program: Program, called: str) -> int:
     stack = [program.body]
     while stack:
         step = stack.pop()
-        if isinstance(step, Call) and step.procedure == called:
+        if isinstance(step, (Call, CallFunction)) and (step.procedure if isinstance(step, Call) else step.function) == called:
             return step.line
         stack.extend(children(step))
     return 1

@@ -31,6 +31,7 @@ def run_changing(sender: Sender, state: CallState, frame: Frame, plan: ChangePla
     new: list[tuple[Any, ...]] = []
     if plan.before:
         found = sender.send_all(state, frame, plan.before)
+        change.description = found.description  # the table's columns first: what a DELETE's rows are described by
         change.truncated = len(found.rows) > ROW_LIMIT
         for row in found.rows[:ROW_LIMIT]:
             change.deleted.append(tuple(row[:width]))
@@ -44,10 +45,18 @@ def run_changing(sender: Sender, state: CallState, frame: Frame, plan: ChangePla
     outcome = send()
     change.rowcount = outcome.rowcount
     if plan.generated and plan.kind == "insert" and outcome.rowcount > 0:
-        first = sender.execute(state, "SELECT LAST_INSERT_ID()", ()).rows[0][0]
-        change.generated = [int(first) + n for n in range(min(outcome.rowcount, ROW_LIMIT))]
+        count = min(outcome.rowcount, ROW_LIMIT)
+        if plan.table.identity is None and plan.table.sequence is not None:
+            # The key's default drew from a sequence: one INSERT takes its values in a row, the last is LASTVAL().
+            last = sender.execute(state, f"SELECT LASTVAL({plan.table.sequence})", ()).rows[0][0]
+            step = plan.table.sequence_increment
+            change.generated = [int(last) - step * (outcome.rowcount - 1 - n) for n in range(count)]
+        else:
+            first = sender.execute(state, "SELECT LAST_INSERT_ID()", ()).rows[0][0]
+            change.generated = [int(first) + n for n in range(count)]
         change.truncated = change.truncated or outcome.rowcount > ROW_LIMIT
-        new.extend((value,) if plan.table.key == (plan.table.identity,) else () for value in change.generated)
+        numbered = (plan.table.identity,) if plan.table.identity is not None else plan.table.key
+        new.extend((value,) if plan.table.key == numbered else () for value in change.generated)
         new = [k for k in new if k]
     change.keys = list(dict.fromkeys([*old, *new]))
     if plan.kind == "delete":

@@ -21,8 +21,10 @@ from ..translate.statements import parse_statements
 from . import blocks
 from . import program as p
 from .expressions import RUNTIME_PREFIX
+from .functions import HeadError as FunctionHeadError
+from .functions import read_function
 from .header import Blocker, HeadError, read_head
-from .leaves import leaf_step, unit_type
+from .leaves import leaf_step, table_parameter, unit_type
 from .triggers import UPDATED, Trigger, read_trigger_head
 from .unit import Unit, parse_expression
 
@@ -44,6 +46,11 @@ def compile_procedure(module: Module, database: Database, names: NameMap, option
     parameters = []
     for declared in head.parameters:
         type_text, table_type = unit_type(unit, declared.type)
+        if table_type is not None:
+            table = table_parameter(unit, declared.name, declared.type, declared.line)
+            if table is not None:
+                parameters.append(p.Parameter(declared.name, type_text, None, True, False, table))
+            continue
         unit.declare(declared.name, type_text)
         default = None
         if declared.default is not None:
@@ -53,11 +60,38 @@ def compile_procedure(module: Module, database: Database, names: NameMap, option
             else:
                 default = unit.value(node, declared.default, declared.line)
         parameters.append(p.Parameter(declared.name, type_text, default, declared.default is not None, declared.output))
-        del table_type  # a table type's parameter is READONLY: the head's blocker says so
     unit.blockers.extend(head.blockers)
     body, read = blocks.read_body(module.definition[head.body_start:], head.body_line)
     unit.blockers.extend(read)
     return _finish(unit, tuple(parameters), _step(unit, body), file, first)
+
+
+def compile_function(module: Module, database: Database, names: NameMap, options: Options) -> p.Program:
+    """A scalar function's body as a program the runner runs where a statement assigns its value (`functions`)."""
+    name = module.qualified_name
+    file, first = module.source.file, module.source.line or 1
+    if module.definition is None:
+        return _blocked(name, file, first, Blocker("definition not available", 1, "the server keeps it encrypted"))
+    try:
+        function = read_function(module)
+    except FunctionHeadError as exc:
+        return _blocked(name, file, first, Blocker("unreadable definition", 1, str(exc)))
+    unit = Unit(name, database, names, options, _nested(database, names, options, name))
+    parameters = []
+    for declared in function.parameters:
+        type_text, _ = unit_type(unit, declared.type)
+        unit.declare(declared.name, type_text)
+        default = None
+        if declared.default is not None:
+            node = parse_expression(declared.default)
+            default = unit.value(node, declared.default, function.body_line) if node is not None else None
+        parameters.append(p.Parameter("@" + declared.name, type_text, default, declared.default is not None))
+    if function.kind != "scalar":
+        unit.block("table-valued function", function.body_line, "a multi-statement table-valued function read in FROM "
+                                                                  "fills a table the runner does not return")
+    body, read = blocks.read_body(function.body, function.body_line)
+    unit.blockers.extend(read)
+    return replace(_finish(unit, tuple(parameters), _step(unit, body), file, first), returns=function.returns)
 
 
 def compile_trigger(module: Module, database: Database, names: NameMap, options: Options, number: int) -> Trigger:
@@ -121,15 +155,18 @@ def _created_name(sql: str) -> str:
 
 
 def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Database, names: NameMap, options: Options,
-                  name: str = "batch", file: str | None = None, first_line: int = 1, wrapper: bool = False) -> p.Program:
+                  name: str = "batch", file: str | None = None, first_line: int = 1, wrapper: bool = False,
+                  outputs: frozenset[str] = frozenset()) -> p.Program:
     """A batch of T-SQL run as a procedure would be, its declared parameters given by the caller (`wrapper`: a
-    captured call around procedures, whose own statements are not counted)."""
+    captured call around procedures, whose own statements are not counted; `outputs`: the parameters declared
+    OUTPUT, lower case with `@`)."""
     unit = Unit(name, database, names, options, _nested(database, names, options, name))
     declared = []
     for parameter in parameters:
         type_text, _ = unit_type(unit, parameter.type)
         unit.declare(parameter.name, type_text)
-        declared.append(p.Parameter(parameter.name if parameter.name.startswith("@") else "@" + parameter.name, type_text))
+        at_name = parameter.name if parameter.name.startswith("@") else "@" + parameter.name
+        declared.append(p.Parameter(at_name, type_text, output=at_name.lower() in outputs))
     body, read = blocks.read_body(text, 1)
     unit.blockers.extend(read)
     program = _finish(unit, tuple(declared), _step(unit, body), file, first_line)
@@ -137,8 +174,9 @@ def compile_batch(text: str, parameters: tuple[Parameter, ...], database: Databa
 
 
 def _nested(database: Database, names: NameMap, options: Options, owner: str):
-    def nested(text: str, parameters: tuple[Parameter, ...], line: int) -> p.Program:
-        return compile_batch(text, parameters, database, names, options, name=f"{owner} (literal SQL, line {line})")
+    def nested(text: str, parameters: tuple[Parameter, ...], line: int, outputs: frozenset[str] = frozenset()) -> p.Program:
+        return compile_batch(text, parameters, database, names, options, name=f"{owner} (literal SQL, line {line})",
+                             outputs=outputs)
 
     return nested
 
@@ -183,6 +221,8 @@ def children(step: p.Step) -> tuple[p.Step, ...]:
         return (step.body,)
     if isinstance(step, p.TryStep):
         return (step.body, step.catch)
+    if isinstance(step, p.AtomicStep):
+        return (step.body,)
     if isinstance(step, p.InsertFromCall):
         return (step.call,)
     return ()
@@ -213,6 +253,9 @@ def _maybe(unit: Unit, node: blocks.Node) -> p.Step | None:
     if isinstance(node, blocks.Try):
         unit.statements -= 1  # BEGIN TRY ... END CATCH is structure, not a statement
         return p.TryStep(node.line, _step(unit, node.body), _step(unit, node.catch))
+    if isinstance(node, blocks.Atomic):
+        unit.transactions = True
+        return p.AtomicStep(node.line, _step(unit, node.body))
     return _control(unit, node)
 
 
@@ -227,8 +270,6 @@ def _control(unit: Unit, node: blocks.Control) -> p.Step | None:
         return p.Return(node.line, unit.value(value, node.rest, node.line))
     if node.word in ("BREAK", "CONTINUE"):
         return p.Loop(node.line, node.word)
-    if node.word == "ATOMIC":
-        return None  # BEGIN ATOMIC: the head's blocker (a natively compiled procedure) says why it cannot run
     if node.word in ("GOTO", "LABEL"):
         unit.block("GOTO", node.line, "GOTO and labels: jumps the runner does not follow; the application writes them as "
                                       "loops or conditions")

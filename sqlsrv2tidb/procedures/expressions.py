@@ -25,12 +25,12 @@ from typing import Any
 from sqlglot import exp
 
 from ..translate.scopes import parameter_name
+from . import client_functions
+from .client_functions import NotLocal
 from .failures import TsqlError
 from .values import assign, base_type
 
-
-class NotLocal(Exception):
-    """The client cannot work this value out by T-SQL's rules: the target is asked."""
+__all__ = ["NotLocal", "Local", "Scope", "evaluate", "local_form", "runtime_name"]
 
 
 @dataclass(frozen=True)
@@ -93,7 +93,23 @@ class Converted:
     type: str
 
 
-Local = Const | Var | Runtime | Unary | Binary | IsNull | FirstNotNull | InList | Converted
+@dataclass(frozen=True)
+class Call:
+    """A function the client works out by SQL Server's rules (`client_functions`): QUOTENAME, REPLACE, JSON_MODIFY..."""
+
+    name: str
+    arguments: tuple[Local, ...]
+
+
+@dataclass(frozen=True)
+class Case:
+    """CASE WHEN condition THEN value ... ELSE value END (a simple CASE is read as its searched form)."""
+
+    whens: tuple[tuple[Local, Local], ...]
+    otherwise: Local
+
+
+Local = Const | Var | Runtime | Unary | Binary | IsNull | FirstNotNull | InList | Converted | Call | Case
 
 RUNTIME_GLOBALS = {
     "ROWCOUNT": "rowcount", "ERROR": "error", "TRANCOUNT": "trancount", "FETCH_STATUS": "fetch_status",
@@ -195,7 +211,62 @@ def local_form(node: exp.Expr) -> Local | None:
         if operand is None or low is None or high is None:
             return None
         return Binary("AND", Binary(">=", operand, low), Binary("<=", operand, high))
-    return None
+    if isinstance(node, exp.Case):
+        return _case(node)
+    return _call(node)
+
+
+def _case(node: exp.Case) -> Local | None:
+    operand = local_form(node.this) if node.this is not None else None
+    if node.this is not None and operand is None:
+        return None
+    whens = []
+    for when in node.args.get("ifs") or []:
+        condition, value = local_form(when.this), local_form(when.args["true"])
+        if condition is None or value is None:
+            return None
+        whens.append((Binary("=", operand, condition) if operand is not None else condition, value))
+    default = node.args.get("default")
+    otherwise = local_form(default) if default is not None else Const(None)
+    return Case(tuple(whens), otherwise) if otherwise is not None else None
+
+
+_TYPED_CALLS: dict[type, str] = {
+    exp.Replace: "REPLACE", exp.Upper: "UPPER", exp.Lower: "LOWER", exp.Length: "LEN", exp.Chr: "CHAR",
+    exp.Substring: "SUBSTRING", exp.Left: "LEFT", exp.Right: "RIGHT", exp.Repeat: "REPLICATE",
+}
+
+
+def _call(node: exp.Expr) -> Local | None:
+    """A call of one of `client_functions.FUNCTIONS`, its arguments worked out on the client too."""
+    name: str | None = None
+    arguments: list[exp.Expr] = []
+    if isinstance(node, exp.Anonymous) and isinstance(node.this, str):
+        name, arguments = node.this.upper(), list(node.expressions)
+    elif isinstance(node, exp.Concat):
+        name, arguments = "CONCAT", list(node.expressions)
+    elif isinstance(node, exp.Trim) and node.args.get("expression") is None:
+        position = (node.args.get("position") or "").upper()
+        name, arguments = {"LEADING": "LTRIM", "TRAILING": "RTRIM"}.get(position, "TRIM"), [node.this]
+    elif isinstance(node, exp.JSONExtractScalar) or (isinstance(node, exp.JSONExtract) and node.args.get("json_query")):
+        name = "JSON_VALUE" if isinstance(node, exp.JSONExtractScalar) else "JSON_QUERY"
+        path = node.expression
+        if isinstance(path, exp.JSONPath):
+            path = exp.Literal.string(path.sql("tsql")[1:-1].replace("''", "'"))
+        arguments = [node.this, path]
+    elif type(node) in _TYPED_CALLS:
+        name = _TYPED_CALLS[type(node)]
+        arguments = [a for a in (node.this, node.args.get("start"), node.args.get("length"), node.args.get("expression"),
+                                 node.args.get("replacement"), node.args.get("times")) if isinstance(a, exp.Expr)]
+    if name is None or name not in client_functions.FUNCTIONS:
+        return None
+    fewest, most, _ = client_functions.FUNCTIONS[name]
+    if not fewest <= len(arguments) <= most:
+        return None
+    parts = [local_form(a) for a in arguments]
+    if any(p is None for p in parts):
+        return None
+    return Call(name, tuple(parts))  # type: ignore[arg-type]
 
 
 _TEXT_TYPES = {"char", "varchar", "nchar", "nvarchar"}
@@ -266,6 +337,13 @@ def evaluate(node: Local, scope: Scope) -> Any:
         raise NotLocal
     if isinstance(node, Converted):
         return _convert(evaluate(node.operand, scope), node.type)
+    if isinstance(node, Call):
+        return client_functions.call(node.name, [evaluate(a, scope) for a in node.arguments], scope.case_insensitive)
+    if isinstance(node, Case):
+        for condition, value in node.whens:
+            if evaluate(condition, scope) is True:
+                return evaluate(value, scope)
+        return evaluate(node.otherwise, scope)
     if isinstance(node, Binary):
         if node.op in ("AND", "OR"):
             return _logic(node.op, evaluate(node.left, scope), lambda: evaluate(node.right, scope))

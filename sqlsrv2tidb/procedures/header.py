@@ -7,8 +7,10 @@
 
 Read with the T-SQL lexer (`tsql.literals`), so comments, strings and bracketed names never
 confuse it; `WITH EXECUTE AS OWNER` holds an AS that does not start the body. What the runner
-cannot run is said here once, with its line: a numbered procedure, a CLR body (EXTERNAL NAME), a
-natively compiled one (its body is BEGIN ATOMIC), a table-valued parameter (READONLY).
+cannot run is said here once, with its line: a numbered procedure, a CLR body (EXTERNAL NAME).
+A natively compiled body (BEGIN ATOMIC) is an atomic block the runner runs in a transaction (`blocks`), and a
+table-valued parameter (READONLY) is the
+compiler's: it arrives as a temporary table the runner fills from the call's rows.
 https://learn.microsoft.com/sql/t-sql/statements/create-procedure-transact-sql
 """
 
@@ -118,15 +120,6 @@ def read_head(definition: str) -> Head:
     if following is not None and following.upper == "EXTERNAL":
         blockers.append(Blocker("CLR procedure", line_at(definition, following.start),
                                 "its body is .NET code (EXTERNAL NAME): there are no statements to run"))
-    if "NATIVE_COMPILATION" in options:
-        blockers.append(Blocker("natively compiled procedure", line_at(definition, toks[i].start),
-                                "a natively compiled body (BEGIN ATOMIC) runs in one atomic block the runner does not "
-                                "reproduce"))
-    for parameter in parameters:
-        if parameter.readonly:
-            blockers.append(Blocker("table-valued parameter", parameter.line,
-                                    f"{parameter.name} {parameter.type} READONLY is a table-valued parameter: the rows a "
-                                    "caller passes have no form in a MySQL-protocol call"))
     schema = parts[-2] if len(parts) >= 2 else None
     return Head(schema, parts[-1], tuple(parameters), body_start, line_at(definition, body_start), tuple(options),
                 tuple(blockers))

@@ -45,6 +45,8 @@ def procedure_rows(database: Database, options: Options | None = None, workload:
             "transactions": summary.transactions,
             "notes": sorted({n.code for n in summary.notes}),
             "query_classes": called.get(summary.name.casefold(), []),
+            "administration": ({"kind": summary.administration.kind, "instead": summary.administration.instead}
+                               if summary.administration is not None else None),
         })
     return rows
 

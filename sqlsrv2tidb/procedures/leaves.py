@@ -14,17 +14,26 @@ the translator cannot write for TiDB.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+from dataclasses import replace
 
 from sqlglot import exp
 
-from ..model import Parameter
 from ..translate.batch import unreadable
 from ..translate.scopes import parameter_name
+from ..translate.session import SentStatement
 from ..translate.statements import Statement, parse_statements
 from ..tsql.fingerprint import parse_declarations
 from ..tsql.literals import tokens
 from . import program as p
+from .dynamic import WRITES as DYNAMIC_WRITES
+from .dynamic import output_names
 from .expressions import RUNTIME_PREFIX
+from .for_json import for_json_of
+from .functions import call_of
+from .history import history_of
+from .json_rows import held_json
+from .output import output_step, split_output
 from .unit import Unit, parse_expression
 
 _UNREADABLE_CONSTRUCTS = {"QY25": "dynamic SQL", "QY24": "procedure call", "QY11": "OUTPUT clause"}
@@ -45,9 +54,14 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
         return _cursor_action(unit, text, line)
     if head == "FETCH":
         return _fetch(unit, text, line)
+    if head in ("INSERT", "UPDATE", "DELETE", "MERGE") and split_output(text) is not None:
+        return output_step(unit, text, line, lambda tree, sql: _with_held_json(
+            unit, tree, sql, line, lambda rewritten: _dml_run(unit, tree, rewritten, sql, line, keyless_delete=True)))
     if statement.error is not None or statement.tree is None:
         if head == "INSERT" and re.search(r"\bEXEC(UTE)?\b", _code(text), re.IGNORECASE):
             return _insert_exec(unit, text, line)
+        if head in ("EXEC", "EXECUTE") and re.match(r"^EXEC(?:UTE)?\s*\(", text, re.IGNORECASE):
+            return _exec_text(unit, text, line)
         code, message = unreadable(statement)
         unit.block(_UNREADABLE_CONSTRUCTS.get(code, "unreadable statement"), line, f"{code} {message}")
         return None
@@ -56,6 +70,11 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
         return _declare(unit, tree, text, line)
     if isinstance(tree, exp.Command):
         return _command(unit, tree, text, line)
+    if isinstance(tree, exp.Set) and len(tree.expressions) == 1 and _assigns(tree.expressions[0]):
+        item = tree.expressions[0].this
+        run = function_call(unit, item.expression, parameter_name(item.this).lower(), line)
+        if run is not None:
+            return run
     if isinstance(tree, exp.Set) and all(_assigns(i) for i in tree.expressions):
         return p.Assign(line, tuple((parameter_name(i.this.this).lower(), unit.value(i.this.expression, i.this.expression.sql("tsql"), line))
                                     for i in tree.expressions))
@@ -71,8 +90,44 @@ def leaf_step(unit: Unit, statement: Statement, line: int) -> p.Step | None:
     if isinstance(tree, exp.Use):
         unit.block("USE", line, "USE switches the database inside a procedure; the runner's session stays on the target's")
         return None
-    return p.Run(line, unit.translate(tree, text, line), text, unit.session_status(), writes_of(tree),
-                 unit.changes_of(tree))
+    if isinstance(tree, exp.Select) and tree.args.get("for_") is not None:
+        return _for_json(unit, tree, text, line)
+    return _with_held_json(unit, tree, text, line, lambda rewritten: _dml_run(unit, tree, rewritten, text, line))
+
+
+def _dml_run(unit: Unit, tree: exp.Expr, rewritten: exp.Expr, text: str, line: int, keyless_delete: bool = False) -> p.Run:
+    """A statement sent as translated, with how the rows it changes are read (`affected`) and the history of a
+    system-versioned table it writes (`history`)."""
+    statements = unit.translate(rewritten, text, line)
+    changes = unit.changes_of(rewritten, keyless_delete=keyless_delete)
+    return p.Run(line, statements, text, unit.session_status(), writes_of(tree), changes=changes,
+                 history=history_of(rewritten, changes, unit.database, unit.names))
+
+
+def _for_json(unit: Unit, tree: exp.Select, text: str, line: int) -> p.Step | None:
+    """`SELECT ... FOR JSON ...`: the query sent without the clause, its rows written as SQL Server's JSON (`for_json`)."""
+    spec, why = for_json_of(tree, unit.session.ctx.types)
+    if spec is None:
+        if why is not None:
+            unit.block("FOR JSON", line, why)
+            return None
+        return _with_held_json(unit, tree, text, line, lambda rewritten: p.Run(
+            line, unit.translate(rewritten, text, line), text, unit.session_status(), writes_of(tree)))
+    query = tree.copy()
+    query.set("for_", None)
+    return _with_held_json(unit, query, text, line, lambda rewritten: p.Run(
+        line, unit.translate(rewritten, text, line), text, unit.session_status(), None, json=spec))
+
+
+def _with_held_json(unit: Unit, tree: exp.Expr, text: str, line: int, make: Callable[[exp.Expr], p.Step | None]) -> p.Step | None:
+    """The step of a statement, after the steps that fill a table for each OPENJSON over a held value it reads."""
+    fills, rewritten = held_json(unit, tree, line)
+    step = make(rewritten)
+    if not fills or step is None:
+        return step
+    if isinstance(step, (p.Run, p.AssignFromQuery)):
+        return replace(step, fills=tuple(fills))
+    return p.Steps(line, (*fills, step))
 
 
 def _code(text: str) -> str:
@@ -149,12 +204,19 @@ def _declare(unit: Unit, tree: exp.Declare, text: str, line: int) -> p.Step | No
                 continue
             resolved, table_type = unit_type(unit, type_text)
             if table_type is not None:
+                unit.table_types[name.lower()] = resolved
                 single_text = f"DECLARE @{name} TABLE ({table_type})"
                 statement = parse_statements(single_text)[0]
                 if statement.tree is not None:
                     tables.append(p.Run(line, unit.translate(statement.tree, single_text, line), text, unit.session_status()))
                 continue
             default = item.args.get("default")
+            run = function_call(unit, default, name.lower(), line) if isinstance(default, exp.Expr) else None
+            if run is not None:
+                unit.declare(name, resolved)
+                variables.append((name.lower(), resolved, None))
+                tables.append(run)
+                continue
             value = unit.value(default, default.sql("tsql"), line) if isinstance(default, exp.Expr) else None
             unit.declare(name, resolved)
             variables.append((name.lower(), resolved, value))
@@ -173,10 +235,55 @@ def unit_type(unit: Unit, type_text: str) -> tuple[str, str | None]:
     for user_type in unit.database.user_types:
         if lowered in (user_type.qualified_name.lower(), user_type.name.lower()):
             if user_type.is_table_type:
-                return clean, ", ".join(f"[{c.name}] {c.type}" for c in user_type.columns)
+                return clean, ", ".join(f"[{c.name}] {c.type}" + (" IDENTITY(1,1)" if c.identity is not None else "")
+                                        for c in user_type.columns)
             if user_type.base is not None:
                 return str(user_type.base), None
     return clean, None
+
+
+def function_call(unit: Unit, node: exp.Expr, target: str, line: int) -> p.Step | None:
+    """`SET @v = dbo.f(args)` of a scalar function that cannot be inlined: a call the runner runs (`functions`)."""
+    while isinstance(node, exp.Paren):
+        node = node.this
+    found = call_of(node)
+    if found is None:
+        return None
+    function = unit.functions.find(found[0], found[1])
+    if function is None or function.kind != "scalar" or function.inlined_body() is not None:
+        return None
+    name = function.name
+    unit.calls.append(name)
+    return p.CallFunction(line, name, tuple(_argument(unit, a, line) for a in found[2]), target)
+
+
+def table_parameter(unit: Unit, name: str, type_text: str, line: int) -> p.TableParameter | None:
+    """A table-valued parameter (`@Orders Website.OrderList READONLY`) as the table variable the runner fills."""
+    clean = type_text.replace("[", "").replace("]", "").strip().casefold()
+    user_type = next((t for t in unit.database.user_types if t.is_table_type
+                      and clean in (t.qualified_name.casefold(), t.name.casefold())), None)
+    if user_type is None:
+        unit.block("table-valued parameter", line, f"{name} {type_text}: the schema has no such table type")
+        return None
+    columns = ", ".join(f"[{c.name}] {c.type}" + (" IDENTITY(1,1)" if c.identity is not None else "")
+                        for c in user_type.columns)
+    given = [c.name for c in user_type.columns if c.identity is None and c.computed is None]
+    declare_text = f"DECLARE {name} TABLE ({columns})"
+    for i in range(len(given)):
+        unit.session.declare(f"@{RUNTIME_PREFIX}c{i}", None)
+    insert_text = (f"INSERT INTO {name} ({', '.join(f'[{c}]' for c in given)}) VALUES "
+                   f"({', '.join(f'@{RUNTIME_PREFIX}c{i}' for i in range(len(given)))})")
+    made = []
+    for text in (declare_text, insert_text):
+        statement = parse_statements(text)[0]
+        if statement.tree is None:
+            unit.block("table-valued parameter", line, f"{name}: {statement.error}")
+            return None
+        made.append(unit.translate(statement.tree, text, line, "table-valued parameter"))
+    declare, insert = made
+    if not declare or len(insert) != 1:
+        return None
+    return p.TableParameter(declare, insert[0], len(given))
 
 
 def _assign_from_select(unit: Unit, tree: exp.Select, text: str, line: int) -> p.Step | None:
@@ -184,6 +291,10 @@ def _assign_from_select(unit: Unit, tree: exp.Select, text: str, line: int) -> p
         unit.block("mixed SELECT", line, "a SELECT that assigns variables and returns columns (SQL Server refuses it too)")
         return None
     names = tuple(parameter_name(s.this).lower() for s in tree.selects)
+    if tree.args.get("from_") is None and not tree.args.get("where") and len(names) == 1:
+        run = function_call(unit, tree.selects[0].expression, names[0], line)
+        if run is not None:
+            return run
     if tree.args.get("from_") is None and not tree.args.get("where"):
         return p.Assign(line, tuple((name, unit.value(s.expression, s.expression.sql("tsql"), line))
                                     for name, s in zip(names, tree.selects, strict=True)), select=True)
@@ -196,7 +307,8 @@ def _assign_from_select(unit: Unit, tree: exp.Select, text: str, line: int) -> p
             return None
     query = tree.copy()
     query.set("expressions", [s.expression.copy() for s in tree.selects])
-    return p.AssignFromQuery(line, names, unit.translate(query, text, line), text)
+    return _with_held_json(unit, query, text, line,
+                           lambda rewritten: p.AssignFromQuery(line, names, unit.translate(rewritten, text, line), text))
 
 
 def _command(unit: Unit, tree: exp.Command, text: str, line: int) -> p.Step | None:
@@ -352,22 +464,24 @@ def call_step(unit: Unit, tree: exp.Expr, text: str, line: int) -> p.Step | None
     args = list(tree.expressions)
     if isinstance(tree, exp.ExecuteSql) or (isinstance(target, exp.Table) and target.name.lower() == "sp_executesql"):
         body = args[0] if args else None
-        if not isinstance(body, (exp.National, exp.Literal)) or (isinstance(body, exp.Literal) and not body.is_string):
-            unit.block("dynamic SQL", line, "sp_executesql with SQL built at run time: the statement is unknown until it runs")
-            return None
-        declared: tuple[Parameter, ...] = ()
+        named = [a for a in args if isinstance(a, exp.EQ) and isinstance(a.this, exp.Parameter)]
+        if body is None or named and named[0] is body:
+            return _unreadable(unit, text, line)
+        literal = isinstance(body, exp.National) or (isinstance(body, exp.Literal) and body.is_string)
         rest = args[1:]
-        if rest and (isinstance(rest[0], exp.National) or (isinstance(rest[0], exp.Literal) and rest[0].is_string)):
-            declared = parse_declarations(rest[0].name)
+        declarations = rest[0] if rest and not (isinstance(rest[0], exp.EQ) or isinstance(rest[0], exp.Alias)) else None
+        if declarations is not None:
             rest = rest[1:]
-        return p.CallText(line, unit.nested(body.name, declared, line), tuple(_argument(unit, a, line) for a in rest))
+        declared_literal = declarations is None or isinstance(declarations, exp.National) or (
+            isinstance(declarations, exp.Literal) and declarations.is_string)
+        arguments = tuple(_argument(unit, a, line) for a in rest)
+        if literal and declared_literal:
+            text_of = declarations.name if declarations is not None else ""
+            return p.CallText(line, unit.nested(body.name, parse_declarations(text_of) if text_of else (), line,
+                                                output_names(text_of)), arguments)
+        return _dynamic(unit, body, declarations, arguments, line)
     if isinstance(target, exp.Subquery):
-        m = re.match(r"^EXEC(?:UTE)?\s*\(\s*((?:N?'(?:[^']|'')*'\s*\+?\s*)+)\)\s*$", text, re.IGNORECASE | re.DOTALL)
-        if m is None:
-            unit.block("dynamic SQL", line, "EXEC (...) of SQL built at run time: the statement is unknown until it runs")
-            return None
-        literal = "".join(piece[1:-1].replace("''", "'") for piece in re.findall(r"'(?:[^']|'')*'", m[1]))
-        return p.CallText(line, unit.nested(literal, (), line))
+        return _exec_text(unit, text, line)
     if not isinstance(target, exp.Table):
         return _unreadable(unit, text, line)
     name = ".".join(part.name for part in (target.args.get("catalog"), target.args.get("db"), target.this)
@@ -376,6 +490,29 @@ def call_step(unit: Unit, tree: exp.Expr, text: str, line: int) -> p.Step | None
     status = tree.args.get("return_status")
     status_name = parameter_name(status).lower() if isinstance(status, exp.Parameter) else None
     return p.Call(line, name, tuple(_argument(unit, a, line) for a in args), status_name)
+
+
+def _exec_text(unit: Unit, text: str, line: int) -> p.Step | None:
+    """`EXEC ('...')` of literal SQL, or `EXEC (@sql)` / `EXEC (N'...' + @t)` of SQL built at run time."""
+    m = re.match(r"^EXEC(?:UTE)?\s*\(\s*((?:N?'(?:[^']|'')*'\s*\+?\s*)+)\)\s*$", text, re.IGNORECASE | re.DOTALL)
+    if m is not None:
+        literal = "".join(piece[1:-1].replace("''", "'") for piece in re.findall(r"'(?:[^']|'')*'", m[1]))
+        return p.CallText(line, unit.nested(literal, (), line))
+    inside = re.match(r"^EXEC(?:UTE)?\s*\((.*)\)\s*$", text, re.IGNORECASE | re.DOTALL)
+    node = parse_expression(inside[1]) if inside else None
+    if node is None:
+        unit.block("dynamic SQL", line, "EXEC (...): the expression of its SQL could not be read (EXEC ... AT a linked "
+                                        "server or AS USER has no counterpart)")
+        return None
+    return _dynamic(unit, node, None, (), line)
+
+
+def _dynamic(unit: Unit, text: exp.Expr, declarations: exp.Expr | None, arguments: tuple[p.Argument, ...],
+             line: int) -> p.Step:
+    """SQL built at run time: translated when the call reaches it (`dynamic`)."""
+    value = unit.value(text, text.sql("tsql"), line)
+    declared = unit.value(declarations, declarations.sql("tsql"), line) if declarations is not None else None
+    return p.DynamicText(line, value, declared, arguments, DYNAMIC_WRITES)
 
 
 def _argument(unit: Unit, node: exp.Expr, line: int) -> p.Argument:
@@ -391,10 +528,24 @@ def _argument(unit: Unit, node: exp.Expr, line: int) -> p.Argument:
         node = node.expression
     if isinstance(node, exp.Column) and node.name.upper() == "DEFAULT" and not node.table:
         return p.Argument(name, None, output)
+    if isinstance(node, exp.Parameter) and parameter_name(node).lower() in unit.table_types:
+        return p.Argument(name, None, output, _table_rows(unit, parameter_name(node), line))
     return p.Argument(name, unit.value(node, node.sql("tsql"), line), output)
 
 
+def _table_rows(unit: Unit, variable: str, line: int) -> tuple[SentStatement, ...]:
+    """The rows of a table variable of a table type, as a table-valued parameter takes them (its identity left out)."""
+    type_name = unit.table_types[variable.lower()].casefold()
+    user_type = next((t for t in unit.database.user_types if type_name in (t.qualified_name.casefold(), t.name.casefold())),
+                     None)
+    columns = [c.name for c in user_type.columns if c.identity is None and c.computed is None] if user_type else []
+    text = f"SELECT {', '.join(f'[{c}]' for c in columns) or '*'} FROM @{variable}"
+    statement = parse_statements(text)[0]
+    return unit.translate(statement.tree, text, line) if statement.tree is not None else ()
+
+
 _INSERT_EXEC = re.compile(r"^INSERT\s+(?:INTO\s+)?(?P<table>(?:\[[^\]]*\]|\"[^\"]*\"|[\w@#$]+)(?:\s*\.\s*(?:\[[^\]]*\]|\"[^\"]*\"|[\w@#$]+))*)"
+                          r"\s*(?:WITH\s*\((?:[^()]|\([^()]*\))*\))?"
                           r"\s*(?:\((?P<columns>[^()]*)\))?\s*(?P<call>EXEC(?:UTE)?\b.*)$", re.IGNORECASE | re.DOTALL)
 
 

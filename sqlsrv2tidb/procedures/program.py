@@ -14,7 +14,9 @@ from ..model.translation import Note, Status
 from ..translate.session import SentStatement
 from .affected import ChangePlan
 from .expressions import Local
+from .for_json import ForJson
 from .header import Blocker
+from .json_text import Column as JsonColumn
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,13 @@ class TryStep(Step):
 
 
 @dataclass(frozen=True)
+class AtomicStep(Step):
+    """BEGIN ATOMIC: the body commits whole or not at all (its own transaction, or a savepoint in the caller's)."""
+
+    body: Step
+
+
+@dataclass(frozen=True)
 class Declare(Step):
     """Scalar variables: (name, type, initial value or None), in order."""
 
@@ -79,6 +88,37 @@ class AssignFromQuery(Step):
     names: tuple[str, ...]
     statements: tuple[SentStatement, ...]
     tsql: str
+    fills: tuple[JsonRows, ...] = ()
+
+
+@dataclass(frozen=True)
+class HistoryPlan:
+    """Where a system-versioned table's old rows go, and its period columns."""
+
+    history: str
+    """The history table, quoted as the DDL names it on the target."""
+    columns: tuple[str, ...]
+    period_start: str
+    period_end: str
+
+
+@dataclass(frozen=True)
+class OutputColumn:
+    """One column of OUTPUT: `inserted.x` / `deleted.x` (`source`, `column`), or a value the runner holds."""
+
+    name: str
+    source: str | None = None
+    """inserted or deleted; None for a value."""
+    column: str | None = None
+    value: Value | None = None
+
+
+@dataclass(frozen=True)
+class OutputSpec:
+    columns: tuple[OutputColumn, ...]
+    into: SentStatement | None = None
+    """One row's INSERT into the INTO target, `?` per column; None: the rows are a result set."""
+    tsql: str = ""
 
 
 @dataclass(frozen=True)
@@ -93,6 +133,14 @@ class Run(Step):
     """What it changes outside the session (`UPDATE Sales.Orders`), None when it only reads or makes temp tables."""
     changes: ChangePlan | None = None
     """How the rows it changes are read before and after it (`affected`), for a statement that changes a table."""
+    json: ForJson | None = None
+    """FOR JSON: the rows it returns are written as SQL Server's JSON text (`for_json`)."""
+    output: OutputSpec | None = None
+    """OUTPUT: the rows it changed, read back, returned or inserted INTO a table (`output`)."""
+    history: HistoryPlan | None = None
+    """A system-versioned table's history the runner writes after it (`history`)."""
+    fills: tuple[JsonRows, ...] = ()
+    """OPENJSON over held values it reads: their tables filled first, part of the statement (an error is its own)."""
 
 
 @dataclass(frozen=True)
@@ -163,6 +211,8 @@ class Argument:
     name: str | None
     value: Value | None
     output: str | None = None
+    rows: tuple[SentStatement, ...] = ()
+    """A table variable passed to a table-valued parameter: the query of its rows."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +222,27 @@ class Call(Step):
     procedure: str
     arguments: tuple[Argument, ...]
     status: str | None = None
+
+
+@dataclass(frozen=True)
+class CallFunction(Step):
+    """`SET @v = dbo.f(args)` of a scalar function that cannot be inlined: the runner runs its body as it runs a
+    procedure, and its RETURN value goes to the variable."""
+
+    function: str
+    arguments: tuple[Argument, ...]
+    target: str
+    """The variable assigned, lower case without `@`."""
+
+
+@dataclass(frozen=True)
+class DynamicText(Step):
+    """EXEC (@sql) or sp_executesql @sql [, @declarations, args]: SQL known only when the call reaches it (`dynamic`)."""
+
+    text: Value
+    declarations: Value | None = None
+    arguments: tuple[Argument, ...] = ()
+    writes: str | None = None
 
 
 @dataclass(frozen=True)
@@ -195,6 +266,35 @@ class InsertFromCall(Step):
 
 
 @dataclass(frozen=True)
+class JsonRows(Step):
+    """OPENJSON over a value the runner holds: the document's rows sent into the table variable `variable` before the
+    statement that reads them (`json_rows`)."""
+
+    variable: str
+    """The table variable's name without `@` (`sqlsrv2tidb_json1`)."""
+    declare: tuple[SentStatement, ...]
+    clear: tuple[SentStatement, ...]
+    insert: SentStatement
+    """One row's INSERT, `?` per column; the runner repeats its VALUES group for many rows."""
+    source: Value
+    path: Value | None
+    columns: tuple[JsonColumn, ...]
+    """The WITH clause's columns; none for OPENJSON's own (key, value, type)."""
+    types: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TableParameter:
+    """A table-valued parameter's temporary table: made, then filled with the rows the call passes (none by default,
+    as SQL Server's is an empty table when the caller passes none)."""
+
+    declare: tuple[SentStatement, ...]
+    insert: SentStatement
+    """One row's INSERT, `?` per column the caller gives (an identity column is the table's own)."""
+    columns: int
+
+
+@dataclass(frozen=True)
 class Parameter:
     name: str
     """As declared, with `@`."""
@@ -202,6 +302,7 @@ class Parameter:
     default: Value | None = None
     has_default: bool = False
     output: bool = False
+    table: TableParameter | None = None
 
 
 @dataclass(frozen=True)
@@ -229,6 +330,8 @@ class Program:
     """The line of the file its definition starts on (its lines are the definition's)."""
     variables: tuple[tuple[str, str], ...] = field(default=())
     """Every variable it declares, (name, type): the runner's scope knows their types."""
+    returns: str | None = None
+    """A scalar function's RETURNS type (its RETURN value takes it); None for a procedure."""
     wrapper: bool = False
     """A captured batch around procedure calls (`exec dbo.P @a = @1`): its own statements are the application's
     call, not statements the application takes over, and are not counted."""

@@ -18,6 +18,8 @@ https://learn.microsoft.com/sql/t-sql/statements/set-implicit-transactions-trans
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from . import program as p
 from .failures import TsqlError, WouldCommit
 from .sending import Sender
@@ -94,3 +96,29 @@ def implicit_begin(state: CallState) -> None:
     """A statement of a rolled-back call that opens SQL Server's implicit transaction when none is open."""
     if state.rolled_back and state.trancount == 0:
         state.trancount = 1
+
+
+def atomic(sender: Sender, state: CallState, line: int, body: Callable[[], None]) -> None:
+    """BEGIN ATOMIC (a natively compiled body): all of it or none of it. Outside a transaction it is one (committed at
+    its end, rolled back when an error leaves it); inside one, a savepoint the error rolls back to.
+    https://learn.microsoft.com/sql/relational-databases/in-memory-oltp/atomic-blocks-in-native-procedures"""
+    # Inside a transaction, or a call compare rolls back (nothing may commit there), the block is a savepoint.
+    savepoint = f"sqlsrv2tidb_atomic_{line}" if state.trancount or state.rolled_back else None
+    if savepoint is None:
+        sender.text(state, "BEGIN")
+        state.trancount += 1
+    else:
+        sender.text(state, f"SAVEPOINT `{savepoint}`")
+    try:
+        body()
+    except BaseException:
+        if savepoint is None:
+            if state.trancount:
+                sender.text(state, "ROLLBACK")
+            state.trancount, state.doomed = 0, False
+        elif state.trancount:
+            sender.text(state, f"ROLLBACK TO SAVEPOINT `{savepoint}`")
+        raise
+    if savepoint is None and state.trancount:
+        sender.text(state, "COMMIT")
+        state.trancount -= 1

@@ -26,10 +26,11 @@ from ..translate.naming import NameMap
 from ..translate.session import SentStatement, StatementSession, StatementTranslation
 from .affected import ChangePlan, plan_changes
 from .expressions import RUNTIME_PREFIX, RUNTIME_TYPES, local_form, runtime_name
+from .functions import functions_of, inline
 from .header import Blocker
 from .program import Program, Value
 
-NestedCompile = Callable[[str, tuple[Parameter, ...], int], Program]
+NestedCompile = Callable[..., Program]
 """Compiles literal SQL (sp_executesql, EXEC ('...')) as a batch of its own: (text, parameters, line)."""
 
 
@@ -51,6 +52,10 @@ class Unit:
     calls: list[str] = field(default_factory=list)
     writes: list[str] = field(default_factory=list)
     transactions: bool = False
+    table_types: dict[str, str] = field(default_factory=dict)
+    """Table variables declared with a user table type: lower-case name (no `@`) -> the type."""
+    json_tables: int = 0
+    """Table variables made for OPENJSON over held values so far (`json_rows`)."""
     variables: dict[str, str] = field(default_factory=dict)
     """Lower-case name (no `@`) -> declared type, for every variable and parameter."""
     renamed: dict[str, str] = field(default_factory=dict)
@@ -60,6 +65,7 @@ class Unit:
     def __post_init__(self) -> None:
         runtime = [Parameter("@" + RUNTIME_PREFIX + name, type_text) for name, type_text in RUNTIME_TYPES.items()]
         self.session = StatementSession(self.database, self.names, self.options, runtime)
+        self.functions = functions_of(self.database)
 
     def declare(self, name: str, type_text: str) -> None:
         key = name.lstrip("@").lower()
@@ -103,7 +109,15 @@ class Unit:
 
     def translate(self, tree: exp.Expr, sql: str, line: int, what: str = "statement") -> tuple[SentStatement, ...]:
         """The TiDB statements of one T-SQL statement, with the runner's values bound in it."""
+        tree = self.inlined(tree, line)
         return self.keep(self.session.statement(self.typed_columns(self.with_runtime(tree)), sql), line, what)
+
+    def inlined(self, tree: exp.Expr, line: int) -> exp.Expr:
+        """The tree with its user-defined functions inlined (`functions`); one that cannot be blocks the procedure."""
+        tree, problems = inline(tree, self.functions)
+        for problem in problems:
+            self.block("user-defined function", line, problem)
+        return tree
 
     def typed_columns(self, tree: exp.Expr) -> exp.Expr:
         """`SELECT @when AS w`: a variable a query returns as a column is cast to its declared date or time type. Bound
@@ -140,16 +154,16 @@ class Unit:
                 node.replace(exp.Parameter(this=exp.var(RUNTIME_PREFIX + name)))
         return tree
 
-    def changes_of(self, tree: exp.Expr) -> ChangePlan | None:
+    def changes_of(self, tree: exp.Expr, keyless_delete: bool = False) -> ChangePlan | None:
         """How the rows a DML statement changes are read (`affected`), translated in this unit's session so the
         reads bind its variables; their notes are the tool's, not the procedure's."""
         return plan_changes(tree, self.database, self.names,
-                            lambda node: self.session.statement(self.with_runtime(node), node.sql("tsql")))
+                            lambda node: self.session.statement(self.with_runtime(node), node.sql("tsql")), keyless_delete)
 
     def value(self, node: exp.Expr, text: str, line: int) -> Value:
         """An expression the runner needs: the client's form when it has one, and the target's `SELECT` for the rest."""
         local = local_form(node)
-        translation = self.session.expression(self.with_runtime(node))
+        translation = self.session.expression(self.with_runtime(self.inlined(node, line)))
         if translation.unsupported and local is not None:
             return Value(text, local)
         remote = self.keep(translation, line, "expression")
@@ -165,7 +179,7 @@ class Unit:
             return None
         local = local_form(node)
         case = exp.Case(ifs=[exp.If(this=node.copy(), true=exp.Literal.number(1))], default=exp.Literal.number(0))
-        translation = self.session.expression(self.with_runtime(case))
+        translation = self.session.expression(self.with_runtime(self.inlined(case, line)))
         if translation.unsupported and local is not None:
             return Value(text, local)
         remote = self.keep(translation, line, "condition")

@@ -115,7 +115,7 @@ def _text(value: Any, base: str, size: str | None) -> Any:
     elif isinstance(value, (int, Decimal)):
         text = str(value)
     elif isinstance(value, str):
-        text = value
+        text = str(value)  # JSON text JSON_QUERY returned is a plain string once a variable holds it
     else:
         return value  # a date or a float written as text follows styles the server applies; kept as it is
     if size and size != "max":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ..model import QueryClass, Workload
 from ..translate.session import SentStatement
@@ -20,6 +20,7 @@ from . import program as p
 from .affected import ChangePlan
 from .catalog import Procedures, is_system, name_key
 from .compiler import children, compile_batch
+from .dynamic import DynamicSql
 from .expressions import Var
 from .header import Blocker
 from .triggers import Trigger, trigger_key
@@ -39,6 +40,12 @@ class CallPlan:
     triggers: dict[str, tuple[Trigger, ...]] = field(default_factory=dict)
     """The triggers of every table the programs may change (`triggers.trigger_key`), their own writes' included:
     the runner runs them after the statements that fire them."""
+    dynamic: DynamicSql | None = None
+    """What translates SQL the procedures build at run time; None when none of them does."""
+    checked: p.Program | None = None
+    """The batch with the call's return status and OUTPUT parameters selected after it (`checked_text`), which compare
+    runs on both sides; None when the batch is not one EXEC of a procedure."""
+    checked_text: str | None = None
 
     def target_sql(self) -> str:
         """Every TiDB statement the procedures may send, each once, in the order of the programs (for the files)."""
@@ -122,8 +129,36 @@ def captured_call(query: QueryClass, procedures: Procedures, batches: bool = Fal
                 blockers.append(f"it fires the trigger {trigger.name}, which cannot run: {first.construct} at "
                                 f"{trigger.program.where(first.line)}: {first.message}")
             writes += [f"{w.rsplit(' (line', 1)[0]} (trigger {trigger.name})" for w in trigger.program.writes]
+    checked_text = with_outputs(query.text) if len(batch.calls) == 1 else None
+    if checked_text is not None:
+        checked = compile_batch(checked_text, query.parameters, procedures.database, procedures.names, procedures.options,
+                                name=f"query {query.id}", file=query.source.file, first_line=query.source.line or 1,
+                                wrapper=True)
+        if not checked.blockers:
+            plan = replace(plan, checked=checked, checked_text=checked_text)
     return CapturedCall(query.id, tuple(dict.fromkeys(named)), not blockers, "; ".join(dict.fromkeys(blockers)),
                         tuple(dict.fromkeys(writes)), plan)
+
+
+STATUS = "call_return_status"
+"""The variable a checked call's return status goes into (a name outside the runner's own, `sqlsrv2tidb_`)."""
+_ONE_EXEC = re.compile(r"^(?P<before>(?:\s*DECLARE\b[^;]*;)*\s*)EXEC(?:UTE)?\s+(?P<status>@\w+\s*=\s*)?"
+                       r"(?P<call>(?!\()[^;]*?);?\s*$", re.IGNORECASE | re.DOTALL)
+_OUTPUT = re.compile(r"(@\w+)\s+OUT(?:PUT)?\b", re.IGNORECASE)
+
+
+def with_outputs(text: str) -> str | None:
+    """`EXEC dbo.P @a = @1, @b = @o OUTPUT` -> the same call with its return status kept, then `SELECT @status AS
+    [return status], @o AS [@o]`: one more result set, which both sides answer alike, so compare compares what a
+    procedure gives back besides its rows. None for a batch that is not one EXEC (nothing else after DECLAREs)."""
+    m = _ONE_EXEC.match(text)
+    if m is None or re.search(r"\bEXEC(?:UTE)?\b", m["call"], re.IGNORECASE):
+        return None
+    status = m["status"].split("=")[0].strip() if m["status"] else "@" + STATUS
+    declare = "" if m["status"] else f"DECLARE @{STATUS} int; "
+    outputs = list(dict.fromkeys(v for v in _OUTPUT.findall(m["call"])))
+    selected = ", ".join([f"{status} AS [return status]", *(f"{v} AS [{v}]" for v in outputs)])
+    return f"{m['before']}{declare}EXEC {status} = {m['call'].strip()}; SELECT {selected}"
 
 
 def _said(program: p.Program, blocker: Blocker) -> str:
@@ -156,9 +191,10 @@ def plan_of(batch: p.Program, procedures: Procedures) -> CallPlan:
     for key in programs:
         by_name.setdefault(key[1], []).append(key)
     collation = (procedures.database.collation or "").lower()
+    dynamic = procedures.dynamic if any(_dynamic(program) for program in (batch, *programs.values())) else None
     return CallPlan(batch, programs, {name: tuple(keys) for name, keys in by_name.items()},
                     "_cs_" not in collation and not collation.endswith("_bin") and "_bin2" not in collation, aliases,
-                    _triggers_of([batch, *programs.values()], procedures))
+                    _triggers_of([batch, *programs.values()], procedures), dynamic)
 
 
 def _triggers_of(programs: list[p.Program], procedures: Procedures) -> dict[str, tuple[Trigger, ...]]:
@@ -178,20 +214,26 @@ def _triggers_of(programs: list[p.Program], procedures: Procedures) -> dict[str,
     return {key: triggers for key, triggers in found.items() if triggers}
 
 
+def _dynamic(program: p.Program) -> bool:
+    return any(isinstance(step, p.DynamicText) for step in _walk(program.body))
+
+
 def statements_of(program: p.Program) -> Iterator[SentStatement]:
     """Every TiDB statement a program may send, its values' statements included."""
     stack = [program.body]
     while stack:
         step = stack.pop()
         stack.extend(children(step))
-        for name in ("statements", "insert"):
-            yield from getattr(step, name, ()) or ()
+        stack.extend(getattr(step, "fills", ()) or ())
+        for name in ("statements", "insert", "declare", "clear"):
+            found = getattr(step, name, ()) or ()
+            yield from (found,) if isinstance(found, SentStatement) else found
         for value in _values(step):
             yield from value.remote
 
 
 def _values(step: p.Step) -> Iterator[p.Value]:
-    for name in ("condition", "value", "offset"):
+    for name in ("condition", "value", "offset", "source", "path"):
         value = getattr(step, name, None)
         if isinstance(value, p.Value):
             yield value

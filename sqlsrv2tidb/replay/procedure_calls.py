@@ -58,7 +58,8 @@ def run_call(conn: drivers.Connection, driver: str, class_id: str, plan: CallPla
     if session is None:
         session = _SESSIONS[conn] = DriverSession(conn, driver)
     names = [parameter.name for parameter in plan.batch.parameters]
-    result = Runner(session, plan.resolve, case_insensitive=plan.case_insensitive, triggers=plan.triggers).call(
+    result = Runner(session, plan.resolve, case_insensitive=plan.case_insensitive, triggers=plan.triggers,
+                    dynamic=plan.dynamic).call(
         plan.batch, list(zip(names, values, strict=False)))
     totals.call(class_id, result.statements, result.round_trips, not result.ok)
     if result.lost is not None:

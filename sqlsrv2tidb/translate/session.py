@@ -85,8 +85,9 @@ class StatementSession:
         return StatementTranslation(_sent(target, bound), status, notes)
 
     def expression(self, node: exp.Expr) -> StatementTranslation:
-        """`SELECT <node>`: a value the client cannot work out itself, asked of the target."""
-        select = exp.Select(expressions=[node.copy()])
+        """`SELECT <node> AS value`: a value the client cannot work out itself, asked of the target. Named, since a
+        server names an unnamed column by its text cut to 256 bytes, which may cut a character of a long one."""
+        select = exp.Select(expressions=[exp.alias_(node.copy(), "value")])
         return self.statement(select, select.sql("tsql"))
 
 

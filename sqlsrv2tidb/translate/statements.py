@@ -245,6 +245,8 @@ def _starts_statement(tokens: list[Token], i: int, first: str, seen: set[str], c
             return False
         if word == "WITH":
             return _starts_cte(tokens, i)
+        if word == "SET" and i + 1 < len(tokens) and tokens[i + 1].text.startswith("@"):
+            return True  # `CREATE TABLE #t (...)` then `SET @sql = ...`: ALTER ... SET never sets a variable
         return word in ALWAYS_STARTS or word in _DML or word in ("SELECT", "EXEC", "EXECUTE")
     if word in ("END", "ELSE") and case_depth:
         return False
@@ -330,7 +332,7 @@ def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> State
 
 
 _COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
-_ENDS_ASSIGNMENT = {"FROM", "WHERE", "OUTPUT", "OPTION", "SET", "SELECT", "UPDATE", "DELETE", "INSERT"}
+_ENDS_ASSIGNMENT = {"FROM", "WHERE", "OUTPUT", "OPTION", "SET", "SELECT", "UPDATE", "DELETE", "INSERT", "WHEN"}
 
 
 def _compound_assignments(sql: str, tokens: list[Token]) -> str:

@@ -17,6 +17,7 @@ after the project's transforms fails loudly instead of being written in a form T
 
 from __future__ import annotations
 
+import re
 import typing as t
 
 from sqlglot import exp, transforms
@@ -171,7 +172,14 @@ def literal_sql(self: MySQLGenerator, expression: exp.Literal) -> str:
     # syntax error, so the point gets a digit: `86400.0`, the same value.
     if not expression.is_string and expression.this.endswith("."):
         return expression.this + "0"
+    if expression.is_string and _END_OF_TIME.match(expression.this):
+        # The "end of time" applications write for datetime2(7) would round past TiDB's largest DATETIME(6) (error
+        # 1292); it keeps its truncated value, as the data load keeps it (data/normalize.py).
+        return MySQLGenerator.literal_sql(self, exp.Literal.string("9999-12-31 23:59:59.999999"))
     return MySQLGenerator.literal_sql(self, expression)
+
+
+_END_OF_TIME = re.compile(r"^9999-?12-?31[ T]23:59:59\.9999999\d*$")
 
 
 def forclause_sql(self: MySQLGenerator, expression: exp.ForClause) -> str:

@@ -33,12 +33,16 @@ from sqlglot import exp
 
 from ..errors import UsageError
 from . import (
+    transforms_catalog,
     transforms_dml,
     transforms_functions,
+    transforms_hashing,
+    transforms_json,
     transforms_mysql,
     transforms_names,
     transforms_query,
     transforms_scalar,
+    transforms_server,
 )
 from .context import Context
 from .refusals import refused
@@ -114,7 +118,8 @@ def _plan(rewrites: tuple[Rewrite, ...], cls: type) -> tuple[int, ...]:
     return tuple(plan)
 
 
-_PIPELINE: tuple[Rewrite, ...] = (*transforms_functions.REWRITES, *transforms_scalar.REWRITES)
+_PIPELINE: tuple[Rewrite, ...] = (*transforms_functions.REWRITES, *transforms_scalar.REWRITES, *transforms_hashing.REWRITES,
+                                  *transforms_json.REWRITES, *transforms_server.REWRITES, *transforms_catalog.REWRITES)
 
 SKIPPABLE: tuple[str, ...] = (*(rewrite.__name__ for rewrite in _PIPELINE), transforms_query.top_percent_or_ties.__name__,
                               CASE_INSENSITIVE_COLLATION)

@@ -294,8 +294,35 @@ def command(tree: exp.Command, ctx: Context) -> list[exp.Expr]:
     if word in ("BEGIN",) and rest.upper().startswith(("TRY", "CATCH")):
         ctx.note("QY31", "unsupported", "TRY...CATCH has no TiDB equivalent: handle errors in the application.")
         return []
+    if word == "ALTER" and re.match(r"\s*SEQUENCE\b", rest, re.IGNORECASE) and not ctx.options.mysql:
+        altered = alter_sequence(rest, ctx)
+        if altered is not None:
+            return [altered]
     ctx.note("QY49", "unsupported", f"{word} {rest[:40]}: no TiDB equivalent.")
     return []
+
+
+_ALTER_SEQUENCE = re.compile(r"^\s*SEQUENCE\s+(?P<name>(?:\[[^\]]+\]|\w+)(?:\s*\.\s*(?:\[[^\]]+\]|\w+)){0,2})\s+"
+                             r"(?P<options>(?:RESTART(?:\s+WITH\s+-?\d+)?|INCREMENT\s+BY\s+-?\d+|(?:MINVALUE|MAXVALUE)\s+-?\d+|"
+                             r"NO\s+(?:MINVALUE|MAXVALUE|CYCLE|CACHE)|CYCLE|CACHE(?:\s+\d+)?|\s)+?)\s*;?\s*$",
+                             re.IGNORECASE | re.DOTALL)
+
+
+def alter_sequence(rest: str, ctx: Context) -> exp.Expr | None:
+    """`ALTER SEQUENCE Sequences.[OrderID] RESTART WITH 42` -> `ALTER SEQUENCE OrderID RESTART WITH 42`: TiDB's
+    sequences take the same options, the name as the DDL made it.
+    https://docs.pingcap.com/tidb/stable/sql-statement-alter-sequence
+    https://learn.microsoft.com/sql/t-sql/statements/alter-sequence-transact-sql
+    """
+    m = _ALTER_SEQUENCE.match(rest)
+    if m is None:
+        return None
+    parts = [part.strip().strip("[]") for part in m["name"].split(".")]
+    schema, name = (parts[-2] if len(parts) > 1 else None), parts[-1]
+    options = " ".join(m["options"].split())
+    options = re.sub(r"\bNO\s+CACHE\b", "NOCACHE", options, flags=re.IGNORECASE)
+    ctx.note("QY49", "rewritten", "ALTER SEQUENCE keeps its options on TiDB's sequence of the same name.")
+    return exp.Command(this="ALTER", expression=exp.Literal.string(f"SEQUENCE {ctx.names.object(schema, name).quoted()} {options}"))
 
 
 def create_table(tree: exp.Create, ctx: Context) -> list[exp.Expr] | None:

@@ -8,8 +8,12 @@ an exact equivalent are rewritten:
 - insert only: INSERT ... SELECT ... WHERE NOT EXISTS (the ON condition);
 - update only: multi-table UPDATE ... JOIN; delete only: multi-table DELETE ... JOIN.
 
-Conditional branches, NOT MATCHED BY SOURCE, several actions of one kind, or OUTPUT stay
-unsupported. https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
+Any other MERGE (ON on columns that are no key, a branch with AND, NOT MATCHED BY SOURCE) becomes the
+statements it means, in an order that gives SQL Server's result (`_decomposed`): the UPDATE ... JOIN
+and DELETE ... JOIN of the matched rows, the DELETE or UPDATE of the target rows no source row matches,
+then the INSERT ... SELECT ... WHERE NOT EXISTS of the source rows no target row matches; they must
+run in one transaction (the procedure runner opens one). An OUTPUT clause stays unsupported.
+https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
 """
 
 from __future__ import annotations
@@ -40,11 +44,10 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
     if not isinstance(target, exp.Table) or source is None:
         return _unsupported(node, ctx, "its target is not a table")
     update = insert = delete = None
-    for when in node.args["whens"].expressions:
-        if when.args.get("condition") is not None:
-            return _unsupported(node, ctx, "a WHEN branch has an extra condition")
-        if when.args.get("source"):
-            return _unsupported(node, ctx, "it has WHEN NOT MATCHED BY SOURCE")
+    whens = node.args["whens"].expressions
+    if any(w.args.get("condition") is not None or w.args.get("source") for w in whens):
+        return _decomposed(node, ctx, "a WHEN branch has an AND condition or is NOT MATCHED BY SOURCE")
+    for when in whens:
         then = when.args.get("then")
         if when.args.get("matched") and isinstance(then, exp.Update) and update is None:
             update = then
@@ -55,7 +58,7 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
         else:
             return _unsupported(node, ctx, "its branches are not one UPDATE/DELETE and one INSERT")
     if delete is not None and (update is not None or insert is not None):
-        return _unsupported(node, ctx, "it deletes and also updates or inserts")
+        return _decomposed(node, ctx, "it deletes and also updates or inserts")
     target_alias = target.alias_or_name.lower()
     source_alias = (source.alias or "").lower()
     row = _single_row(source)
@@ -78,11 +81,11 @@ def merge(node: exp.Merge, ctx: Context) -> list[exp.Expr]:
         return [_insert_missing(node, plain_target, columns, values, row, source_alias)]
     pairs = _key_pairs(node.args["on"], target_alias)
     if pairs is None:
-        return _unsupported(node, ctx, "ON is not a set of equalities on target columns")
+        return _decomposed(node, ctx, "ON is not a set of equalities on target columns")
     keys = [key for key, _ in pairs]
     status = _check_key(target, keys, ctx)
     if status is None:
-        return _unsupported(node, ctx, f"ON matches ({', '.join(keys)}), which is not the target's primary or a unique key")
+        return _decomposed(node, ctx, f"ON matches ({', '.join(keys)}), which is not the target's primary or a unique key")
     written = {column.lower(): as_written(value) for column, value in zip(columns, values, strict=True)}
     if any(written.get(key.lower()) != value for key, value in pairs):
         return _update_then_insert(node, ctx, update, pairs, written, (plain_target, columns, values, row, source_alias))
@@ -269,3 +272,155 @@ def _check_key(target: exp.Table, keys: list[str], ctx: Context) -> str | None:
     if wanted not in unique_sets:
         return None
     return "rewritten" if len(unique_sets) == 1 else "review"
+
+
+def _decomposed(node: exp.Merge, ctx: Context, why: str) -> list[exp.Expr]:
+    """Any MERGE as the statements it means, in an order that gives SQL Server's result from the rows as they were:
+
+    1. WHEN MATCHED [AND c] THEN UPDATE / DELETE: UPDATE (DELETE) t JOIN source ON ... [AND c], in the order of the
+       branches (the second branch excluding the rows of the first);
+    2. WHEN NOT MATCHED BY SOURCE [AND c] THEN DELETE / UPDATE: ... WHERE NOT EXISTS (the source row ON matches);
+    3. WHEN NOT MATCHED [BY TARGET] [AND c] THEN INSERT: INSERT ... SELECT ... WHERE NOT EXISTS (the target row).
+
+    The rows the first steps change must still be the ones ON matched: so no UPDATE may assign a column that ON or
+    a later branch's condition reads (or its own, which the next branch reads as NOT), unless only the INSERT reads
+    it afterwards. The INSERT is then given the source rows no target row matched, set apart before the first step
+    (a temporary table LIKE the source table): a slowly changing dimension's MERGE, whose UPDATE closes the row ON
+    matched (`ValidTo = ...`), and a MERGE that deletes matched rows and inserts others, need that.
+    https://learn.microsoft.com/sql/t-sql/statements/merge-transact-sql
+    """
+    target, source = node.this, node.args.get("using")
+    target_alias = target.alias_or_name.lower()
+    source_alias = (source.alias or "src").lower()
+    on = node.args["on"]
+    matched, by_source, inserts = [], [], []
+    for when in node.args["whens"].expressions:
+        then = when.args.get("then")
+        kind = "delete" if isinstance(then, exp.Var) and then.name.upper() == "DELETE" else \
+            "update" if isinstance(then, exp.Update) else "insert" if isinstance(then, exp.Insert) else None
+        if kind is None:
+            return _unsupported(node, ctx, f"a WHEN branch does {then.sql('sqlserver')[:40] if then else 'nothing'}")
+        branch = (kind, then, when.args.get("condition"))
+        if when.args.get("matched"):
+            matched.append(branch)
+        elif when.args.get("source"):
+            by_source.append(branch)
+        else:
+            inserts.append(branch)
+    if len(matched) > 2 or len(by_source) > 2 or len(inserts) > 1 or any(k == "insert" for k, _, _ in matched + by_source):
+        return _unsupported(node, ctx, "its WHEN branches are not those T-SQL allows")
+    on_columns = {c.name.lower() for c in on.find_all(exp.Column) if c.table.lower() == target_alias}
+
+    def reads(condition: exp.Expr | None) -> set[str]:
+        return {c.name.lower() for c in condition.find_all(exp.Column) if c.table.lower() in (target_alias, "")} \
+            if condition is not None else set()
+
+    def assigned(then: exp.Expr) -> set[str]:
+        return {item.this.name.lower() for item in then.expressions if isinstance(item.this, exp.Column)}
+
+    # The INSERT's NOT EXISTS reads ON after the other steps: when they change what ON matched, the unmatched source
+    # rows are set apart first.
+    stage = bool(inserts) and (any(k == "delete" for k, _, _ in matched)
+                               or any(assigned(then) & on_columns for k, then, _ in matched + by_source if k == "update"))
+    if stage and not (isinstance(source, exp.Table) and isinstance(source.this, exp.Identifier)
+                      and not source.this.args.get("temporary") and not source.this.args.get("global_")
+                      and not source.args.get("joins")):
+        return _unsupported(node, ctx, "its steps change the rows ON matched before the INSERT reads ON, and its "
+                                       "source is no table whose unmatched rows can be set apart first")
+    for group, branches in enumerate((matched, by_source)):
+        for n, (kind, then, condition) in enumerate(branches):
+            if kind != "update":
+                continue
+            later = branches[n + 1:]
+            # ON is read again by a later branch of its group, by NOT MATCHED BY SOURCE after the matched branches,
+            # and by the INSERT unless its rows were set apart; a later branch also reads this one's condition.
+            read_later = set().union(*(reads(c) for _, _, c in later))
+            if later:
+                read_later |= reads(condition) | on_columns
+            if (group == 0 and by_source) or (inserts and not stage):
+                read_later |= on_columns
+            changed = assigned(then) & read_later
+            if changed:
+                return _unsupported(node, ctx, f"an UPDATE branch changes ({', '.join(sorted(changed))}), "
+                                               "which ON or a later branch reads")
+    statements: list[exp.Expr] = []
+    staged = exp.Table(this=exp.Identifier(this="sqlsrv2tidb_merge_source", temporary=True))
+    if stage:
+        # DROP first: a MERGE that failed half-way in this session leaves its table behind.
+        statements.append(exp.Drop(tables=[staged.copy()], kind="TABLE", exists=True, temporary=True))
+        statements.append(exp.Create(this=staged.copy(), kind="TABLE", properties=exp.Properties(
+            expressions=[exp.TemporaryProperty(), exp.LikeProperty(this=exp.Table(this=source.this.copy(),
+                                                                                    db=source.args.get("db"),
+                                                                                    catalog=source.args.get("catalog")))])))
+        unmatched = exp.select(exp.Star()).from_(source.copy()).where(exp.Not(this=exp.Exists(
+            this=exp.select(exp.Literal.number(1)).from_(target.copy()).where(on.copy()))))
+        statements.append(exp.Insert(this=staged.copy(), expression=unmatched))
+    previous: exp.Expr | None = None
+    for kind, then, condition in matched:
+        joined = on.copy()
+        if condition is not None:
+            joined = exp.and_(joined, exp.Paren(this=condition.copy()))
+        if previous is not None:
+            joined = exp.and_(joined, exp.Not(this=exp.Paren(this=previous.copy())))
+        statements.append(_matched_statement(node, kind, then, joined))
+        previous = condition
+    exists_source = exp.Exists(this=exp.select(exp.Literal.number(1)).from_(_derived(source, source_alias)).where(on.copy()))
+    previous = None
+    for kind, then, condition in by_source:
+        where: exp.Expr = exp.Not(this=exists_source.copy())
+        if condition is not None:
+            where = exp.and_(where, exp.Paren(this=condition.copy()))
+        if previous is not None:
+            where = exp.and_(where, exp.Not(this=exp.Paren(this=previous.copy())))
+        table = target.copy()
+        if kind == "delete":  # DELETE alias FROM t AS alias: MySQL and MariaDB take no alias in the one-table form
+            statements.append(exp.Delete(tables=[exp.to_table(target.alias_or_name)], this=table,
+                                         where=exp.Where(this=where)))
+        else:
+            statements.append(exp.Update(this=table, expressions=[item.copy() for item in then.expressions],
+                                         where=exp.Where(this=where)))
+        previous = condition
+    for _, then, condition in inserts:
+        columns = _insert_columns(then, target, ctx)
+        if columns is None:
+            return _unsupported(node, ctx, "the INSERT branch has no column list and the target's columns are unknown")
+        values = list(then.expression.expressions) if isinstance(then.expression, exp.Tuple) else []
+        if len(values) != len(columns):
+            return _unsupported(node, ctx, "the INSERT branch's values do not match its columns")
+        plain_target = target.copy()
+        plain_target.set("alias", None)
+        if stage:
+            query = exp.select(*[v.copy() for v in values]).from_(exp.Table(
+                this=staged.this.copy(), alias=exp.TableAlias(this=exp.to_identifier(source.alias_or_name))))
+            if condition is not None:
+                query = query.where(condition.copy())
+            statements.append(exp.Insert(this=exp.Schema(this=plain_target, expressions=[exp.to_identifier(c) for c in columns]),
+                                         expression=query))
+            statements.append(exp.Drop(tables=[staged.copy()], kind="TABLE", temporary=True))
+            continue
+        insert = _insert_missing(node, plain_target, columns, values, None, source_alias)
+        if condition is not None:
+            query = insert.expression
+            query.set("where", exp.Where(this=exp.and_(query.args["where"].this, exp.Paren(this=condition.copy()))))
+        statements.append(insert)
+    ctx.note(_NOTE, "review", f"MERGE ({why}) becomes {len(statements)} statement(s), the matched rows' first, then the "
+             "unmatched target rows', then the inserts: run them in one transaction (the procedure runner does); a "
+             "target row several source rows match makes SQL Server fail (8672), where the UPDATE keeps one.")
+    return statements
+
+
+def _matched_statement(node: exp.Merge, kind: str, then: exp.Expr, on: exp.Expr) -> exp.Expr:
+    """UPDATE ... JOIN or DELETE ... JOIN of the target rows the source matches on `on`."""
+    target = node.this.copy()
+    source = _derived(node.args["using"], (node.args["using"].alias or "src"))
+    target.set("joins", [exp.Join(this=source, on=on)])
+    alias = node.this.alias_or_name
+    if kind == "delete":
+        return exp.Delete(tables=[exp.to_table(alias)], this=target)
+    assignments = []
+    for item in then.expressions:
+        column = item.this.copy()
+        if isinstance(column, exp.Column) and not column.table:
+            column.set("table", exp.to_identifier(alias))
+        assignments.append(exp.EQ(this=column, expression=item.expression.copy()))
+    return exp.Update(this=target, expressions=assignments)

@@ -15,6 +15,7 @@ from sqlglot import exp
 
 from .context import Context
 from .scopes import parameter_name, sources
+from .transforms_catalog import catalog_view
 from .walk import breadth_first
 
 PARAMETER_MARKER = "__sqlsrv2tidb_param_{}__"
@@ -121,6 +122,10 @@ def _table(table: exp.Table, tree: exp.Expr, ctes: set[str], aliases: set[str], 
     if not table.db and lowered in ctes:
         return
     if _is_alias_reference(table, aliases):
+        return
+    derived = catalog_view(table, ctx)
+    if derived is not None:
+        table.replace(derived)
         return
     if (table.db or "").lower() in _SYSTEM_SCHEMAS or (
         not table.db and lowered in _SYS_VIEWS and ctx.database.table(None, name) is None

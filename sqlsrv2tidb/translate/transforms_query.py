@@ -19,10 +19,10 @@ from .transforms_grouping import group_expressions, outer_reference_beside_aggre
 from .transforms_joins import full_outer_join, subquery_in_join_condition
 from .transforms_rollup import grand_total_over_no_rows
 from .transforms_select import limit_in_subquery, set_operation_order, star_after_columns
+from .transforms_temporal import system_time
 from .walk import depth_first
 
 _APPLY_DOCS = "https://docs.pingcap.com/tidb/stable/mysql-compatibility (lateral derived tables, tidb#40328)"
-_TEMPORAL_DOCS = "https://docs.pingcap.com/tidb/stable/as-of-timestamp"
 
 
 _CLAUSE_HOLDERS = (exp.Table, exp.Join, exp.Select, exp.Update, exp.Delete, exp.Insert, exp.Subquery, exp.Values,
@@ -38,8 +38,13 @@ def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
         if isinstance(node, exp.Table) and node.args.get("hints"):
             table_hints(node, ctx)
         if isinstance(node, exp.Table) and node.args.get("version"):
-            ctx.note("QY63", "unsupported", f"FOR SYSTEM_TIME on {node.name}: TiDB has no system-versioned temporal tables "
-                     f"(its AS OF TIMESTAMP reads an old snapshot within the GC life time, not a history table) ({_TEMPORAL_DOCS}).")
+            derived = system_time(node, ctx)  # the table and its history table (transforms_temporal)
+            if derived is not None:
+                if node is tree:
+                    tree = derived
+                else:
+                    node.replace(derived)
+                continue
         if isinstance(node, exp.Join) and node.args.get("hint"):
             ctx.note("QY13", "rewritten", f"The {node.args['hint']} join hint is dropped; TiDB's optimizer picks the join.")
             node.set("hint", None)

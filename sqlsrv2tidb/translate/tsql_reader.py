@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime
 import logging
+import re
 import typing as t
 
 from sqlglot import exp
@@ -118,6 +119,7 @@ FUNCTIONS: dict[str, t.Callable[[list[exp.Expr]], exp.Expr]] = {
 
 _CALL_MARKER = "__sqlsrv2tidb_call_{}__"
 _HINT_MARKER = "__sqlsrv2tidb_hint_{}__"
+_TABLE_HINT_MARKER = "__sqlsrv2tidb_table_hint_{}__"
 
 
 class _Marks(t.NamedTuple):
@@ -127,6 +129,8 @@ class _Marks(t.NamedTuple):
     """Marker -> the text of a query hint the parser has no entry for."""
     empty: list[Token]
     """Where a hint is missing (`OPTION ()`, `OPTION (a,,b)`): the `,` or `)` found instead."""
+    table_hints: dict[str, tuple[str, list[str]]]
+    """Marker -> the name it stands for and the table hints written between an INSERT's table and its rows."""
 
 
 def read(parser: Parser, tokens: list[Token], sql: str, into: exp.IntoType | None = None) -> list[exp.Expr | None]:
@@ -135,14 +139,14 @@ def read(parser: Parser, tokens: list[Token], sql: str, into: exp.IntoType | Non
     for token in marks.empty:
         _error("Expected a query hint", token, parser, sql)
     trees = parser.parse(marked, sql) if into is None else parser.parse_into(into, marked, sql)
-    if not (marks.calls or marks.hints):
+    if not (marks.calls or marks.hints or marks.table_hints):
         return trees
     return [None if tree is None else _restore(tree, marks, parser, sql) for tree in trees]
 
 
 def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
     """The tokens with each call to one of `FUNCTIONS` and each hint the parser has no entry for marked."""
-    marks = _Marks({}, {}, [])
+    marks = _Marks({}, {}, [], {})
     edits: list[tuple[int, int, list[Token]]] = []
     i, n = 0, len(tokens)
     while i < n - 1:
@@ -151,6 +155,12 @@ def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
             edits.append((i, i + 1, [Token(TokenType.IDENTIFIER, "#", tok.line, tok.col, tok.start, tok.end, tok.comments)]))
             i += 1
             continue
+        if tok.token_type == TokenType.INSERT:
+            hinted = _insert_table_hints(tokens, i, sql, marks)
+            if hinted is not None:
+                edits.extend(hinted)
+                i = hinted[-1][1]
+                continue
         if tokens[i + 1].token_type != TokenType.L_PAREN:
             i += 1
             continue
@@ -179,6 +189,75 @@ def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
         position = end
     out.extend(tokens[position:])
     return out, marks
+
+
+_ROWS_START = {TokenType.L_PAREN, TokenType.SELECT, TokenType.VALUES, TokenType.DEFAULT, TokenType.EXECUTE,
+               TokenType.COMMAND, TokenType.WITH}
+_NAME_TOKENS = {TokenType.VAR, TokenType.IDENTIFIER}
+
+
+def _insert_table_hints(tokens: list[Token], at: int, sql: str, marks: _Marks) -> list[tuple[int, int, list[Token]]] | None:
+    """`INSERT [INTO] t WITH (TABLOCK) (a, b) SELECT ...`: the hints between the table and its rows taken out, and
+    the table's name marked so `_restore` gives them back to it. sqlglot's reader takes a WITH there for a common
+    table expression and fails; T-SQL reads it as table hints (any of them, not only TABLOCK). The edits, in order.
+    https://learn.microsoft.com/sql/t-sql/statements/insert-transact-sql#with-table_hint_limited
+    """
+    j = at + 1
+    if j < len(tokens) and tokens[j].token_type == TokenType.INTO:
+        j += 1
+    name_at = None
+    while j < len(tokens) and tokens[j].token_type in _NAME_TOKENS:
+        name_at = j
+        j += 1
+        if j < len(tokens) and tokens[j].token_type == TokenType.DOT:
+            j += 1
+            continue
+        break
+    if name_at is None or j + 1 >= len(tokens) or tokens[j].token_type != TokenType.WITH \
+            or tokens[j + 1].token_type != TokenType.L_PAREN:
+        return None
+    close = _closing(tokens, j + 1)
+    if close is None:
+        return None
+    end = tokens.index(close, j + 1)
+    inside = tokens[j + 2:end]
+    if not inside or any(tok.token_type in (TokenType.SELECT, TokenType.STRING) for tok in inside):
+        return None  # a common table expression's query, not hints
+    following = tokens[end + 1] if end + 1 < len(tokens) else None
+    if following is not None and following.token_type not in _ROWS_START and following.text.upper() not in ("EXEC", "OUTPUT"):
+        return None
+    marker = _TABLE_HINT_MARKER.format(len(marks.table_hints))
+    named = tokens[name_at]
+    hints = [" ".join(piece.split()) for piece in _top_level(sql[inside[0].start:inside[-1].end + 1])]
+    marks.table_hints[marker] = (named.text, hints)
+    renamed = Token(named.token_type, marker, named.line, named.col, named.start, named.end, named.comments)
+    return [(name_at, name_at + 1, [renamed]), (j, end + 1, [])]
+
+
+def _top_level(text: str) -> list[str]:
+    """The comma-separated items of `text` outside parentheses."""
+    pieces, depth, start = [], 0, 0
+    for k, ch in enumerate(text):
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            pieces.append(text[start:k])
+            start = k + 1
+    pieces.append(text[start:])
+    return [piece.strip() for piece in pieces if piece.strip()]
+
+
+def _table_hint(text: str) -> exp.Expr:
+    """One table hint as the reader reads one after FROM: a word, or `INDEX(a, b)`."""
+    m = re.match(r"^(\w+)\s*(?:\((.*)\))?\s*(?:=\s*(.*))?$", text, re.DOTALL)
+    if m is None:
+        return exp.var(text)
+    if m[2] is not None or m[3] is not None:
+        arguments = _top_level(m[2] if m[2] is not None else m[3])
+        return exp.Anonymous(this=m[1].upper(), expressions=[exp.var(a) for a in arguments])
+    return exp.var(m[1].upper())
 
 
 def _lone(hash_: Token, following: Token) -> bool:
@@ -278,6 +357,12 @@ def _restore(tree: exp.Expr, marks: _Marks, parser: Parser, sql: str) -> exp.Exp
         elif isinstance(node, exp.QueryOption) and isinstance(node.expression, exp.Literal) and node.expression.name in marks.hints:
             hint = exp.QueryOption(this=exp.var(marks.hints[node.expression.name]))
             node.replace(hint)
+        elif isinstance(node, exp.Identifier) and node.this in marks.table_hints:
+            name, hints = marks.table_hints[node.this]
+            node.set("this", name)
+            table = node.parent
+            if isinstance(table, exp.Table) and table.this is node:
+                table.set("hints", [exp.WithTableHint(expressions=[_table_hint(h) for h in hints])])
         elif isinstance(node, (exp.Identifier, exp.Var, exp.Anonymous)) and isinstance(node.this, str) and node.this in marks.calls:
             node.set("this", marks.calls[node.this][0].text)  # a name followed by `(` that was no call
     return tree

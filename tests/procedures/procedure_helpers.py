@@ -42,7 +42,7 @@ class OnTarget:
         self.server, self.database = server, database
         self.procedures = Procedures(capture.database)
         self.session = DriverSession.open(parse_target(server.url(database)))
-        self.runner = Runner(self.session, self.procedures.resolve, limits)
+        self.runner = Runner(self.session, self.procedures.resolve, limits, dynamic=self.procedures.dynamic)
 
     def call(self, name: str, *positional: Any, **named: Any) -> CallResult:
         program = self.procedures.program(name)

@@ -32,7 +32,7 @@ def test_the_head_reads_parameters_defaults_output_and_options():
         ("@Id", "int", None, False, False), ("@Name", "nvarchar(50)", "N'x, y'", False, False),
         ("@Out", "money", None, True, False), ("@Rows", "dbo.IdList", None, False, True)]
     assert head.options == ("EXECUTE AS", "RECOMPILE") and head.body_line == 4
-    assert [(b.construct, b.line) for b in head.blockers] == [("table-valued parameter", 2)]
+    assert head.blockers == ()  # a table-valued parameter arrives as a temporary table the runner fills
 
 
 def test_a_clr_procedure_and_a_numbered_one_cannot_run():
@@ -130,7 +130,7 @@ def test_a_literal_batch_compiles_with_declared_parameters():
 
 
 def test_source_lines_of_a_catalog_definition_are_its_own():
-    module = Module("dbo", "P", "procedure", "CREATE PROCEDURE dbo.P AS\nBEGIN\n  EXEC (@sql)\nEND",
+    module = Module("dbo", "P", "procedure", "CREATE PROCEDURE dbo.P AS\nBEGIN\n  GOTO done\nEND",
                     source=SourceRef(None, None))
     summary = Procedures(Database(modules=(module,))).summary("dbo.P")
     assert summary is not None and summary.program.where(summary.blockers[0].line) == "line 3"

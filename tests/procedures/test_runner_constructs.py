@@ -264,9 +264,9 @@ BEGIN
     SELECT 2;
 END
 GO
-CREATE PROCEDURE dbo.CallsDynamic
+CREATE PROCEDURE dbo.CallsJumps
 AS
-    EXEC dbo.Dynamic N'dbo.Orders'
+    EXEC dbo.Jumps
 GO
 CREATE PROCEDURE dbo.Converts @text varchar(10)
 AS
@@ -474,12 +474,24 @@ def test_a_conversion_error_ends_the_call_where_a_statement_error_does_not(on_ta
 
 
 def test_what_cannot_run_is_said_with_its_construct_and_line(on_target):
-    summary = on_target.procedures.summary("dbo.Dynamic")
-    assert not summary.runs and summary.blockers[0].construct == "dynamic SQL"
-    assert summary.program.where(summary.blockers[0].line).endswith("schema.sql:237")
     jumps = on_target.procedures.summary("dbo.Jumps")
     assert [b.construct for b in jumps.blockers] == ["GOTO", "GOTO"]
-    caller = on_target.procedures.summary("dbo.CallsDynamic")
-    assert not caller.runs and "EXEC dbo.Dynamic" in caller.blockers[0].message
-    refused = on_target.call("dbo.Dynamic", "dbo.Orders")
+    assert jumps.program.where(jumps.blockers[0].line).endswith(f"schema.sql:{_line_of('GOTO done;')}")
+    caller = on_target.procedures.summary("dbo.CallsJumps")
+    assert not caller.runs and "EXEC dbo.Jumps" in caller.blockers[0].message
+    refused = on_target.call("dbo.Jumps")
     assert refused.aborted and refused.round_trips == 0 and "cannot run on the target" in refused.errors[0].message
+
+
+def test_sql_built_at_run_time_is_translated_when_the_call_reaches_it(on_target):
+    dynamic = on_target.procedures.summary("dbo.Dynamic")
+    assert dynamic.runs and any("SQL built at run time" in w for w in dynamic.writes)  # known only when it runs
+    (rows,) = sets(on_target.call("dbo.Dynamic", "dbo.Orders"))
+    assert sorted(rows) == [(1, "A", Decimal("10.0000"), 0), (2, "A", Decimal("5.5000"), 0), (3, "B", Decimal("7.0000"), 0),
+                            (4, "C", Decimal("2.0000"), 0)]
+    missing = on_target.call("dbo.Dynamic", "dbo.NoSuchTable")
+    assert [e.number for e in missing.errors] == [208]  # the target's error for the text, with SQL Server's number
+
+
+def _line_of(text: str) -> int:
+    return next(n for n, line in enumerate(SCRIPT.splitlines(), start=1) if text in line)

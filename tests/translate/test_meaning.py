@@ -83,6 +83,11 @@ PINS: dict[str, tuple[str, str, tuple[tuple, ...] | None]] = {
                                           (3, "Dec 31 2024 12:00PM"), (4, "Jun 15 2023  8:00AM"))])),
     "355": ("babelfish", "money converted to text without a style has two decimals (style 0: 1.25); Babelfish writes four",
             _rows((1, "1.25"), (2, "0.50"), (3, "0.30"), (4, "9.99"))),
+    "357": ("babelfish", "HASHBYTES of an nvarchar hashes its UTF-16LE bytes in SQL Server (HASHBYTES('MD5', N'e') differs "
+            "from HASHBYTES('MD5', 'e') for that reason); Babelfish hashes the text's UTF-8 bytes",
+            _rows((1, b'\xd6\x94k\x9a\x84\x9b\x11Aa|\x89\xa6\x81\x8eI\xe9W\xaa\x03\xca\x8ev\xb3\xc0\xc4\xff\xe3C\x04\x98\x02\xdb'), (2, b'\xca\xc2\xf6\x88F\xcbs\xef\xa8\x85v\x0fP#Y7\x1dH\xcc\\\xdc\xbeoIf\xd1E\xe2\xbf\x16\xe0P'), (3, b'\xfa="\xef\xe8\xe9\x07\xad>72\x14\x9b\xf89v>\xc7> \xa1\xa1\x93\xe6\x96>\xc9\xae\xd3+\x0f\xa9'))),
+    "360": ("flagged", "CHECKSUM's values are SQL Server's own hash; TiDB's CRC32 gives others, for the same uses", None),
+    "364": (REFUSES, "SERVERPROPERTY returns sql_variant, which FreeTDS cannot read (ODBC descriptor type 0)", None),
     "348": ("babelfish", "2.0 / 3 is decimal(7, 6), truncated: 0.666666; Babelfish keeps PostgreSQL's 20 places, rounded",
             _rows((D("0.666666"),))),
 }

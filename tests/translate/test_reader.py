@@ -49,3 +49,26 @@ def test_what_the_parser_refused_it_still_refuses(sql, error):
     with pytest.raises(ParseError) as caught:
         _one(sql)
     assert caught.value.errors[0]["description"].startswith(error)
+
+
+@pytest.mark.parametrize(("sql", "hints", "columns"), [
+    ("INSERT Fact.Sale WITH (TABLOCK) ([City Key], Quantity) SELECT 1, 2", ["TABLOCK"], ["City Key", "Quantity"]),
+    ("INSERT INTO [Fact].[Sale] WITH (TABLOCKX, HOLDLOCK) (Quantity) VALUES (1)", ["TABLOCKX", "HOLDLOCK"], ["Quantity"]),
+    ("INSERT dbo.Sale WITH (IGNORE_TRIGGERS) SELECT 1, 2", ["IGNORE_TRIGGERS"], []),
+    ("INSERT INTO s.t WITH (INDEX(ix_a), TABLOCK) (a) SELECT 1", ["INDEX", "TABLOCK"], ["a"]),
+])
+def test_table_hints_between_an_insert_s_table_and_its_rows_are_hints(sql, hints, columns):
+    """T-SQL allows table hints right after an INSERT's table (`INSERT t WITH (TABLOCK) (cols) SELECT`); sqlglot's
+    reader takes the WITH for a common table expression and fails (QY01). They are read as the table's hints."""
+    tree = _one(sql)
+    table = tree.find(exp.Table)
+    assert table is not None and "sqlsrv2tidb" not in table.name
+    found = [h.name.upper() for hint in table.args.get("hints") or [] for h in hint.expressions]
+    assert found == hints
+    schema = tree.this if isinstance(tree.this, exp.Schema) else None
+    assert ([c.name for c in schema.expressions] if schema is not None else []) == columns
+
+
+def test_a_common_table_expression_before_insert_is_still_one():
+    tree = _one("WITH c AS (SELECT 1 AS a) INSERT INTO t (a) SELECT a FROM c")
+    assert isinstance(tree, exp.Insert) and tree.find(exp.CTE) is not None

@@ -406,7 +406,24 @@ class TestDml:
         check("INSERT INTO dbo.t (a) OUTPUT inserted.id VALUES (N'x'), (N'y')", None, "unsupported", ("QY11",))
 
     def test_merge_on_a_non_key(self):
+        """ON on a column that is no key: ON DUPLICATE KEY would not match what ON matches, so the MERGE becomes the
+        UPDATE ... JOIN of the matched rows, then the INSERT of the source rows no target row matches."""
         check("MERGE dbo.t AS x USING dbo.u AS y ON x.n = y.v WHEN MATCHED THEN UPDATE SET x.a = N'1' "
+              "WHEN NOT MATCHED THEN INSERT (a) VALUES (N'2');",
+              "UPDATE t AS x JOIN u AS y ON x.n = y.v SET x.a = N'1';\n"
+              "INSERT INTO t (a) SELECT N'2' FROM u AS y WHERE NOT EXISTS(SELECT 1 FROM t AS x WHERE x.n = y.v)",
+              "review", ("QY12",))
+
+    def test_merge_with_branch_conditions_and_not_matched_by_source(self):
+        check("MERGE dbo.t AS x USING dbo.u AS y ON x.id = y.t_id WHEN MATCHED AND y.v > 0 THEN UPDATE SET x.a = N'1' "
+              "WHEN MATCHED THEN DELETE WHEN NOT MATCHED BY SOURCE THEN UPDATE SET x.a = N'0';",
+              "UPDATE t AS x JOIN u AS y ON x.id = y.t_id AND (y.v > 0) SET x.a = N'1';\n"
+              "DELETE x FROM t AS x JOIN u AS y ON x.id = y.t_id AND NOT (y.v > 0);\n"
+              "UPDATE t AS x SET x.a = N'0' WHERE NOT EXISTS(SELECT 1 FROM u AS y WHERE x.id = y.t_id)",
+              "review", ("QY12",))
+
+    def test_merge_that_deletes_matched_rows_and_inserts_others_stays_unsupported(self):
+        check("MERGE dbo.t AS x USING dbo.u AS y ON x.id = y.t_id WHEN MATCHED THEN DELETE "
               "WHEN NOT MATCHED THEN INSERT (a) VALUES (N'2');", None, "unsupported", ("QY12",))
 
     def test_merge_without_insert_column_list_uses_the_schema(self):

@@ -21,6 +21,7 @@ from ...model import (
     Sequence,
     Severity,
     SourceRef,
+    Table,
     TablePartitioning,
     UserType,
 )
@@ -56,6 +57,26 @@ _SYSTEM_DATABASES = frozenset({"master", "tempdb", "model", "msdb"})
 
 def _key(schema: str, name: str) -> tuple[str, str]:
     return schema.casefold(), name.casefold()
+
+
+def _made_history_tables(tables: list[Table]) -> list[Table]:
+    """The history tables SQL Server makes for `SYSTEM_VERSIONING = ON (HISTORY_TABLE = x)` when the script defines no
+    table x: the versioned table's columns, as plain columns (no identity, default or computed value, no key).
+    https://learn.microsoft.com/sql/relational-databases/tables/creating-a-system-versioned-temporal-table"""
+    have = {_key(t.schema, t.name) for t in tables}
+    made = []
+    for table in tables:
+        temporal = table.temporal
+        if temporal is None or not temporal.history_table:
+            continue
+        schema = temporal.history_schema or table.schema
+        if _key(schema, temporal.history_table) in have:
+            continue
+        columns = tuple(replace(c, identity=None, computed=None, default=None, default_name=None) for c in table.columns)
+        made.append(Table(schema, temporal.history_table, columns, is_history_table=True, source=table.source,
+                          description=f"history of {table.qualified_name} (made by SQL Server for SYSTEM_VERSIONING)"))
+        have.add(_key(schema, temporal.history_table))
+    return made
 
 
 class Builder:
@@ -215,6 +236,7 @@ class Builder:
         tables = [state.to_table(self.types, primary_keys) for state in self.tables.values()]
         history = {_key(*split_name(s.history)) for s in self.tables.values() if s.versioning and s.history}
         tables = [replace(t, is_history_table=True) if _key(t.schema, t.name) in history else t for t in tables]
+        tables += _made_history_tables(tables)
         user_types = list(self.types.aliases.values())
         for action, state in self.table_types.values():
             columns = tuple(state.to_column(c, self.types) for c in state.columns)

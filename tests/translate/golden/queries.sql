@@ -906,20 +906,23 @@ MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN MATCHED THEN DELETE
 -- =>
 DELETE t FROM kv AS t JOIN products AS p ON t.k = p.id;
 
--- 172 [unsupported QY12] MERGE
+-- 172 [review QY12] MERGE
 MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN MATCHED AND p.price > 1 THEN UPDATE SET t.v = p.name WHEN NOT MATCHED THEN INSERT (k, v) VALUES (p.id, p.name);
 -- =>
--- (no TiDB statement)
+UPDATE kv AS t JOIN products AS p ON t.k = p.id AND (p.price > 1) SET t.v = p.name;
+INSERT INTO kv (k, v) SELECT p.id, p.name FROM products AS p WHERE NOT EXISTS(SELECT 1 FROM kv AS t WHERE t.k = p.id);
 
--- 173 [unsupported QY12] MERGE
+-- 173 [review QY12] MERGE
 MERGE dbo.kv AS t USING dbo.products AS p ON t.k = p.id WHEN NOT MATCHED BY SOURCE THEN DELETE;
 -- =>
--- (no TiDB statement)
+DELETE t FROM kv AS t WHERE NOT EXISTS(SELECT 1 FROM products AS p WHERE t.k = p.id);
 
--- 174 [unsupported QY12] MERGE
+-- 174 [review QY12] MERGE
+-- parse-only: SQL Server fails too: the source rows ON matches to none are inserted with keys kv holds already (2627)
 MERGE dbo.kv AS t USING dbo.products AS p ON t.v = p.name WHEN MATCHED THEN UPDATE SET t.hits = 1 WHEN NOT MATCHED THEN INSERT (k, v) VALUES (p.id, p.name);
 -- =>
--- (no TiDB statement)
+UPDATE kv AS t JOIN products AS p ON t.v = p.name SET t.hits = 1;
+INSERT INTO kv (k, v) SELECT p.id, p.name FROM products AS p WHERE NOT EXISTS(SELECT 1 FROM kv AS t WHERE t.v = p.name);
 
 -- ==================== Temp tables, table variables, SELECT INTO
 
@@ -1269,10 +1272,10 @@ SELECT * FROM OPENROWSET('SQLNCLI', 'Server=x;', 'SELECT 1')
 -- =>
 -- (no TiDB statement)
 
--- 234 [unsupported QY49] Cross-database and linked servers
+-- 234 [rewritten QY49] Cross-database and linked servers
 SELECT name FROM sys.tables
 -- =>
--- (no TiDB statement)
+SELECT name FROM (SELECT COALESCE(m.name, t.TABLE_NAME) AS name, CAST(CRC32(LOWER(t.TABLE_NAME)) & 2147483647 AS SIGNED) AS object_id, NULL AS principal_id, COALESCE(m.schema_id, 1) AS schema_id, 0 AS parent_object_id, 'U' AS type, 'USER_TABLE' AS type_desc, t.CREATE_TIME AS create_date, COALESCE(t.UPDATE_TIME, t.CREATE_TIME) AS modify_date, 0 AS is_ms_shipped, 0 AS is_published, 0 AS is_schema_published, 0 AS is_memory_optimized, 1 AS durability, COALESCE(m.temporal, 0) AS temporal_type, 0 AS is_external, NULL AS history_table_id, 0 AS is_replicated, 0 AS has_replication_filter FROM information_schema.TABLES AS t LEFT JOIN (SELECT 'customers' AS tidb, 1 AS schema_id, 'customers' AS name, 0 AS temporal UNION ALL SELECT 'products' AS tidb, 1 AS schema_id, 'products' AS name, 0 AS temporal UNION ALL SELECT 'orders' AS tidb, 1 AS schema_id, 'orders' AS name, 0 AS temporal UNION ALL SELECT 'order_lines' AS tidb, 1 AS schema_id, 'order_lines' AS name, 0 AS temporal UNION ALL SELECT 'kv' AS tidb, 1 AS schema_id, 'kv' AS name, 0 AS temporal UNION ALL SELECT 'events' AS tidb, 1 AS schema_id, 'events' AS name, 0 AS temporal UNION ALL SELECT 'quarterly' AS tidb, 1 AS schema_id, 'quarterly' AS name, 0 AS temporal UNION ALL SELECT 'sales_customers' AS tidb, 5 AS schema_id, 'customers' AS name, 0 AS temporal UNION ALL SELECT 'promotions' AS tidb, 1 AS schema_id, 'promotions' AS name, 0 AS temporal) AS m ON m.tidb = LOWER(t.TABLE_NAME) WHERE t.TABLE_SCHEMA = SCHEMA() AND t.TABLE_TYPE = 'BASE TABLE') AS tables;
 
 -- 235 [review QY49] Cross-database and linked servers
 SELECT TABLE_NAME FROM INFORMATION_SCHEMA.TABLES
@@ -1930,3 +1933,54 @@ SELECT id, CAST(CAST(price AS DECIMAL(19, 2)) AS CHAR(10)) AS written FROM produ
 SELECT CAST(REPLICATE('x', 40) AS varchar) AS cut, LEN(CAST(REPLICATE('y', 35) AS nvarchar)) AS length
 -- =>
 SELECT CAST(REPEAT('x', 40) AS CHAR(30)) AS cut, CHAR_LENGTH(RTRIM(CAST(REPEAT('y', 35) AS CHAR(30)))) AS length;
+
+-- 357 [rewritten QY36] HASHBYTES of an nvarchar hashes its UTF-16LE bytes and answers varbinary
+-- parse-only: MariaDB's recursive common table expressions cannot read the outer row
+SELECT id, HASHBYTES('SHA2_256', first_name) AS hashed FROM dbo.customers ORDER BY id
+-- =>
+SELECT id, UNHEX(SHA2(UNHEX(CASE WHEN CHAR_LENGTH(first_name) = LENGTH(first_name) THEN REGEXP_REPLACE(HEX(first_name), '(..)', '\\100') ELSE (WITH RECURSIVE sqlsrv2tidb_u(sqlsrv2tidb_i, sqlsrv2tidb_c, sqlsrv2tidb_h) AS (SELECT 0, 0, CAST('' AS CHAR(60000)) UNION ALL SELECT sqlsrv2tidb_u.sqlsrv2tidb_i + 1, (CASE WHEN ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) < 128 THEN ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) WHEN ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) < 57344 THEN ((ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) >> 8) & 31) << 6 | (ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) & 63) WHEN ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) < 15728640 THEN ((ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) >> 16) & 15) << 12 | ((ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) >> 8) & 63) << 6 | (ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) & 63) ELSE ((ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) >> 24) & 7) << 18 | ((ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) >> 16) & 63) << 12 | ((ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) >> 8) & 63) << 6 | (ORD(SUBSTRING(first_name, sqlsrv2tidb_u.sqlsrv2tidb_i + 1, 1)) & 63) END), CONCAT(sqlsrv2tidb_u.sqlsrv2tidb_h, (CASE WHEN sqlsrv2tidb_u.sqlsrv2tidb_i = 0 THEN '' WHEN sqlsrv2tidb_u.sqlsrv2tidb_c < 65536 THEN CONCAT(LPAD(HEX((sqlsrv2tidb_u.sqlsrv2tidb_c) & 255), 2, '0'), LPAD(HEX((sqlsrv2tidb_u.sqlsrv2tidb_c) >> 8), 2, '0')) ELSE CONCAT(CONCAT(LPAD(HEX((55296 + ((sqlsrv2tidb_u.sqlsrv2tidb_c - 65536) >> 10)) & 255), 2, '0'), LPAD(HEX((55296 + ((sqlsrv2tidb_u.sqlsrv2tidb_c - 65536) >> 10)) >> 8), 2, '0')), CONCAT(LPAD(HEX((56320 + ((sqlsrv2tidb_u.sqlsrv2tidb_c - 65536) & 1023)) & 255), 2, '0'), LPAD(HEX((56320 + ((sqlsrv2tidb_u.sqlsrv2tidb_c - 65536) & 1023)) >> 8), 2, '0'))) END)) FROM sqlsrv2tidb_u WHERE sqlsrv2tidb_u.sqlsrv2tidb_i <= CHAR_LENGTH(first_name)) SELECT sqlsrv2tidb_h FROM sqlsrv2tidb_u ORDER BY sqlsrv2tidb_i DESC LIMIT 1) END), 256)) AS hashed FROM customers ORDER BY id;
+
+-- 358 [review QY36] HASHBYTES of a varchar hashes its bytes as stored (the same for ASCII)
+SELECT id, HASHBYTES('MD5', category) AS hashed FROM dbo.products ORDER BY id
+-- =>
+SELECT id, UNHEX(MD5(category)) AS hashed FROM products ORDER BY id;
+
+-- 359 [rewritten QY36] CHECKSUM(NEWID()) is a random integer of int's range
+SELECT ABS(CHECKSUM(NEWID())) % 8 AS bucket
+-- =>
+SELECT ABS(CAST(FLOOR(RAND() * 4294967296) - 2147483648 AS SIGNED)) % 8 AS bucket;
+
+-- 360 [review QY36] CHECKSUM over values becomes CRC32 in int's range: other values, the same use
+SELECT id, CHECKSUM(first_name, code) AS changed FROM dbo.customers ORDER BY id
+-- =>
+SELECT id, CAST(CRC32(CONCAT_WS(CHAR(31), COALESCE(CAST(first_name AS CHAR), CHAR(0)), COALESCE(CAST(code AS CHAR), CHAR(0)))) AS SIGNED) - 2147483648 AS changed FROM customers ORDER BY id;
+
+-- 361 [review QY36] JSON_VALUE is NULL for an object, an array or a JSON null; ISJSON is 1 for an object or an array
+SELECT id, JSON_VALUE(notes, '$.tier') AS tier, ISJSON(notes) AS valid FROM dbo.customers ORDER BY id
+-- =>
+SELECT id, CASE JSON_TYPE(JSON_EXTRACT(notes, '$.tier')) WHEN 'OBJECT' THEN NULL WHEN 'ARRAY' THEN NULL WHEN 'NULL' THEN NULL ELSE JSON_UNQUOTE(JSON_EXTRACT(notes, '$.tier')) END AS tier, CASE WHEN notes IS NULL THEN NULL WHEN JSON_VALID(notes) AND notes REGEXP '^[[:space:]]*[[{]' THEN 1 ELSE 0 END AS valid FROM customers ORDER BY id;
+
+-- 362 [review QY36] JSON_MODIFY sets a property, and deletes it when the value is NULL
+SELECT id, JSON_MODIFY(notes, '$.tier', N'gold') AS upgraded FROM dbo.customers WHERE ISJSON(notes) = 1 ORDER BY id
+-- =>
+SELECT id, CAST(CASE WHEN N'gold' IS NULL THEN JSON_REMOVE(notes, '$.tier') ELSE JSON_SET(notes, '$.tier', N'gold') END AS CHAR) AS upgraded FROM customers WHERE CASE WHEN notes IS NULL THEN NULL WHEN JSON_VALID(notes) AND notes REGEXP '^[[:space:]]*[[{]' THEN 1 ELSE 0 END = 1 ORDER BY id;
+
+-- 363 [translated] STRING_ESCAPE(x, 'json') escapes as JSON, the slash too
+SELECT id, STRING_ESCAPE(first_name, 'json') AS escaped FROM dbo.customers ORDER BY id
+-- =>
+SELECT id, (REPLACE(SUBSTRING(JSON_QUOTE(first_name), 2, CHAR_LENGTH(JSON_QUOTE(first_name)) - 2), '/', '\\/')) AS `escaped` FROM customers ORDER BY id;
+
+-- 364 [review QY36] SERVERPROPERTY answers what TiDB is: no In-Memory OLTP, no SQL Server edition
+SELECT SERVERPROPERTY('IsXTPSupported') AS xtp, SERVERPROPERTY('EngineEdition') AS edition
+-- =>
+SELECT 0 AS xtp, 2 AS edition;
+
+-- 365 [review QY49] OBJECT_ID and COL_LENGTH are answered from information_schema for the migrated names
+SELECT CASE WHEN OBJECT_ID(N'dbo.orders') IS NOT NULL THEN 1 ELSE 0 END AS has_orders, COL_LENGTH(N'dbo.customers', N'first_name') AS bytes
+-- =>
+SELECT CASE WHEN NOT (SELECT CAST(CRC32(LOWER(t.TABLE_NAME)) & 2147483647 AS SIGNED) FROM information_schema.TABLES AS t WHERE t.TABLE_SCHEMA = SCHEMA() AND LOWER(t.TABLE_NAME) = 'orders' LIMIT 1) IS NULL THEN 1 ELSE 0 END AS has_orders, (SELECT 100 FROM information_schema.COLUMNS AS c WHERE c.TABLE_SCHEMA = SCHEMA() AND LOWER(c.TABLE_NAME) = 'customers' AND LOWER(c.COLUMN_NAME) = 'first_name' LIMIT 1) AS bytes;
+
+-- 366 [rewritten QY49] A catalog view in a condition is answered from information_schema, with SQL Server's names and schemas
+SELECT t.name, SCHEMA_NAME(t.schema_id) AS sch FROM sys.tables AS t WHERE t.is_memory_optimized = 0 AND t.name = N'customers' ORDER BY sch
+-- =>
+SELECT t.name, CASE t.schema_id WHEN 1 THEN 'dbo' WHEN 5 THEN 'sales' END AS sch FROM (SELECT COALESCE(m.name, t.TABLE_NAME) AS name, CAST(CRC32(LOWER(t.TABLE_NAME)) & 2147483647 AS SIGNED) AS object_id, NULL AS principal_id, COALESCE(m.schema_id, 1) AS schema_id, 0 AS parent_object_id, 'U' AS type, 'USER_TABLE' AS type_desc, t.CREATE_TIME AS create_date, COALESCE(t.UPDATE_TIME, t.CREATE_TIME) AS modify_date, 0 AS is_ms_shipped, 0 AS is_published, 0 AS is_schema_published, 0 AS is_memory_optimized, 1 AS durability, COALESCE(m.temporal, 0) AS temporal_type, 0 AS is_external, NULL AS history_table_id, 0 AS is_replicated, 0 AS has_replication_filter FROM information_schema.TABLES AS t LEFT JOIN (SELECT 'customers' AS tidb, 1 AS schema_id, 'customers' AS name, 0 AS temporal UNION ALL SELECT 'products' AS tidb, 1 AS schema_id, 'products' AS name, 0 AS temporal UNION ALL SELECT 'orders' AS tidb, 1 AS schema_id, 'orders' AS name, 0 AS temporal UNION ALL SELECT 'order_lines' AS tidb, 1 AS schema_id, 'order_lines' AS name, 0 AS temporal UNION ALL SELECT 'kv' AS tidb, 1 AS schema_id, 'kv' AS name, 0 AS temporal UNION ALL SELECT 'events' AS tidb, 1 AS schema_id, 'events' AS name, 0 AS temporal UNION ALL SELECT 'quarterly' AS tidb, 1 AS schema_id, 'quarterly' AS name, 0 AS temporal UNION ALL SELECT 'sales_customers' AS tidb, 5 AS schema_id, 'customers' AS name, 0 AS temporal UNION ALL SELECT 'promotions' AS tidb, 1 AS schema_id, 'promotions' AS name, 0 AS temporal) AS m ON m.tidb = LOWER(t.TABLE_NAME) WHERE t.TABLE_SCHEMA = SCHEMA() AND t.TABLE_TYPE = 'BASE TABLE') AS t WHERE t.is_memory_optimized = 0 AND t.name = N'customers' ORDER BY sch;
