@@ -330,11 +330,14 @@ def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> State
 
 
 _COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
+_COMPOUND_TEXT = re.compile(r"[-+*/%&|^]=")
 _ENDS_ASSIGNMENT = {"FROM", "WHERE", "OUTPUT", "OPTION", "SET", "SELECT", "UPDATE", "DELETE", "INSERT"}
 
 
 def _compound_assignments(sql: str, tokens: list[Token]) -> str:
     """`SET @x += 1` / `UPDATE t SET a -= b * 2` -> `@x = @x + (1)` / `a = a - (b * 2)` (sqlglot has no `+=`)."""
+    if _COMPOUND_TEXT.search(sql) is None:
+        return sql  # no operator and `=` side by side anywhere: nothing to look for token by token
     base = tokens[0].start if tokens else 0
     edits: list[tuple[int, int, str]] = []
     for i in range(1, len(tokens) - 1):

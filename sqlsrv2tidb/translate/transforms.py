@@ -59,8 +59,8 @@ def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, nodes
     rewrite's result takes the node's place at once, so the next rewrite of the same node still
     resolves its operands' columns (CONVERT -> CAST, then the CAST's own rewrite, types its operand).
     A node meets only the rewrites declared for its class (`context.applies_to`), in pipeline order,
-    the class looked up again after a rewrite replaced it. Column types are resolved once between
-    two changes of the tree (`Types.remembering`). `nodes`: the tree's nodes in depth-first order,
+    the class looked up again after a rewrite replaced it. Each expression is typed, and each column
+    resolved, once in the pass (`Types.remembering`). `nodes`: the tree's nodes in depth-first order,
     when the caller walked it already.
     """
     with ctx.types.remembering():
@@ -90,7 +90,6 @@ def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, node
             new = rewrite(current, ctx)
             if new is current:
                 continue
-            ctx.types.forget()  # the tree changed: a column may resolve otherwise now
             if current.meta.get(GROUP_KEY) and new is not None:
                 new.meta.setdefault(GROUP_KEY, current.meta[GROUP_KEY])  # one rewrite per GROUP BY expression
             if current is root:
