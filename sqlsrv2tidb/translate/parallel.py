@@ -2,8 +2,8 @@
 
 Translation is CPU-bound Python (sqlglot's parse and write, the rewrites), so threads would share
 one core; processes do not. Each class's translation depends only on its text, its parameters and
-the schema, so the classes are cut into chunks in workload order, each worker translates whole
-chunks, and the results are put back in that order: the output is the one a single process writes
+the schema, so the classes are cut into spans in workload order, each worker translates whole
+spans, and the results are put back in that order: the output is the one a single process writes
 (`tests/translate/test_parallel.py` compares them on the development corpora). A worker sends back
 what the main process does not hold already: not the class's text and fingerprint (read there), and
 the few hundred distinct notes of a workload are shared among its classes, not held once per class.
@@ -49,22 +49,26 @@ def translate_in_processes(
     """Translate `queries` with `workers` processes; yields each chunk's results, in order."""
     method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
     size = max(1, min(CHUNK, -(-len(queries) // (workers * 8))))
-    chunks = [list(queries[i : i + size]) for i in range(0, len(queries), size)]
+    spans = [(i, min(i + size, len(queries))) for i in range(0, len(queries), size)]
     notes: dict[Note, Note] = {}
+    # The workers get the classes when they start (a forked worker shares the parent's memory: nothing is
+    # copied), and each task is a span of them: no class's text is pickled per task.
     with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
-                             initializer=_start, initargs=(translate, database, options)) as pool:
-        for chunk, sent in zip(chunks, pool.map(_translate_chunk, chunks), strict=True):
-            yield [_received(query, fields, notes) for query, fields in zip(chunk, sent, strict=True)]
+                             initializer=_start, initargs=(translate, database, options, queries)) as pool:
+        for (start, end), sent in zip(spans, pool.map(_translate_span, spans), strict=True):
+            yield [_received(query, fields, notes) for query, fields in zip(queries[start:end], sent, strict=True)]
 
 
-def _start(translate: Translate, database: Database, options: Options) -> None:
-    _WORKER.update(translate=translate, database=database, options=options, names=NameMap.for_database(database))
+def _start(translate: Translate, database: Database, options: Options, queries: Sequence[QueryClass]) -> None:
+    _WORKER.update(translate=translate, database=database, options=options, names=NameMap.for_database(database),
+                   queries=queries)
 
 
-def _translate_chunk(chunk: list[QueryClass]) -> list[tuple]:
-    translate = _WORKER["translate"]
+def _translate_span(span: tuple[int, int]) -> list[tuple]:
+    translate, queries = _WORKER["translate"], _WORKER["queries"]
+    start, end = span
     return [_sent(query, translate(query, database=_WORKER["database"], names=_WORKER["names"], options=_WORKER["options"]))  # type: ignore[operator]
-            for query in chunk]
+            for query in queries[start:end]]  # type: ignore[index]
 
 
 def _sent(query: QueryClass, result: TranslatedQuery) -> tuple:

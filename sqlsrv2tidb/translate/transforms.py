@@ -41,7 +41,7 @@ from . import (
     transforms_scalar,
 )
 from .context import Context
-from .refusals import refused
+from .refusals import REFUSABLE, refusal, say_refused
 from .scopes import parameter_name
 from .transforms_grouping import GROUP_KEY, tag_group_expressions
 from .transforms_writes import convert_written_values
@@ -150,10 +150,11 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
         tree = tree.copy()
     if isinstance(tree, (exp.Insert, exp.Update, exp.Merge)):
         convert_written_values(tree, ctx)  # on the T-SQL tree, before the walk: the values inside are rewritten too
-    nodes = depth_first(tree)  # one walk for the parameters, GROUP BY and the scalar rewrites
-    if refused(tree, nodes, ctx):
+    nodes = depth_first(tree)  # one walk for the refusals, parameters, GROUP BY and the scalar rewrites
+    used, grouped, reason = parameters_and_grouping(nodes, ctx)
+    if reason is not None:
+        say_refused(reason, ctx)
         return [tree]
-    used, grouped = parameters_and_grouping(nodes, ctx)
     if grouped:
         tag_group_expressions(tree, nodes)  # meta only: `nodes` still lists the tree
     skipped, mysql = ctx.options.skip_rewrites, ctx.options.mysql
@@ -161,14 +162,13 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     tree = bottom_up(tree, pipeline, ctx, nodes)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []
+    kept: set[str] = set()  # the parameters the names pass wrote a marker for
     for statement in statements:
         statement = transforms_query.rewrite_queries(statement, ctx)
-        statement = transforms_names.rewrite_names(statement, ctx)
+        statement = transforms_names.rewrite_names(statement, ctx, kept)
         out.append(statement)
     if not used:
         return out
-    kept = {node.meta["parameter"].lstrip("@").lower() for statement in out for node in statement.find_all(exp.Var)
-            if node.meta.get("parameter")}
     dropped = sorted(used - kept)
     if dropped and not ctx.unsupported:
         ctx.note("QY26", "review", f"{', '.join(ctx.parameters.get(name, '@' + name) for name in dropped)} of the T-SQL statement no longer appears "
@@ -176,14 +176,19 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     return out
 
 
-def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[str], bool]:
+def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[str], bool, str | None]:
     """Lower-case names (no `@`) of the parameters a statement uses: variables it neither declares
     nor names a table variable by, and not @@ functions (each must reach the TiDB text as a `?`);
-    and whether it has a GROUP BY, whose expressions are tagged before the rewrites. `nodes`: every
-    node of the statement."""
+    whether it has a GROUP BY, whose expressions are tagged before the rewrites; and why SQL Server
+    refuses it, if it does (`refusals`). `nodes`: every node of the statement, read in one loop."""
     names = set()
     grouped = False
     for node in nodes:
+        if isinstance(node, REFUSABLE):
+            reason = refusal(node)
+            if reason is not None:
+                return names, grouped, reason
+            continue
         if isinstance(node, exp.Group):
             grouped = True
         if not isinstance(node, exp.Parameter):
@@ -193,4 +198,4 @@ def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[st
         name = parameter_name(node).lower()
         if name and name not in ctx.local_variables:
             names.add(name)
-    return names, grouped
+    return names, grouped, None

@@ -36,8 +36,9 @@ def session_name(identifier: exp.Expr) -> str | None:
     return None
 
 
-def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
-    """Rename every table, qualifier, variable and parameter in the statement for TiDB."""
+def rewrite_names(tree: exp.Expr, ctx: Context, bound: set[str] | None = None) -> exp.Expr:
+    """Rename every table, qualifier, variable and parameter in the statement for TiDB; `bound` collects the
+    lower-case names of the parameters written as markers."""
     tables: list[exp.Table] = []
     columns: list[exp.Column] = []
     parameters: list[exp.Parameter] = []
@@ -80,6 +81,8 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
             replacement = _variable(node, ctx)
             if replacement is not node:
                 node.replace(replacement)
+                if bound is not None and replacement.meta.get("parameter"):
+                    bound.add(replacement.meta["parameter"].lstrip("@").lower())
     return tree
 
 
