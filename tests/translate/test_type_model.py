@@ -212,6 +212,8 @@ ANSWERS = [
 BATCHES = [
     ("integer-division-of-a-variable", "DECLARE @n int = 7; SELECT @n / 2"),
     ("integer-division-through-select-into", "SELECT id, qty INTO #q FROM dbo.t_orders; SELECT id, qty / 2 FROM #q"),
+    ("integer-division-through-a-table-variable",
+     "DECLARE @t TABLE (n int); INSERT INTO @t (n) VALUES (7), (9); SELECT n / 2 FROM @t"),
 ]
 
 
