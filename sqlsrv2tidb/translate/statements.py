@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
@@ -122,7 +122,8 @@ def parse_statements(text: str, batches: list[Batch] | None = None) -> list[Stat
             piece = batch.text[tokens[start].start : tokens[end].end + 1]
             statement = _parse_one(piece, tokens[start : end + 1], batch.text)
             line = batch.line + tokens[start].line - 1
-            statements.append(statement if line == 1 else replace(statement, line=line))
+            statements.append(statement if line == 1 else Statement(statement.sql, statement.tree, statement.error,
+                                                                    statement.control_flow, line))
     return _drop_if_exists(statements)
 
 
