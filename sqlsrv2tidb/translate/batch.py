@@ -24,7 +24,7 @@ def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.
     """Translate a batch's statements in order; the context carries variables and temp tables along."""
     _declare_ahead(statements, ctx)
     out: list[exp.Expr] = []
-    for position, statement in enumerate(statements, start=1):
+    for statement in statements:
         if statement.error is not None:
             code, message = unreadable(statement)
             ctx.note(code, "unsupported", message)
@@ -40,9 +40,24 @@ def translate_statements(statements: list[Statement], ctx: Context) -> list[exp.
             handled: list[exp.Expr] | None = execute(tree, ctx)
         else:
             handled = transforms_batch.statement(tree, ctx)
-        out.extend(handled if handled is not None else translate_tree(tree, ctx, in_place=position == len(statements)))
-        ctx.previous = tree
+        if handled is not None:
+            out.extend(handled)
+            ctx.previous = tree
+            continue
+        previous = _as_previous(tree)  # what the next statement reads of this one, taken before it is rewritten
+        out.extend(translate_tree(tree, ctx, in_place=True))
+        ctx.previous = previous
     return out
+
+
+def _as_previous(tree: exp.Expr) -> exp.Expr:
+    """What a statement that follows reads of this one (`Context.previous`: whether it was a query, and an
+    INSERT's target table): a stand-in of its kind, so the statement itself is rewritten in place, not copied."""
+    if isinstance(tree, exp.Insert):
+        return exp.Insert(this=tree.this.copy() if tree.this is not None else None)
+    if isinstance(tree, exp.Query):
+        return exp.Select()
+    return tree.__class__()
 
 
 # Statements sqlglot cannot read whose kind is still clear from their text: each gets the note of

@@ -19,7 +19,7 @@ records SQL Server's type on the new node (`remember_type`), so the expressions 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
@@ -70,7 +70,6 @@ _SAME_AS_ARGUMENT = (
     exp.Ordered, exp.Distinct, exp.TsOrDsToDate,
 )
 _OPERATORS: dict[type, rules.Operator] = {exp.Add: "+", exp.Sub: "-", exp.Mul: "*", exp.Div: "/", exp.Mod: "%"}
-_BRANCHES = (exp.Coalesce, exp.Greatest, exp.Least)
 
 # T-SQL functions sqlglot keeps as anonymous calls, by result category.
 _ANONYMOUS: dict[str, exp.DataType] = {
@@ -129,20 +128,26 @@ class Types(SourceTypes):
     """Sources being typed: a CTE or view met again inside itself is unknown, not a loop."""
     _resolved: dict[int, tuple[exp.Column, object]] | None = field(default=None, init=False, repr=False, compare=False)
     """Column references resolved while `remembering`: id -> (the reference, what it resolved to)."""
+    _typed: dict[int, tuple[exp.Expr, exp.DataType | None]] | None = field(default=None, init=False, repr=False,
+                                                                          compare=False)
+    """Expressions typed while `remembering`: id -> (the expression, its type)."""
+    _scopes: dict[int, tuple[exp.Expr, list]] | None = field(default=None, init=False, repr=False, compare=False)
+    """The sources of each query or DML scope met while `remembering`: id -> (the scope, its sources)."""
+    _columns: dict[int, tuple[exp.Expr, dict[str, object]]] | None = field(default=None, init=False, repr=False,
+                                                                           compare=False)
+    """The columns of each row source looked up while `remembering`: id -> (the source, name -> what it is)."""
 
     @contextmanager
     def remembering(self) -> Iterator[None]:
-        """Resolve each column reference once while the tree's scopes stay as they are (the scalar
-        rewrites ask the type of one operand several times); `forget` after any change to the tree."""
-        self._resolved = {}
+        """Type each expression and resolve each column reference once while the rewrites of one pass run (they
+        ask the type of one operand many times). A rewrite keeps the SQL Server type of what it replaces (a new
+        node it writes carries it, `remember_type`), and the passes under this never change a FROM clause, so an
+        answer stays true while they rewrite; a node met for the first time is typed as it is then."""
+        self._resolved, self._typed, self._scopes, self._columns = {}, {}, {}, {}
         try:
             yield
         finally:
-            self._resolved = None
-
-    def forget(self) -> None:
-        if self._resolved:
-            self._resolved.clear()
+            self._resolved = self._typed = self._scopes = self._columns = None
 
     def of(self, node: exp.Expr | None) -> exp.DataType | None:
         if node is None:
@@ -152,76 +157,43 @@ class Types(SourceTypes):
     def category(self, node: exp.Expr | None) -> Category | None:
         return category(self.of(node))
 
-    def _of(self, node: exp.Expr) -> exp.DataType | None:  # noqa: C901 - one dispatch table
+    def _of(self, node: exp.Expr) -> exp.DataType | None:
+        typed = self._typed
+        if typed is None:
+            return self._type_of(node)
+        hit = typed.get(id(node))
+        if hit is not None and hit[0] is node:
+            return hit[1]
+        found = self._type_of(node)
+        typed[id(node)] = (node, found)
+        return found
+
+    def _type_of(self, node: exp.Expr) -> exp.DataType | None:
         remembered = node.meta.get(_TSQL_TYPE) if node.meta else None
         if remembered is not None:
             return remembered
-        if isinstance(node, exp.National):
-            return rules.string_literal(node.name, national=True)
-        if isinstance(node, exp.Literal):
-            return _literal_type(node)
-        if isinstance(node, exp.Null):
-            return None
-        if isinstance(node, (exp.Cast, exp.TryCast)):
-            return node.to
-        if isinstance(node, exp.Convert):
-            return node.this if isinstance(node.this, exp.DataType) else None
-        if isinstance(node, exp.Column):
-            return self.column(node)
-        if isinstance(node, exp.Parameter):
-            return self.variables.get(parameter_name(node).lower())
-        if isinstance(node, exp.Add):
-            return self._add(node)
-        if isinstance(node, (exp.Sub, exp.Mul, exp.Div, exp.Mod)):
-            return self._arithmetic(node)
-        if isinstance(node, (exp.Case, exp.If)):
-            branches = [node.args.get("true")] if isinstance(node, exp.If) else [i.args.get("true") for i in node.args.get("ifs") or []]
-            branches.append(node.args.get("default") if isinstance(node, exp.Case) else node.args.get("false"))
-            return self.combined([b for b in branches if b is not None])
-        if isinstance(node, exp.Coalesce) and node.args.get("is_null"):
+        cls = type(node)
+        rule = _RULES.get(cls)
+        if rule is None:
+            rule = _RULES[cls] = _rule_for(cls)
+        return rule(self, node)
+
+    def _case(self, node: exp.Expr) -> exp.DataType | None:
+        if isinstance(node, exp.If):
+            branches = [node.args.get("true"), node.args.get("false")]
+        else:
+            branches = [i.args.get("true") for i in node.args.get("ifs") or []]
+            branches.append(node.args.get("default"))
+        return self.combined([b for b in branches if b is not None])
+
+    def _coalesce(self, node: exp.Expr) -> exp.DataType | None:
+        if node.args.get("is_null"):
             return self._of(node.this)  # ISNULL has its first argument's type
-        if isinstance(node, exp.Nullif):
-            return self._of(node.this)  # NULLIF has its first argument's type
-        if isinstance(node, _BRANCHES):
-            return self.combined([a for a in [node.this, *node.expressions] if a is not None])
-        if isinstance(node, exp.Sum):
-            return rules.sum_type(self._of(node.this))
-        if isinstance(node, exp.Avg):
-            return rules.average_type(self._of(node.this))
-        if isinstance(node, exp.Round):
-            return rules.round_type(self._of(node.this))
-        if isinstance(node, exp.Pow):
-            return rules.power_type(self._of(node.this))
-        if isinstance(node, (exp.DateAdd, exp.DateSub)):
-            moved = self._of(node.this)  # DATEADD reads a string as a datetime and returns one
-            return DATETIME if moved is None or rules.category(moved) == "string" else moved
-        if isinstance(node, _SAME_AS_ARGUMENT):
-            return self._of(node.this) if node.this is not None else None
-        if isinstance(node, _STRING_RESULT):
-            return STRING
-        if isinstance(node, _INTEGER_RESULT):
-            return BIGINT if isinstance(node, exp.Count) and node.args.get("big_int") else INTEGER
-        if isinstance(node, _FLOAT_RESULT):
-            return FLOAT
-        if isinstance(node, _DATETIME_RESULT):
-            return DATETIME
-        if isinstance(node, exp.CurrentDate):
-            return DATE
-        if isinstance(node, exp.Uuid):
-            return UUID
-        if isinstance(node, exp.Subquery):
-            return self._of(node.this)
-        if isinstance(node, exp.Select):
-            return self._of(node.selects[0]) if len(node.selects) == 1 else None
-        if isinstance(node, exp.SetOperation):
-            return self._column_at(node, 0)
-        if isinstance(node, exp.Anonymous):
-            return _ANONYMOUS.get(node.name.upper())
-        if isinstance(node, exp.Dot) and isinstance(node.expression, exp.Anonymous):
-            return function_type(self.database, node.this.name or None, node.expression.name)
-        if isinstance(node, exp.NextValueFor):
-            return self._sequence_type(node.this)
-        return None
+        return self.combined([a for a in [node.this, *node.expressions] if a is not None])
+
+    def _moved(self, node: exp.Expr) -> exp.DataType | None:
+        moved = self._of(node.this)  # DATEADD reads a string as a datetime and returns one
+        return DATETIME if moved is None or rules.category(moved) == "string" else moved
 
     def _sequence_type(self, name: exp.Expr) -> exp.DataType | None:
         """NEXT VALUE FOR has its sequence's type (bigint unless the sequence says otherwise)."""
@@ -265,6 +237,56 @@ class Types(SourceTypes):
         """(precision, scale) of an exact numeric expression as SQL Server computes with it (a constant by
         its digits, an integer or money as the decimal it converts to); None for float or unknown."""
         return constant_shape(node) or rules.shape(self.of(node))
+
+
+_Rule = Callable[[Types, exp.Expr], "exp.DataType | None"]
+
+
+_ORDERED_RULES: tuple[tuple[tuple[type, ...], _Rule], ...] = (
+    ((exp.National,), lambda t, n: rules.string_literal(n.name, national=True)),
+    ((exp.Literal,), lambda t, n: _literal_type(n)),
+    ((exp.Null,), lambda t, n: None),
+    ((exp.Cast, exp.TryCast), lambda t, n: n.to),
+    ((exp.Convert,), lambda t, n: n.this if isinstance(n.this, exp.DataType) else None),
+    ((exp.Column,), lambda t, n: t.column(n)),
+    ((exp.Parameter,), lambda t, n: t.variables.get(parameter_name(n).lower())),
+    ((exp.Add,), lambda t, n: t._add(n)),
+    ((exp.Sub, exp.Mul, exp.Div, exp.Mod), lambda t, n: t._arithmetic(n)),
+    ((exp.Case, exp.If), lambda t, n: t._case(n)),
+    ((exp.Coalesce,), lambda t, n: t._coalesce(n)),
+    ((exp.Nullif,), lambda t, n: t._of(n.this)),  # NULLIF has its first argument's type
+    ((exp.Greatest, exp.Least), lambda t, n: t.combined([a for a in [n.this, *n.expressions] if a is not None])),
+    ((exp.Sum,), lambda t, n: rules.sum_type(t._of(n.this))),
+    ((exp.Avg,), lambda t, n: rules.average_type(t._of(n.this))),
+    ((exp.Round,), lambda t, n: rules.round_type(t._of(n.this))),
+    ((exp.Pow,), lambda t, n: rules.power_type(t._of(n.this))),
+    ((exp.DateAdd, exp.DateSub), lambda t, n: t._moved(n)),
+    (_SAME_AS_ARGUMENT, lambda t, n: t._of(n.this) if n.this is not None else None),
+    (_STRING_RESULT, lambda t, n: STRING),
+    ((exp.Count,), lambda t, n: BIGINT if n.args.get("big_int") else INTEGER),
+    (_INTEGER_RESULT, lambda t, n: INTEGER),
+    (_FLOAT_RESULT, lambda t, n: FLOAT),
+    (_DATETIME_RESULT, lambda t, n: DATETIME),
+    ((exp.CurrentDate,), lambda t, n: DATE),
+    ((exp.Uuid,), lambda t, n: UUID),
+    ((exp.Subquery,), lambda t, n: t._of(n.this)),
+    ((exp.Select,), lambda t, n: t._of(n.selects[0]) if len(n.selects) == 1 else None),
+    ((exp.SetOperation,), lambda t, n: t._column_at(n, 0)),
+    ((exp.Anonymous,), lambda t, n: _ANONYMOUS.get(n.name.upper())),
+    ((exp.Dot,), lambda t, n: function_type(t.database, n.this.name or None, n.expression.name)
+     if isinstance(n.expression, exp.Anonymous) else None),
+    ((exp.NextValueFor,), lambda t, n: t._sequence_type(n.this)),
+)
+"""SQL Server's type of each kind of expression, the first matching class winning (a subclass before its parent)."""
+_RULES: dict[type, _Rule] = {}
+"""The rule of each node class, found once per class."""
+
+
+def _rule_for(cls: type) -> _Rule:
+    for classes, rule in _ORDERED_RULES:
+        if issubclass(cls, classes):
+            return rule
+    return lambda t, n: None
 
 
 def _literal_type(node: exp.Literal) -> exp.DataType:

@@ -82,9 +82,9 @@ def translate_workload(capture: Capture, options: Options, progress: Progress | 
 
 
 def translate_query(query: QueryClass, *, database: Database, names: NameMap, options: Options) -> TranslatedQuery:
-    result = translate_sql(query.text, database=database, names=names, options=options, parameters=query.parameters,
-                           fingerprint=query.fingerprint or None, samples=query.samples)
-    return replace(result, id=query.id, fingerprint=query.fingerprint or result.fingerprint, kind=query.kind or result.kind)
+    return translate_sql(query.text, database=database, names=names, options=options, parameters=query.parameters,
+                         fingerprint=query.fingerprint or None, samples=query.samples, class_id=query.id,
+                         kind=query.kind or None)
 
 
 def translate_sql(
@@ -96,12 +96,15 @@ def translate_sql(
     parameters: tuple[Parameter, ...] = (),
     fingerprint: str | None = None,
     samples: tuple[tuple[Scalar, ...], ...] = (),
+    class_id: str | None = None,
+    kind: str | None = None,
 ) -> TranslatedQuery:
     """Translate one statement or batch of T-SQL; never raises for bad SQL (it becomes a note), only
     `UsageError` for a name in `options.skip_rewrites` that is no rewrite.
 
     `parameters` are the captured class's declared parameters, `samples` value sets captured for them
-    (in their order); `fingerprint` the class's own, when known (it is computed from `sql` otherwise)."""
+    (in their order); `fingerprint` the class's own, when known (it is computed from `sql` otherwise), and so
+    `class_id` and `kind` (derived from the fingerprint and the text otherwise)."""
     check_skip_rewrites(options.skip_rewrites)  # the one error this function raises: a wrong name is the caller's
     declarations, body = strip_parameter_prefix(sql)
     declared = (*parse_declarations(declarations), *parameters) if declarations else tuple(parameters)
@@ -109,10 +112,6 @@ def translate_sql(
     if fingerprint is None and len(batches) == 1 and batches[0].text == body and batches[0].tokens is not None:
         fingerprint = fingerprint_of_tokens(batches[0].tokens)  # one tokenization for both
     fingerprint = fingerprint or fingerprint_of(sql)
-    base = TranslatedQuery(
-        id=query_id(fingerprint), fingerprint=fingerprint, source_sql=sql, target_sql=None, status="unsupported",
-        kind=statement_kind(sql),
-    )
     ctx = Context(database=database, names=names, options=options, types=Types(database))
     for parameter in declared:
         name = parameter.name.lstrip("@")
@@ -126,7 +125,8 @@ def translate_sql(
     status = ctx.status
     if status == "unsupported":
         target, bound = None, ()
-    return replace(base, target_sql=target, status=status, notes=tuple(ctx.notes), parameters=bound)
+    return TranslatedQuery(id=class_id or query_id(fingerprint), fingerprint=fingerprint, source_sql=sql, target_sql=target,
+                           status=status, notes=tuple(ctx.notes), kind=kind or statement_kind(sql), parameters=bound)
 
 
 def written(read: Callable[[], list[Statement]], ctx: Context) -> tuple[str | None, tuple[str, ...]]:

@@ -27,15 +27,24 @@ CODE = "QY71"
 def refused(tree: exp.Expr, nodes: list[exp.Expr], ctx: Context) -> bool:
     """Note (unsupported) and return True when SQL Server refuses the statement; `nodes` is every node of `tree`."""
     for node in nodes:
-        reason = _refusal(node)
+        reason = refusal(node)
         if reason is not None:
-            ctx.note(CODE, "unsupported", f"SQL Server refuses this statement ({reason}); TiDB would run it with a "
-                     "meaning of its own, so it is not translated.")
+            say_refused(reason, ctx)
             return True
     return False
 
 
-def _refusal(node: exp.Expr) -> str | None:
+def say_refused(reason: str, ctx: Context) -> None:
+    ctx.note(CODE, "unsupported", f"SQL Server refuses this statement ({reason}); TiDB would run it with a "
+             "meaning of its own, so it is not translated.")
+
+
+REFUSABLE = (exp.Ordered, exp.Subquery)
+"""The node classes `refusal` finds a reason in."""
+
+
+def refusal(node: exp.Expr) -> str | None:
+    """Why SQL Server refuses a statement for this node of it, or None."""
     if isinstance(node, exp.Ordered) and isinstance(node.parent, exp.Order):
         key = node.this
         in_window = isinstance(node.parent.parent, exp.Window)

@@ -46,6 +46,8 @@ class SourceTypes:
     temp_tables: dict[str, dict[str, exp.DataType]]
     temp_generated: dict[str, frozenset[str]]
     _resolved: dict[int, tuple[exp.Column, object]] | None
+    _scopes: dict[int, tuple[exp.Expr, list]] | None
+    _columns: dict[int, tuple[exp.Expr, dict[str, object]]] | None
     _open: set[int]
 
     def _of(self, node: exp.Expr) -> exp.DataType | None:  # pragma: no cover - Types gives it
@@ -87,9 +89,20 @@ class SourceTypes:
             return self._table_column(self.default_table, name)
         return None
 
+    def _sources(self, scope: exp.Expr) -> list[tuple[str, exp.Expr]]:
+        cache = self._scopes
+        if cache is None:
+            return list(sources(scope))
+        hit = cache.get(id(scope))
+        if hit is not None and hit[0] is scope:
+            return hit[1]
+        found = list(sources(scope))
+        cache[id(scope)] = (scope, found)
+        return found
+
     def _in_sources(self, scope: exp.Expr, qualifier: str, name: str) -> object:
         matches = []
-        for alias, source in sources(scope):
+        for alias, source in self._sources(scope):
             if qualifier and alias != qualifier.lower():
                 continue
             found = self.source_column(source, name)
@@ -106,6 +119,19 @@ class SourceTypes:
     def source_column(self, source: exp.Expr, name: str) -> object:
         """The type of column `name` of a row source (a SchemaColumn for a schema table's), None when the
         source has it but its type cannot be known, `MISSING` when the source has no such column."""
+        cache = self._columns
+        if cache is None:
+            return self._source_column(source, name)
+        hit = cache.get(id(source))
+        if hit is None or hit[0] is not source:
+            hit = cache[id(source)] = (source, {})
+        known = hit[1]
+        lowered = name.lower()
+        if lowered not in known:
+            known[lowered] = self._source_column(source, name)
+        return known[lowered]
+
+    def _source_column(self, source: exp.Expr, name: str) -> object:
         if isinstance(source, exp.Table):
             return self._table_source(source, name)
         if isinstance(source, exp.Lateral):
@@ -312,7 +338,20 @@ def type_of_declaration(text: str) -> exp.DataType | None:
 
 
 def _column_type(column: Column) -> exp.DataType | None:
-    return None if column.computed is not None else type_of_declaration(str(column.type))
+    """A schema column's SQL Server type (None for a computed one: its expression's type is not read here), read
+    once per column for as long as the schema lives."""
+    hit = _COLUMN_TYPES.get(id(column))
+    if hit is not None and hit[0] is column:
+        return hit[1]
+    found = None if column.computed is not None else type_of_declaration(str(column.type))
+    if len(_COLUMN_TYPES) > 200_000:
+        _COLUMN_TYPES.clear()
+    _COLUMN_TYPES[id(column)] = (column, found)
+    return found
+
+
+_COLUMN_TYPES: dict[int, tuple[Column, exp.DataType | None]] = {}
+"""Column (by identity, kept alive here so its id is not reused) -> its type."""
 
 
 def _is_star(projection: exp.Expr) -> bool:

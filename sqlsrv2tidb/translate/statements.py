@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
@@ -122,7 +122,8 @@ def parse_statements(text: str, batches: list[Batch] | None = None) -> list[Stat
             piece = batch.text[tokens[start].start : tokens[end].end + 1]
             statement = _parse_one(piece, tokens[start : end + 1], batch.text)
             line = batch.line + tokens[start].line - 1
-            statements.append(statement if line == 1 else replace(statement, line=line))
+            statements.append(statement if line == 1 else Statement(statement.sql, statement.tree, statement.error,
+                                                                    statement.control_flow, line))
     return _drop_if_exists(statements)
 
 
@@ -332,11 +333,14 @@ def _parse_one(sql: str, tokens: list[Token], batch: str | None = None) -> State
 
 
 _COMPOUND = {"+=": "+", "-=": "-", "*=": "*", "/=": "/", "%=": "%", "&=": "&", "|=": "|", "^=": "^"}
+_COMPOUND_TEXT = re.compile(r"[-+*/%&|^]=")
 _ENDS_ASSIGNMENT = {"FROM", "WHERE", "OUTPUT", "OPTION", "SET", "SELECT", "UPDATE", "DELETE", "INSERT", "WHEN"}
 
 
 def _compound_assignments(sql: str, tokens: list[Token]) -> str:
     """`SET @x += 1` / `UPDATE t SET a -= b * 2` -> `@x = @x + (1)` / `a = a - (b * 2)` (sqlglot has no `+=`)."""
+    if _COMPOUND_TEXT.search(sql) is None:
+        return sql  # no operator and `=` side by side anywhere: nothing to look for token by token
     base = tokens[0].start if tokens else 0
     edits: list[tuple[int, int, str]] = []
     for i in range(1, len(tokens) - 1):

@@ -45,7 +45,7 @@ from . import (
     transforms_server,
 )
 from .context import Context
-from .refusals import refused
+from .refusals import REFUSABLE, refusal, say_refused
 from .scopes import parameter_name
 from .transforms_grouping import GROUP_KEY, tag_group_expressions
 from .transforms_writes import convert_written_values
@@ -63,8 +63,8 @@ def bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, nodes
     rewrite's result takes the node's place at once, so the next rewrite of the same node still
     resolves its operands' columns (CONVERT -> CAST, then the CAST's own rewrite, types its operand).
     A node meets only the rewrites declared for its class (`context.applies_to`), in pipeline order,
-    the class looked up again after a rewrite replaced it. Column types are resolved once between
-    two changes of the tree (`Types.remembering`). `nodes`: the tree's nodes in depth-first order,
+    the class looked up again after a rewrite replaced it. Each expression is typed, and each column
+    resolved, once in the pass (`Types.remembering`). `nodes`: the tree's nodes in depth-first order,
     when the caller walked it already.
     """
     with ctx.types.remembering():
@@ -94,7 +94,6 @@ def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, node
             new = rewrite(current, ctx)
             if new is current:
                 continue
-            ctx.types.forget()  # the tree changed: a column may resolve otherwise now
             if current.meta.get(GROUP_KEY) and new is not None:
                 new.meta.setdefault(GROUP_KEY, current.meta[GROUP_KEY])  # one rewrite per GROUP BY expression
             if current is root:
@@ -156,10 +155,11 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
         tree = tree.copy()
     if isinstance(tree, (exp.Insert, exp.Update, exp.Merge)):
         convert_written_values(tree, ctx)  # on the T-SQL tree, before the walk: the values inside are rewritten too
-    nodes = depth_first(tree)  # one walk for the parameters, GROUP BY and the scalar rewrites
-    if refused(tree, nodes, ctx):
+    nodes = depth_first(tree)  # one walk for the refusals, parameters, GROUP BY and the scalar rewrites
+    used, grouped, reason = parameters_and_grouping(nodes, ctx)
+    if reason is not None:
+        say_refused(reason, ctx)
         return [tree]
-    used, grouped = parameters_and_grouping(nodes, ctx)
     if grouped:
         tag_group_expressions(tree, nodes)  # meta only: `nodes` still lists the tree
     skipped, mysql = ctx.options.skip_rewrites, ctx.options.mysql
@@ -167,14 +167,13 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     tree = bottom_up(tree, pipeline, ctx, nodes)
     statements = transforms_dml.rewrite_statement(tree, ctx)
     out: list[exp.Expr] = []
+    kept: set[str] = set()  # the parameters the names pass wrote a marker for
     for statement in statements:
         statement = transforms_query.rewrite_queries(statement, ctx)
-        statement = transforms_names.rewrite_names(statement, ctx)
+        statement = transforms_names.rewrite_names(statement, ctx, kept)
         out.append(statement)
     if not used:
         return out
-    kept = {node.meta["parameter"].lstrip("@").lower() for statement in out for node in statement.find_all(exp.Var)
-            if node.meta.get("parameter")}
     dropped = sorted(used - kept)
     if dropped and not ctx.unsupported:
         ctx.note("QY26", "review", f"{', '.join(ctx.parameters.get(name, '@' + name) for name in dropped)} of the T-SQL statement no longer appears "
@@ -182,14 +181,19 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     return out
 
 
-def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[str], bool]:
+def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[str], bool, str | None]:
     """Lower-case names (no `@`) of the parameters a statement uses: variables it neither declares
     nor names a table variable by, and not @@ functions (each must reach the TiDB text as a `?`);
-    and whether it has a GROUP BY, whose expressions are tagged before the rewrites. `nodes`: every
-    node of the statement."""
+    whether it has a GROUP BY, whose expressions are tagged before the rewrites; and why SQL Server
+    refuses it, if it does (`refusals`). `nodes`: every node of the statement, read in one loop."""
     names = set()
     grouped = False
     for node in nodes:
+        if isinstance(node, REFUSABLE):
+            reason = refusal(node)
+            if reason is not None:
+                return names, grouped, reason
+            continue
         if isinstance(node, exp.Group):
             grouped = True
         if not isinstance(node, exp.Parameter):
@@ -199,4 +203,4 @@ def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[st
         name = parameter_name(node).lower()
         if name and name not in ctx.local_variables:
             names.add(name)
-    return names, grouped
+    return names, grouped, None

@@ -124,11 +124,20 @@ def declare(tree: exp.Declare, ctx: Context) -> list[exp.Expr]:
     return out
 
 
+def declare_columns(table: exp.Table, schema: exp.Schema, ctx: Context) -> None:
+    """Tell the type model the columns of a temp table or table variable the batch makes: their declared types, and
+    which an INSERT without a column list leaves out (IDENTITY; a computed column has no declared type at all)."""
+    key = table_key(table)
+    columns = [c for c in schema.expressions if isinstance(c, exp.ColumnDef)]
+    ctx.types.temp_tables[key] = {c.name.lower(): c.args["kind"] for c in columns if c.args.get("kind")}
+    ctx.types.temp_generated[key] = frozenset(
+        c.name.lower() for c in columns if any(isinstance(k.args.get("kind"), exp.GeneratedAsIdentityColumnConstraint)
+                                               for k in c.args.get("constraints") or ()))
+
+
 def _table_variable(name: str, schema: exp.Schema, ctx: Context) -> list[exp.Expr]:
     table = exp.Table(this=exp.Parameter(this=exp.var(name)))
-    ctx.types.temp_tables[table_key(table)] = {
-        c.name.lower(): c.args["kind"] for c in schema.expressions if isinstance(c, exp.ColumnDef) and c.args.get("kind")
-    }
+    declare_columns(table, schema, ctx)
     ctx.note("QY16", "rewritten", f"Table variable @{name} becomes temporary table var_{name}, dropped first because a session keeps it.")
     drop_stmt = exp.Drop(tables=[table.copy()], kind="TABLE", exists=True, temporary=True)
     create = exp.Create(this=exp.Schema(this=table, expressions=[e.copy() for e in schema.expressions]), kind="TABLE",
@@ -332,9 +341,7 @@ def create_table(tree: exp.Create, ctx: Context) -> list[exp.Expr] | None:
     schema = tree.this
     table = schema.this if isinstance(schema, exp.Schema) else schema
     if isinstance(table, exp.Table) and isinstance(schema, exp.Schema):
-        ctx.types.temp_tables[table_key(table)] = {
-            c.name.lower(): c.args["kind"] for c in schema.expressions if isinstance(c, exp.ColumnDef) and c.args.get("kind")
-        }
+        declare_columns(table, schema, ctx)
         ident = table.this
         if isinstance(ident, exp.Identifier) and (ident.args.get("temporary") or ident.args.get("global_")):
             properties = tree.args.get("properties")

@@ -37,8 +37,9 @@ def session_name(identifier: exp.Expr) -> str | None:
     return None
 
 
-def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
-    """Rename every table, qualifier, variable and parameter in the statement for TiDB."""
+def rewrite_names(tree: exp.Expr, ctx: Context, bound: set[str] | None = None) -> exp.Expr:
+    """Rename every table, qualifier, variable and parameter in the statement for TiDB; `bound` collects the
+    lower-case names of the parameters written as markers."""
     tables: list[exp.Table] = []
     columns: list[exp.Column] = []
     parameters: list[exp.Parameter] = []
@@ -71,8 +72,9 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
         _table(table, tree, ctes, aliases, renamed, ctx)
     spelled = _alias_spelling(table_aliases, tables, ctes, aliases)
     qualifiers = {**spelled, **renamed}
+    scopes: dict[int, list[tuple[str, exp.Expr]]] = {}  # each query's sources, listed once for all its columns
     for column in columns:
-        _qualifier(column, qualifiers, ctx)
+        _qualifier(column, qualifiers, ctx, scopes)
     for node in parameters:
         if isinstance(node.parent, exp.Parameter) or not _attached(node, tree):
             continue  # the name part of @@ROWCOUNT, or a table variable's name already renamed
@@ -80,6 +82,8 @@ def rewrite_names(tree: exp.Expr, ctx: Context) -> exp.Expr:
             replacement = _variable(node, ctx)
             if replacement is not node:
                 node.replace(replacement)
+                if bound is not None and replacement.meta.get("parameter"):
+                    bound.add(replacement.meta["parameter"].lstrip("@").lower())
     return tree
 
 
@@ -184,12 +188,13 @@ def _is_alias_reference(table: exp.Table, aliases: set[str]) -> bool:
     return isinstance(parent, exp.Delete) and table.arg_key == "tables" and table.name.lower() in aliases and not table.db
 
 
-def _qualifier(column: exp.Column, renamed: dict[str, str], ctx: Context) -> None:
+def _qualifier(column: exp.Column, renamed: dict[str, str], ctx: Context,
+               scopes: dict[int, list[tuple[str, exp.Expr]]]) -> None:
     qualifier = column.args.get("table")
     if qualifier is None:
         return
     session = session_name(qualifier)
-    scoped = _in_scope(column, qualifier.name.lower()) if session is None and not column.args.get("db") else None
+    scoped = _in_scope(column, qualifier.name.lower(), scopes) if session is None and not column.args.get("db") else None
     if session is not None:
         column.set("table", exp.to_identifier(session))
     elif scoped is not None:
@@ -205,7 +210,7 @@ def _qualifier(column: exp.Column, renamed: dict[str, str], ctx: Context) -> Non
         column.set("table", exp.to_identifier(renamed.get(table.lower(), target.name if target.name else table)))
 
 
-def _in_scope(column: exp.Column, qualifier: str) -> str | None:
+def _in_scope(column: exp.Column, qualifier: str, scopes: dict[int, list[tuple[str, exp.Expr]]]) -> str | None:
     """The spelling of what a qualifier names in the nearest query that has it among its sources: a derived
     table's or a table's alias, or a table by its (renamed) name. `FROM (SELECT Votes.PostId FROM Votes) Votes
     ... Votes.PostId`: inside, the table `votes`; outside, the alias `Votes` (MySQL and MariaDB tell them apart
@@ -213,7 +218,10 @@ def _in_scope(column: exp.Column, qualifier: str) -> str | None:
     node = column.parent
     while node is not None:
         if isinstance(node, (exp.Select, exp.Update, exp.Delete, exp.Merge)):
-            for alias, source in sources(node):
+            listed = scopes.get(id(node))
+            if listed is None:
+                listed = scopes[id(node)] = list(sources(node))
+            for alias, source in listed:
                 if alias != qualifier:
                     continue
                 if isinstance(source, exp.Table) and not source.alias:

@@ -13,8 +13,10 @@ MySQL convert by theirs. Where the two differ, the same statement stores other r
 - a value stored into a datetime column is rounded to 1/300 second, shown .000, .003 or .007
   ('10:30:00.005' is stored as .007, '23:59:59.999' as the next day), where DATETIME(3) keeps the
   millisecond; a smalldatetime is rounded to the minute, 29.999 seconds and more up. A literal is
-  rounded here; a value of another type (datetime2, time, text, a parameter declared so) by an
-  expression TiDB and MySQL both run. A number stored there counts days from 1900-01-01.
+  rounded here; any other value by an expression TiDB and MySQL both run: one of another type
+  (datetime2, time, text), and a datetime that is no datetime column's (GETDATE(), a variable, a
+  parameter, an expression), which SQL Server holds on the grid already and TiDB need not. A number
+  stored there counts days from 1900-01-01.
 
 Decimal and money columns round half away from zero on every side: nothing is rewritten for them.
 The column's type and the value's come from the one type model (`Types`; a set operation's column

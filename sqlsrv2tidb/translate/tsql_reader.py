@@ -117,6 +117,7 @@ FUNCTIONS: dict[str, t.Callable[[list[exp.Expr]], exp.Expr]] = {
 }
 """The translator's reading of these T-SQL functions, in place of sqlglot's."""
 
+_L_PAREN, _HASH, _INSERT = TokenType.L_PAREN, TokenType.HASH, TokenType.INSERT
 _CALL_MARKER = "__sqlsrv2tidb_call_{}__"
 _HINT_MARKER = "__sqlsrv2tidb_hint_{}__"
 _TABLE_HINT_MARKER = "__sqlsrv2tidb_table_hint_{}__"
@@ -148,34 +149,36 @@ def _mark(tokens: list[Token], sql: str) -> tuple[list[Token], _Marks]:
     """The tokens with each call to one of `FUNCTIONS` and each hint the parser has no entry for marked."""
     marks = _Marks({}, {}, [], {})
     edits: list[tuple[int, int, list[Token]]] = []
-    i, n = 0, len(tokens)
-    while i < n - 1:
+    n = len(tokens)
+    kinds = [tok.token_type for tok in tokens]
+    # Only a token before `(` (a call, OPTION), a `#` or an INSERT (its table's hints) can be marked: those are
+    # looked at, in order.
+    resume = 0
+    for i in [i for i in range(n - 1) if kinds[i + 1] is _L_PAREN or kinds[i] is _HASH or kinds[i] is _INSERT]:
+        if i < resume:
+            continue  # inside a hint clause already replaced
         tok = tokens[i]
-        if tok.token_type == TokenType.HASH and _lone(tok, tokens[i + 1]):
+        if kinds[i] is _HASH and _lone(tok, tokens[i + 1]):
             edits.append((i, i + 1, [Token(TokenType.IDENTIFIER, "#", tok.line, tok.col, tok.start, tok.end, tok.comments)]))
-            i += 1
             continue
-        if tok.token_type == TokenType.INSERT:
+        if kinds[i] is _INSERT:
             hinted = _insert_table_hints(tokens, i, sql, marks)
             if hinted is not None:
                 edits.extend(hinted)
-                i = hinted[-1][1]
-                continue
-        if tokens[i + 1].token_type != TokenType.L_PAREN:
-            i += 1
+                resume = hinted[-1][1]
             continue
-        if tok.token_type != TokenType.STRING and tok.text.upper() in FUNCTIONS and not (i and tokens[i - 1].token_type == TokenType.DOT):
+        if kinds[i + 1] is not _L_PAREN:
+            continue
+        if kinds[i] is not TokenType.STRING and tok.text.upper() in FUNCTIONS and not (i and kinds[i - 1] is TokenType.DOT):
             # (`dbo.Len(x)` after a dot is a user function: sqlglot reads it as such, whatever its name)
             marker = _CALL_MARKER.format(len(marks.calls))
             marks.calls[marker] = (tok, _closing(tokens, i + 1))
             edits.append((i, i + 1, [Token(tok.token_type, marker, tok.line, tok.col, tok.start, tok.end, tok.comments)]))
-        elif tok.token_type == TokenType.OPTION:
+        elif kinds[i] is TokenType.OPTION:
             replaced = _mark_hints(tokens, i, sql, marks)
             if replaced is not None:
                 edits.append((i, replaced[1], replaced[0]))
-                i = replaced[1]
-                continue
-        i += 1
+                resume = replaced[1]
     if tokens and tokens[-1].token_type == TokenType.HASH:
         last = tokens[-1]
         edits.append((n - 1, n, [Token(TokenType.IDENTIFIER, "#", last.line, last.col, last.start, last.end, last.comments)]))

@@ -212,6 +212,8 @@ ANSWERS = [
 BATCHES = [
     ("integer-division-of-a-variable", "DECLARE @n int = 7; SELECT @n / 2"),
     ("integer-division-through-select-into", "SELECT id, qty INTO #q FROM dbo.t_orders; SELECT id, qty / 2 FROM #q"),
+    ("integer-division-through-a-table-variable",
+     "DECLARE @t TABLE (n int); INSERT INTO @t (n) VALUES (7), (9); SELECT n / 2 FROM @t"),
 ]
 
 
@@ -254,3 +256,9 @@ def test_an_answer_through_the_shape_is_sql_servers(endpoint, tidb_side, shape, 
             tidb_cursor.execute(statement)
     on_tidb = answer_tidb(tidb_side, last)
     assert on_tidb.error is None and on_tidb.rows == on_sql_server, f"{shape}\n  SQL Server: {on_sql_server}\n  TiDB: {on_tidb}"
+
+
+def test_an_insert_without_a_column_list_into_a_temp_table_skips_its_identity():
+    batch = "CREATE TABLE #t (id int IDENTITY(1, 1) PRIMARY KEY, n int); INSERT INTO #t VALUES (2.5)"
+    result = translate_sql(batch, database=CAPTURE.database, names=NameMap.for_database(CAPTURE.database), options=Options())
+    assert "VALUES (TRUNCATE(2.5, 0))" in result.target_sql and "QY78" in {n.code for n in result.notes}
