@@ -67,13 +67,21 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
         if verdict != SAME:
             result.verdict, result.reason = verdict, reason
             if verdict == DIFFERS:
-                unread = result.extra.get("not_read")
-                result.reason += (f"; {unread[0]}" if unread else "") + (noted(call) or _translated(compared))
+                unread = result.extra.get("not_read") or []
+                # A write the schema's rules name the cause of (MO10: through a view TiDB keeps read-only) is explained.
+                rules = sorted({code for said in unread for code in _RULE.findall(said)})
+                if rules:
+                    result.extra["explained_by"] = rules
+                result.reason += (f"; {unread[0]}" if unread else "") + (
+                    noted(call) or ("" if rules else _translated(compared)))
             if verdict != SAME_UP_TO_TIES:
                 break
     result.seconds = time.perf_counter() - started
     return result
 
+
+_RULE = re.compile(r"\b(?:DA|DI|ID|IN|IX|MO|MY|RP|ST|TB|TY)\d\d\b")
+"""A rule of the tool's (rules/) named in a reason: what explains a difference the translation does not."""
 
 _NEXT_VALUE = re.compile(r"NEXT\s+VALUE\s+FOR\s+((?:\[[^\]]+\]|[\w$#@]+)(?:\s*\.\s*(?:\[[^\]]+\]|[\w$#@]+))?)",
                          re.IGNORECASE)
@@ -145,7 +153,8 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
     if counts is not None:
         result.extra["rows_affected"] = {SQL_SERVER: counts[0], TARGET: counts[1]}
     result.rows = {SQL_SERVER: sum(e.sql_server_rows for e in ends), TARGET: sum(e.target_rows for e in ends)}
-    unread = sorted({f"{c.table.qualified_name}: {c.plan.unknown}" for c in answered.changes if c.plan.unknown})
+    unread = sorted({f"{c.table.qualified_name}: {c.plan.unknown}" for c in answered.changes if c.plan.unknown}
+                    | {f"{p.table.qualified_name}: {p.unknown}" for p in plans if p.unknown})
     if unread:
         result.extra["not_read"] = unread
     refused = _refused(ran.errors, t_errors)

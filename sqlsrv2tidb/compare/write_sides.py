@@ -98,7 +98,19 @@ class SqlServerWrites:
 
     def begin(self) -> None:
         """The transaction the class runs in (implicit-transaction mode opens one, BEGIN TRAN a second level)."""
-        self._fetch("BEGIN TRAN")
+        self._fetch("SET IMPLICIT_TRANSACTIONS ON; BEGIN TRAN")
+        self._in_transaction()
+
+    def _in_transaction(self) -> None:
+        """Make sure the class is about to run in a transaction, or refuse to run it. An error may end the
+        transaction: the test endpoint rolls it back on a statement naming a table that does not exist (a read of the
+        rows a statement of a batch will change, before the batch made its temporary table) and leaves the session
+        in autocommit, where SQL Server keeps it open (docs/babelfish.md). A write sent then would be committed."""
+        if int(self._fetch("SELECT @@TRANCOUNT")[0][0]) > 0:
+            return
+        self._fetch("SET IMPLICIT_TRANSACTIONS ON; BEGIN TRAN")
+        if int(self._fetch("SELECT @@TRANCOUNT")[0][0]) == 0:
+            raise SideError(SQL_SERVER, "no transaction could be opened on SQL Server: the write is not sent", lost=True)
 
     def identity_marks(self, tables: Sequence[TableKey]) -> dict[str, Mark]:
         """Where each table's IDENTITY stands before the call: the highest value its rows hold (the rows above it are
@@ -149,6 +161,7 @@ class SqlServerWrites:
     def run(self, text: str, parameters: Sequence[Parameter], values: Sequence[Any]) -> SqlServerRun:
         """The class's batch, every result it sends read in order: result sets, rows affected, errors."""
         ran = SqlServerRun()
+        self._in_transaction()
         cursor = self._cursor()
         batch = declared_batch(text, parameters)
         batch = batch.replace(";\n", "; SET NOCOUNT OFF;\n", 1) if parameters else "SET NOCOUNT OFF;\n" + text
@@ -204,6 +217,8 @@ class SqlServerWrites:
 
     def rollback(self) -> None:
         """Undo everything the class did (the tool's transaction and any the class left open)."""
+        if int(self._fetch("SELECT @@TRANCOUNT")[0][0]) == 0:
+            return  # an error of the class ended the transaction already (the test endpoint's way, above)
         try:
             self.side.session.handle.rollback()
         except Exception as exc:  # noqa: BLE001 - a lost session rolled back on the server as it ended

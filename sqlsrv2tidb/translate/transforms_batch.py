@@ -18,6 +18,7 @@ from sqlglot import exp
 
 from .context import Context
 from .scopes import parameter_name, table_key
+from .temporary_tables import collation_properties
 from .transforms import translate_tree
 from .transforms_conversions import _DATE_TYPES
 
@@ -141,7 +142,8 @@ def _table_variable(name: str, schema: exp.Schema, ctx: Context) -> list[exp.Exp
     ctx.note("QY16", "rewritten", f"Table variable @{name} becomes temporary table var_{name}, dropped first because a session keeps it.")
     drop_stmt = exp.Drop(tables=[table.copy()], kind="TABLE", exists=True, temporary=True)
     create = exp.Create(this=exp.Schema(this=table, expressions=[e.copy() for e in schema.expressions]), kind="TABLE",
-                        properties=exp.Properties(expressions=[exp.TemporaryProperty()]))
+                        properties=exp.Properties(expressions=[exp.TemporaryProperty(),
+                                                               *collation_properties(ctx, schema.expressions)]))
     return [_finish(drop_stmt, ctx), _finish(create, ctx)]
 
 
@@ -345,9 +347,11 @@ def create_table(tree: exp.Create, ctx: Context) -> list[exp.Expr] | None:
         ident = table.this
         if isinstance(ident, exp.Identifier) and (ident.args.get("temporary") or ident.args.get("global_")):
             properties = tree.args.get("properties")
-            if properties is None or not any(isinstance(p, exp.TemporaryProperty) for p in properties.expressions):
-                tree = tree.copy()
-                tree.set("properties", exp.Properties(expressions=[exp.TemporaryProperty()]))
+            kept = [p for p in properties.expressions if not isinstance(p, exp.TemporaryProperty)] if properties else []
+            if not any(isinstance(p, (exp.CharacterSetProperty, exp.CollateProperty)) for p in kept):
+                kept += collation_properties(ctx, schema.expressions)
+            tree = tree.copy()
+            tree.set("properties", exp.Properties(expressions=[exp.TemporaryProperty(), *kept]))
         else:
             ctx.note("QY48", "review", "CREATE TABLE in the workload is translated as written; the schema itself comes from the DDL generator (ddl/).")
     translated = translate_tree(tree, ctx)

@@ -13,6 +13,7 @@ from sqlglot import exp
 from ..model import Table
 from .context import Context
 from .scopes import dml_target, sources, table_key
+from .temporary_tables import collation_properties
 from .transforms_merge import merge
 from .transforms_pivot import source_columns
 
@@ -263,6 +264,8 @@ def select_into(select: exp.Select, ctx: Context) -> list[exp.Expr]:
             "(TiDB has no CREATE TABLE ... AS SELECT).",
         )
         return [select]
+    if temporary:
+        properties += collation_properties(ctx, definitions)
     create = exp.Create(this=exp.Schema(this=target, expressions=definitions), kind="TABLE",
                         properties=exp.Properties(expressions=properties) if properties else None)
     insert = exp.Insert(this=exp.Schema(this=target.copy(), expressions=[exp.to_identifier(n) for n in names]), expression=query)

@@ -929,7 +929,7 @@ INSERT INTO kv (k, v) SELECT p.id, p.name FROM products AS p WHERE NOT EXISTS(SE
 -- 175 [rewritten QY15] Temp tables, table variables, SELECT INTO
 CREATE TABLE #work (id INT NOT NULL PRIMARY KEY, total DECIMAL(10, 2), note NVARCHAR(MAX)); INSERT INTO #work (id, total) SELECT customer_id, SUM(amount) FROM dbo.orders GROUP BY customer_id; SELECT * FROM #work WHERE total > 1
 -- =>
-CREATE TEMPORARY TABLE tmp_work (id INT NOT NULL PRIMARY KEY, total DECIMAL(10, 2), note LONGTEXT);
+CREATE TEMPORARY TABLE tmp_work (id INT NOT NULL PRIMARY KEY, total DECIMAL(10, 2), note LONGTEXT) DEFAULT CHARACTER SET=utf8mb4 COLLATE=utf8mb4_general_ci;
 INSERT INTO tmp_work (id, total) SELECT customer_id, SUM(amount) FROM orders GROUP BY customer_id;
 SELECT * FROM tmp_work WHERE total > 1;
 
@@ -943,7 +943,7 @@ SELECT n FROM tmp_seq;
 -- 177 [rewritten QY15 QY17] Temp tables, table variables, SELECT INTO
 SELECT * INTO #paid FROM dbo.orders WHERE status = 'paid'; SELECT COUNT(*) FROM #paid
 -- =>
-CREATE TEMPORARY TABLE tmp_paid (id INT, customer_id INT, status VARCHAR(10), amount DECIMAL(10, 2), qty INT, ordered_at DATETIME(3), shipped_at DATETIME(3));
+CREATE TEMPORARY TABLE tmp_paid (id INT, customer_id INT, status VARCHAR(10), amount DECIMAL(10, 2), qty INT, ordered_at DATETIME(3), shipped_at DATETIME(3)) DEFAULT CHARACTER SET=utf8mb4 COLLATE=utf8mb4_general_ci;
 INSERT INTO tmp_paid (id, customer_id, status, amount, qty, ordered_at, shipped_at) SELECT * FROM orders WHERE status = 'paid';
 SELECT COUNT(*) FROM tmp_paid;
 
@@ -957,7 +957,7 @@ SELECT t.total FROM tmp_totals AS t JOIN customers AS c ON c.id = t.customer_id;
 -- 179 [rewritten QY03 QY15 QY17] Temp tables, table variables, SELECT INTO
 SELECT c.first_name + ' ' + c.last_name AS name, o.amount INTO #named FROM dbo.customers c JOIN dbo.orders o ON o.customer_id = c.id
 -- =>
-CREATE TEMPORARY TABLE tmp_named (name VARCHAR(4000), amount DECIMAL(10, 2));
+CREATE TEMPORARY TABLE tmp_named (name VARCHAR(4000), amount DECIMAL(10, 2)) DEFAULT CHARACTER SET=utf8mb4 COLLATE=utf8mb4_general_ci;
 INSERT INTO tmp_named (name, amount) SELECT CONCAT(c.first_name, ' ', c.last_name) AS name, o.amount FROM customers AS c JOIN orders AS o ON o.customer_id = c.id;
 
 -- 180 [unsupported QY15 QY17] Temp tables, table variables, SELECT INTO
