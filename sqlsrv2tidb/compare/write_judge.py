@@ -130,7 +130,8 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
         began = True
         s_marks = s_side.identity_marks(tables)
         keys = s_side.keys(own_change_plans(call.plan), compared.parameters, values)
-        ran = s_side.run(compared.tsql, compared.parameters, values)
+        ran = s_side.run(call.plan.checked_text if call.plan.checked is not None else compared.tsql,
+                         compared.parameters, values)
         touched = _touched(answered, keys, tables, s_marks, t_marks)
         renumber = Renumbering(database, s_marks, t_marks)
         # Tables that numbered rows for the call first: their values pair the two sides' keys everywhere else.
@@ -149,6 +150,8 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
     result.extra["end_state"] = [end.to_json() for end in ends]
     t_errors = [target_error(e.number, e.message, e.target_code) for e in answered.errors]
     result.extra["refused"] = {SQL_SERVER: [e.said() for e in ran.errors], TARGET: [e.said() for e in t_errors]}
+    if ran.result_sets or answered.result_sets:  # OUTPUT rows, a SELECT of the batch, a call's return status...
+        result.extra["result_sets"] = {SQL_SERVER: len(ran.result_sets), TARGET: len(answered.result_sets)}
     counts = _counts(call, ran, answered)
     if counts is not None:
         result.extra["rows_affected"] = {SQL_SERVER: counts[0], TARGET: counts[1]}
@@ -163,7 +166,7 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
     if counts is not None and counts[0] != counts[1]:
         return DIFFERS, (f"rows affected differ: SQL Server reports {_listed(counts[0])}, the target "
                          f"{_listed(counts[1])}")
-    verdict, reason, comparison = _result_sets(ran, answered, database, target, renumber)
+    verdict, reason, comparison = _result_sets(ran, answered, database, target, renumber, call.plan.checked is not None)
     result.comparison = comparison if comparison is not None and not comparison.equal else None
     if verdict not in (SAME, SAME_UP_TO_TIES):
         return verdict, reason
@@ -279,13 +282,15 @@ def _refused(sql_server: list[WriteError], target: list[WriteError]) -> str | No
 
 
 def _result_sets(ran: SqlServerRun, answered: CallResult, database: Database, target: TargetSide,
-                 renumber: Renumbering) -> tuple[str, str, Any]:
+                 renumber: Renumbering, checked: bool) -> tuple[str, str, Any]:
+    """The result sets both sides returned, pair by pair (`checked`: the last pair is a procedure call's return status
+    and OUTPUT parameters)."""
     if not ran.result_sets and not answered.result_sets:
         return SAME, "", None
     for result_set in answered.result_sets:
         result_set.rows = [tuple(renumber.in_answer(v) for v in row) for row in result_set.rows]
     left = [Answered(a.names, a.rows) for a in ran.result_sets]
-    verdict, reason, comparison = judge_result_sets(left, answered, database, target)
+    verdict, reason, comparison = judge_result_sets(left, answered, database, target, checked)
     if verdict == NOT_COMPARABLE:
         return NOT_COMPARABLE, reason, comparison
     return verdict, reason, comparison

@@ -265,9 +265,11 @@ class TargetWrites:
         return marks
 
     def run(self, plan: CallPlan, arguments: Sequence[tuple[str | None, Any]]) -> CallResult:
+        """The class through the runner; a procedure call with its return status and OUTPUT parameters selected after
+        it (`CallPlan.checked`), as SQL Server's side runs `checked_text`."""
         runner = Runner(self.session, plan.resolve, case_insensitive=plan.case_insensitive, changes=True,
-                        triggers=plan.triggers)
-        return runner.call(plan.batch, list(arguments), rolled_back=True)
+                        triggers=plan.triggers, dynamic=plan.dynamic)
+        return runner.call(plan.checked if plan.checked is not None else plan.batch, list(arguments), rolled_back=True)
 
     def read(self, table: TableKey, keys: Sequence[tuple[Any, ...]], above: int | None,
              by: Sequence[str] = ()) -> tuple[list[tuple[Any, ...]], Any]:

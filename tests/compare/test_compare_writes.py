@@ -46,6 +46,8 @@ CASES = {
     "INSERT INTO dbo.order_lines VALUES (2, 9, 'forbidden')": ("same", {"refused": "raised by the code"}),
     "EXEC dbo.place_order 'BU1111', 2, '2024-05-05'":
         ("same", {"tables": {"dbo.orders", "dbo.order_lines", "dbo.titles"}, "rows": {"dbo.orders": 1}}),
+    "DECLARE @sales int; EXEC dbo.place_order 'BU1032', 3, '2024-05-06', @sales OUTPUT":  # its return status and
+        ("same", {"result_sets": 2}),  # OUTPUT parameter compared as one more result set
     "EXEC sp_executesql N'UPDATE dbo.orders SET discount = @d WHERE order_id = @id', N'@d decimal(4,1), @id int', "
     "@d = 6.75, @id = 2": ("same", {"tables": {"dbo.orders"}}),  # the declared decimal(4,1) stores 6.8
     "UPDATE dbo.titles SET royalty = royalty * 1.05 WHERE title_id = 'BU1032'": ("same", {}),  # 14.70 is 14
@@ -82,8 +84,8 @@ def _fingerprints(source, target, database: str) -> dict[str, tuple[str, str]]:
 def _entry(doc: dict, statement: str) -> dict:
     """The compare.json entry of the class a statement of the workload file was read into (its own: no two
     statements above have one shape)."""
-    wanted = query_id(fingerprint(statement))
-    found = [q for q in doc["queries"] if q["id"] == wanted]
+    wanted = {query_id(fingerprint(statement)), query_id(fingerprint(statement.split("; ")[-1]))}  # a DECLARE's batch: its EXEC
+    found = [q for q in doc["queries"] if q["id"] in wanted]
     assert len(found) == 1, (statement, wanted, [(q["id"], q["sql_server_sql"][:60]) for q in doc["queries"]])
     return found[0]
 
@@ -116,6 +118,8 @@ def test_writes_are_compared_by_their_effect_and_leave_both_databases_as_they_we
             assert all(shows["refused"] in said for side in q["refused"].values() for said in side[:1]), q["refused"]
         tables = {e["table"]: e for e in q.get("end_state", [])}
         assert shows.get("tables", set()) <= set(tables), (statement, set(tables))
+        if "result_sets" in shows:
+            assert q["result_sets"] == {"sql_server": shows["result_sets"], "target": shows["result_sets"]}, q
         for table, rows in shows.get("rows", {}).items():
             assert tables[table]["rows"] == {"sql_server": rows, "target": rows}, (statement, tables[table])
     assert not wrong, wrong

@@ -62,7 +62,7 @@ BEGIN
   END
 END
 GO
-CREATE PROCEDURE dbo.place_order @title_id varchar(6), @qty smallint, @ordered datetime
+CREATE PROCEDURE dbo.place_order @title_id varchar(6), @qty smallint, @ordered datetime, @sales int = NULL OUTPUT
 AS
 BEGIN
   SET NOCOUNT ON;
@@ -72,5 +72,7 @@ BEGIN
   INSERT INTO dbo.order_lines (order_id, line, note) VALUES (@id, 1, 'placed');
   UPDATE dbo.titles SET ytd_sales = ytd_sales + @qty WHERE title_id = @title_id;
   SELECT @id AS order_id, (SELECT COUNT(*) FROM dbo.order_lines WHERE order_id = @id) AS lines;
+  SELECT @sales = ytd_sales FROM dbo.titles WHERE title_id = @title_id;
+  RETURN @qty * 10;
 END
 GO
