@@ -238,7 +238,10 @@ def decide(
         reasons.extend(_data_reasons(data))
     if answers:
         reasons.extend(_answer_reasons(answers, engine))
-    if replay is None:
+    if replay is None and (data is not None or answers is not None):  # a target was given: the replay was left out
+        reasons.append(Reason(NOTE, f"the load was not measured: the replay was left out of this run; run assess "
+                                    f"without --no-replay (or replay) to measure the workload on {engine}"))
+    elif replay is None:
         reasons.append(Reason(NOTE, f"the load was not measured: run assess with --target to replay the workload on {engine}"))
     level = max((r.level for r in reasons if r.level in _RANK), key=_RANK.__getitem__, default=READY)
     if level == READY:

@@ -24,6 +24,25 @@ def test_clean_assessment_is_ready_and_says_the_load_was_not_measured():
     assert any(r.level == NOTE and "--target" in r.text for r in v.reasons)
 
 
+def test_a_run_given_a_target_that_left_the_replay_out_does_not_ask_for_a_target():
+    answers = {"queries": [{"id": "q1", "verdict": "same"}]}
+    v = decide([], [q("q1")], None, answers=answers)
+    notes = [r.text for r in v.reasons if r.level == NOTE]
+    assert any("replay was left out" in text for text in notes), notes
+    assert not any("with --target" in text for text in notes), notes
+
+
+def test_a_write_whose_difference_a_schema_rule_names_is_explained_and_one_no_rule_names_is_not():
+    explained = {"id": "q1", "verdict": "differs", "translation_status": "translated", "notes": [],
+                 "explained_by": ["MO10"]}
+    unexplained = {"id": "q2", "verdict": "differs", "translation_status": "translated", "notes": []}
+    v = decide([], [q("q1"), q("q2")], None, answers={"queries": [explained, unexplained]})
+    assert v.level == NOT_READY
+    texts = [r.text for r in v.reasons]
+    assert any("nothing explains why (q2)" in t for t in texts), texts
+    assert any(r.level == WITH_CHANGES and "1 query class answers differently" in r.text for r in v.reasons), texts
+
+
 @pytest.mark.parametrize(("findings", "queries", "expected"), [
     ([f("TB01", "high")], [], WITH_CHANGES),
     ([f("TY02", "medium")], [], WITH_CHANGES),
