@@ -38,6 +38,7 @@ from sqlsrv2tidb.replay.params import ParameterMaker  # noqa: E402
 from sqlsrv2tidb.replay.procedure_calls import plan_values  # noqa: E402
 from sqlsrv2tidb.replay.procedure_session import DriverSession  # noqa: E402
 from sqlsrv2tidb.replay.selection import Chosen  # noqa: E402
+from sqlsrv2tidb.report.verdict import explained  # noqa: E402
 from sqlsrv2tidb.target import parse_target  # noqa: E402
 from sqlsrv2tidb.tsql.fingerprint import fingerprint, query_id  # noqa: E402
 
@@ -222,7 +223,7 @@ def run_corpus(corpus: str, source, tidb, database: str, folder: Path) -> Corpus
     finally:
         session.close()
     doc = compare([path], folder / "out", source.connection, tidb.url(database), "--parameter-sets", "2",
-                  "--statement-timeout", "20")
+                  "--statement-timeout", "20", "--allow-writes", "--confirm-database", database)
     verdicts = {q["id"]: q for q in doc["queries"]}
     departing = departing_views(api.read([SCRIPTS[corpus]]).database)
     left = {x["id"]: x["reason"] for x in doc["left_out"]}
@@ -242,7 +243,9 @@ def run_corpus(corpus: str, source, tidb, database: str, folder: Path) -> Corpus
             if outcome.verdict == "differs" and reads:
                 outcome.explained = (f"it reads {', '.join(reads)}, a view whose rewrite the endpoint answers otherwise "
                                      "than SQL Server (docs/babelfish.md)")
-        elif outcome.runs and outcome.reads_only:
+            elif outcome.verdict == "differs" and explained(found):
+                outcome.explained = "; ".join(found.get("explained_by") or ()) or "its translation's notes"
+        elif outcome.runs:
             outcome.verdict, outcome.reason = "left out", left.get(query.id, "")
     return run
 
@@ -407,6 +410,18 @@ def coverage(run: CorpusRun) -> tuple[int, int, int, int]:
     return len(application), len(ran), len(reading), len(answered)
 
 
+def write_coverage(run: CorpusRun) -> tuple[int, int, int, int, int, int]:
+    """The application's writing procedures that run: (all, compared by their effect, the same, differing with the
+    cause named, differing unexplained, left out or not judged: not created on the endpoint, an error, not comparable)."""
+    writing = [o for o in run.outcomes if not o.administration and o.runs and not o.reads_only]
+    compared = [o for o in writing if o.verdict and o.verdict != "left out"]
+    same = [o for o in compared if o.verdict in ("same", "same up to ties")]
+    differs = [o for o in compared if o.verdict == "differs"]
+    known = [o for o in differs if o.explained]
+    return (len(writing), len(compared), len(same), len(known), len(differs) - len(known),
+            len(writing) - len(same) - len(differs))
+
+
 def render(runs: list[CorpusRun], server: str) -> str:
     lines = [
         "# Corpus procedures run by the procedure runner on TiDB, and compared with EXEC on SQL Server",
@@ -417,8 +432,10 @@ def render(runs: list[CorpusRun], server: str) -> str:
         "one compared by `sqlsrv2tidb compare` with EXEC on the SQL Server endpoint (Babelfish), two parameter",
         "sets each, its result sets, return status and OUTPUT parameters. Values: a parameter compared with a",
         "column gets a value the target's column holds, the others one of their declared type (replay's",
-        "parameter plan). Procedures that write are called on TiDB but never compared (compare never runs",
-        "writes). A procedure that administers the database (auditing, indexing, partitioning, in-memory,",
+        "parameter plan). Procedures that write are compared by their effect (`compare --allow-writes`: each",
+        "call on both sides in a transaction rolled back, its refusals, rows affected, result sets, return status,",
+        "OUTPUT parameters and the rows it left in every table it touched). A procedure that administers the",
+        "database (auditing, indexing, partitioning, in-memory,",
         "PolyBase, row-level security, roles) is classed apart and not counted in the application's coverage.",
         "Regenerate (needs the shared servers):",
         "",
@@ -431,6 +448,14 @@ def render(runs: list[CorpusRun], server: str) -> str:
         application, ran, reading, answered = coverage(run)
         lines.append(f"| {run.corpus} | {application} | {ran} ({_share(ran, application)}) | {reading} "
                      f"| {answered} | {len(run.outcomes) - application} |")
+    lines += [
+        "",
+        "| corpus | writing ones that run | compared by their effect | same | differ, cause named | differ, unexplained "
+        "| left out or not judged |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for run in runs:
+        lines.append("| " + " | ".join([run.corpus, *(str(n) for n in write_coverage(run))]) + " |")
     lines += [
         "",
         "Run on TiDB: the runner runs the procedure and its call ended as SQL Server's would (without an error, with",

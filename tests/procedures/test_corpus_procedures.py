@@ -56,6 +56,20 @@ def test_reading_procedures_answer_as_exec_on_sql_server(corpus, request, tidb, 
             assert o.reason, o.name
 
 
+@pytest.mark.parametrize("corpus", list(FIXTURES))
+def test_writing_procedures_are_compared_by_their_effect(corpus, request, tidb, tmp_path_factory):
+    """Every writing procedure that runs gets a verdict from `compare --allow-writes`; one that differs names its
+    cause (a note of its translation, a rule of the schema, a view the endpoint answers otherwise), unless the endpoint
+    could not run or hold it."""
+    run = _run(corpus, request, tidb, tmp_path_factory)
+    writing = [o for o in run.outcomes if o.runs and not o.reads_only and not o.administration]
+    for o in writing:
+        assert o.verdict, (o.name, "no verdict")
+        endpoint_fails = o.verdict == "error" and o.reason.startswith("SQL Server failed") and o.ran != "ok"
+        assert o.verdict != "differs" or o.explained or not o.created, (o.name, o.reason)
+        assert o.verdict != "error" or endpoint_fails or not o.created or o.ran != "ok", (o.name, o.reason)
+
+
 def test_the_tally_is_recorded(request, tidb, tmp_path_factory):
     runs = [_run(corpus, request, tidb, tmp_path_factory) for corpus in FIXTURES]
     text = render(runs, tidb.version())
@@ -64,7 +78,7 @@ def test_the_tally_is_recorded(request, tidb, tmp_path_factory):
         RECORD.write_text(text, encoding="utf-8")
     # The tally's rows must be the recorded ones; the rows of each answer compare's own values found may vary.
     tally = [line for line in text.splitlines() if line.startswith(tuple(f"| {c} |" for c in FIXTURES))]
-    assert len(tally) == 2 * len(FIXTURES), tally
+    assert len(tally) == 3 * len(FIXTURES), tally
     recorded = RECORD.read_text(encoding="utf-8")
     assert all(line in recorded for line in tally), (
         f"the tally changed: review it and run {COMMAND}\n" + "\n".join(tally))
