@@ -22,7 +22,7 @@ from ..model import Capture, Database, QueryClass
 from ..model.translation import TranslatedQuery
 from ..procedures.calls import Runner
 from ..procedures.results import CallResult
-from ..procedures.workload import CapturedCall
+from ..procedures.workload import CapturedCall, tsql_of
 from ..replay.params import MarkerColumn
 from ..replay.procedure_calls import plan_values
 from ..replay.procedure_session import DriverSession
@@ -32,7 +32,7 @@ from .classes import Compared, Left, ValueSet, value_sets
 from .comparison import Comparison
 from .json_answers import is_json_answer, same_document
 from .runner import DIFFERS, ERROR, NOT_COMPARABLE, SAME, SAME_UP_TO_TIES, ClassResult
-from .shape import shape_of
+from .shape import moment_in, shape_of
 from .sides import SQL_SERVER, TARGET, SideError, SqlServerSide, TargetSide
 from .tie_groups import WholeUnread
 from .values import RowShape
@@ -104,7 +104,10 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
                                           "round_trips": answered.round_trips,
                                           "result_sets": {SQL_SERVER: len(left), TARGET: len(answered.result_sets)}}
         verdict, reason, comparison = judge_result_sets(left, answered, database, target, call.plan.checked is not None)
-        if verdict == DIFFERS:
+        if verdict == DIFFERS and (moment := moment_of(call)) is not None:
+            # NEWID(), RAND(), GETDATE() in the procedure (a random row, a time stamp): each server picks its own
+            verdict, reason = NOT_COMPARABLE, f"{moment} gives another value on each server and each run: {reason}"
+        elif verdict == DIFFERS:
             reason += noted(call)
         result.comparison = comparison
         if comparison is not None:
@@ -120,6 +123,11 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
         result.comparison = result.comparison if result.comparison and not result.comparison.equal else None
     result.seconds = time.perf_counter() - started
     return result
+
+
+def moment_of(call: CapturedCall) -> str | None:
+    """A value the call (its procedures, their triggers) takes from the clock or at random, in words, or None."""
+    return next((found for text in tsql_of(call.plan) if (found := moment_in(text)) is not None), None)
 
 
 def noted(call: CapturedCall) -> str:

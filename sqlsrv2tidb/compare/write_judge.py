@@ -28,12 +28,11 @@ from ..procedures.affected import TableKey, table_key
 from ..procedures.results import CallResult
 from ..procedures.workload import CapturedCall, change_plans, own_change_plans, tsql_of
 from ..translate.naming import NameMap
-from .calls import judge_result_sets, noted
+from .calls import judge_result_sets, moment_of, noted
 from .classes import Compared
 from .end_state import Renumbering, TableEnd, TableRead, compare_table
-from .error_kinds import WriteError, target_error
+from .error_kinds import SYNTAX, WriteError, target_error
 from .runner import DIFFERS, ERROR, LEFT_OUT, NOT_COMPARABLE, SAME, SAME_UP_TO_TIES, ClassResult
-from .shape import moment_in
 from .sides import SQL_SERVER, TARGET, Answered, SideError, SqlServerSide, TargetSide
 from .write_sides import Mark, SqlServerRun, SqlServerWrites, TargetWrites
 
@@ -59,7 +58,7 @@ def compare_write(compared: Compared, database: Database, sql_server: SqlServerS
             result.reason = f"{'SQL Server' if exc.side == SQL_SERVER else 'the target'} failed: {exc.message}"
             break
         if verdict == DIFFERS:
-            moment = _moment(call)
+            moment = moment_of(call)
             if moment is not None:  # GETDATE(), NEWID()...: each server writes its own value
                 verdict, reason = NOT_COMPARABLE, f"{moment} gives another value on each server and each run: {reason}"
         if verdict == SAME and reason and not result.reason:
@@ -97,11 +96,6 @@ def _sequences(call: CapturedCall, database: Database) -> list[str]:
             texts += [c.default for c in table.columns if c.default]
     found = {" ".join(m[1].replace("[", "").replace("]", "").split()) for text in texts for m in _NEXT_VALUE.finditer(text)}
     return sorted(found, key=str.casefold)
-
-
-def _moment(call: CapturedCall) -> str | None:
-    """A value the class (its procedures, their triggers) takes from the clock or at random, in words, or None."""
-    return next((found for text in tsql_of(call.plan) if (found := moment_in(text)) is not None), None)
 
 
 def _translated(compared: Compared) -> str:
@@ -160,6 +154,11 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
                     | {f"{p.table.qualified_name}: {p.unknown}" for p in plans if p.unknown})
     if unread:
         result.extra["not_read"] = unread
+    unread_text = next((e for e in ran.errors if e.kind == SYNTAX), None)
+    if unread_text is not None and not any(e.kind == SYNTAX for e in t_errors):
+        # SQL Server could not read what it was sent (the test endpoint's grammar lacks a construct; docs/babelfish.md):
+        # no answer to compare with.
+        raise SideError(SQL_SERVER, unread_text.message)
     refused = _refused(ran.errors, t_errors)
     if refused is not None:
         return DIFFERS, refused
@@ -290,9 +289,18 @@ def _result_sets(ran: SqlServerRun, answered: CallResult, database: Database, ta
     for result_set in answered.result_sets:
         result_set.rows = [tuple(renumber.in_answer(v) for v in row) for row in result_set.rows]
     left = [Answered(a.names, a.rows) for a in ran.result_sets]
+    unsent = ""
+    if ran.errors and len(left) < len(answered.result_sets):
+        # Both refused alike (the refusals are compared first), and SQL Server sent nothing after its error: the test
+        # endpoint runs nothing of a batch after one (docs/babelfish.md), where SQL Server goes on after an error
+        # that ends its statement only. The sets it did send are compared; the target's later ones cannot be.
+        later = len(answered.result_sets) - len(left)
+        answered.result_sets = answered.result_sets[:len(left)]
+        checked = False
+        unsent = f"SQL Server sent no result after its error: the target's {later} later result set(s) not compared"
     verdict, reason, comparison = judge_result_sets(left, answered, database, target, checked)
-    if verdict == NOT_COMPARABLE:
-        return NOT_COMPARABLE, reason, comparison
+    if verdict in (SAME, SAME_UP_TO_TIES) and unsent:
+        reason = "; ".join(r for r in (reason, unsent) if r)
     return verdict, reason, comparison
 
 

@@ -12,8 +12,11 @@ from sqlsrv2tidb.compare.end_state import Renumbering, TableRead, compare_table
 from sqlsrv2tidb.compare.error_kinds import (
     CHECK,
     FOREIGN_KEY,
+    JSON,
+    MISSING,
     NOT_NULL,
     RAISED,
+    SYNTAX,
     TRUNCATION,
     UNIQUE,
     sql_server_error,
@@ -38,6 +41,14 @@ from sqlsrv2tidb.tsql.datetimes import stored_as_datetime, stored_as_smalldateti
     ("[23000] [FreeTDS][SQL Server]Violation of PRIMARY KEY constraint 'pk'. (2627) (SQLMoreResults)", 2627, UNIQUE),
     ("[22001] [FreeTDS][SQL Server]String or binary data would be truncated. (8152) (SQLExecDirectW)", 8152, TRUNCATION),
     ("[42000] [FreeTDS][SQL Server]a forbidden note (50000) (SQLExecDirectW)", 50000, RAISED),
+    ("[42S02] [FreeTDS][SQL Server]Invalid object name 'dbo.hiyn'. (208) (SQLExecDirectW)", 208, MISSING),
+    ("[42000] [FreeTDS][SQL Server]JSON text is not properly formatted. (13609) (SQLExecDirectW)", 13609, JSON),
+    # The test endpoint's one number for what it has no SQL Server number for: the kind is in its message
+    ("[42000] [FreeTDS][SQL Server]relation \"d.hiyn\" does not exist (33557097) (SQLExecDirectW)", 33557097, MISSING),
+    ("[42000] [FreeTDS][SQL Server]invalid input syntax for type json (33557097) (SQLExecDirectW)", 33557097, JSON),
+    ("[42000] [FreeTDS][SQL Server]syntax error at or near \"N\" (33557097) (SQLExecDirectW)", 33557097, SYNTAX),
+    ("[23000] [FreeTDS][SQL Server]duplicate key value violates unique constraint \"pk\" (33557097) (SQLExecDirectW)",
+     33557097, UNIQUE),
 ])
 def test_sql_server_errors_are_read_for_their_number_and_kind(text, number, kind):
     error = sql_server_error(text)
@@ -51,6 +62,8 @@ def test_the_targets_errors_have_the_same_kinds():
     assert target_error(547, "CONSTRAINT `ck` failed for `d`.`t`", 4025).kind == CHECK
     assert target_error(515, "Field 'x' doesn't have a default value", 1364).kind == NOT_NULL
     assert target_error(2628, "Data too long for column 'city' at row 1", 1406).kind == TRUNCATION
+    assert target_error(208, "Table 'd.hiyn' doesn't exist", 1146).kind == MISSING
+    assert target_error(13609, "JSON text is not properly formatted. Unexpected character 'e' is found", None).kind == JSON
 
 
 @pytest.mark.parametrize("given, stored", [

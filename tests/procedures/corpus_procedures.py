@@ -184,8 +184,11 @@ def run_corpus(corpus: str, source, tidb, database: str, folder: Path) -> Corpus
     """Copy the rows, call every procedure on TiDB, compare the reading ones with EXEC on the endpoint."""
     endpoint = api.read([source.capture])
     modules = corpus_modules(corpus, endpoint)
+    # The functions the procedures call, made on the endpoint first and known to the runner (which inlines them)
+    functions = api.read([SOURCES[corpus]]).database.modules_of("function") if SOURCES[corpus] is not None else ()
     corpus_types = api.read([SOURCES[corpus]]).database.user_types if SOURCES[corpus] is not None else ()
-    refused = create_on_endpoint(source.mssql, source.name, modules, corpus_types) if SOURCES[corpus] is not None else {}
+    refused = create_on_endpoint(source.mssql, source.name, (*functions, *modules), corpus_types) \
+        if SOURCES[corpus] is not None else {}
     copied = data(*copy_args(source, tidb, database, folder / "data", "--create-tables"))
     # WideWorldImporters: every row arrives, and TiDB then refuses the unique key on StockItemName (two names that
     # differ only after a U+FFFD compare equal under its collation; tests/answers/test_copy_verify.py pins it).
@@ -193,7 +196,7 @@ def run_corpus(corpus: str, source, tidb, database: str, folder: Path) -> Corpus
                                      and "Duplicate entry" in copied.stderr), copied.output
     if copied.exit_code == 0:
         assert document(folder / "data")["summary"]["tables"] > 0
-    schema = replace(endpoint.database, modules=tuple(modules), user_types=_user_types(endpoint, corpus))
+    schema = replace(endpoint.database, modules=(*functions, *modules), user_types=_user_types(endpoint, corpus))
     if SOURCES[corpus] is not None:
         schema = _with_sequences(schema, api.read([SOURCES[corpus]]).database, tidb, database)
     classes = [call_class(m, schema) for m in modules if m.definition]
@@ -263,7 +266,7 @@ def _with_sequences(schema: Any, corpus: Any, tidb, database: str) -> Any:
 
     if not corpus.sequences:
         return schema
-    merged = replace(schema, sequences=corpus.sequences)
+    merged = replace(schema, sequences=corpus.sequences, tables=_sequence_defaults(schema.tables, corpus.tables))
     plan = api.plan(Capture(database=merged), Options())
     names = NameMap.for_database(merged)
     conn = tidb.connect(database)
@@ -294,6 +297,21 @@ def _with_sequences(schema: Any, corpus: Any, tidb, database: str) -> Any:
     finally:
         conn.close()
     return merged
+
+
+def _sequence_defaults(tables: tuple, corpus_tables: tuple) -> tuple:
+    """The endpoint's tables with the corpus's `DEFAULT (NEXT VALUE FOR ...)` on their columns, which the endpoint's
+    catalog leaves out with the sequences (a SQL Server catalog reports them): the runner reads an INSERT's new keys
+    from the sequence a column's default draws from."""
+    defaults = {(t.schema.casefold(), t.name.casefold(), c.name.casefold()): c.default for t in corpus_tables
+                for c in t.columns if _NEXT_VALUE.search(c.default or "")}
+    out = []
+    for table in tables:
+        columns = tuple(replace(c, default=defaults[(table.schema.casefold(), table.name.casefold(), c.name.casefold())])
+                        if (table.schema.casefold(), table.name.casefold(), c.name.casefold()) in defaults else c
+                        for c in table.columns)
+        out.append(replace(table, columns=columns))
+    return tuple(out)
 
 
 def _user_types(endpoint: Capture, corpus: str) -> tuple:

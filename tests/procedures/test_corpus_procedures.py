@@ -36,8 +36,10 @@ def test_every_procedure_the_runner_runs_runs_on_tidb(corpus, request, tidb, tmp
     assert run.count(lambda o: o.runs) > 0
     # A call TiDB refuses must be one the endpoint refuses too (the values meet a foreign key, the fixture lacks a
     # column), or one the endpoint does not hold to judge by.
-    failed = [(o.name, o.target_error) for o in run.outcomes
-              if (o.ran in ("target error", "lost") and o.created) or o.ran == "runner error"]
+    # An administration procedure (docs/procedures.md) may send what TiDB has no statement for (a DROP PROCEDURE in its
+    # dynamic SQL): it is classed apart, with what TiDB does instead, and not held to the application's bar.
+    failed = [(o.name, o.target_error) for o in run.outcomes if not o.administration
+              and ((o.ran in ("target error", "lost") and o.created) or o.ran == "runner error")]
     assert not failed, failed
     assert all(o.ran for o in run.outcomes if o.runs)
 
