@@ -23,6 +23,8 @@ KNOWN = {"229": "a three-part name of a database neither server has: both fail",
 """Golden cases whose difference is known besides the meaning check's pins."""
 MYSQL_WRITES = {"026"}
 """Golden cases that read on SQL Server and TiDB but write on MySQL (NEXT VALUE FOR from a sequence table)."""
+MYSQL_UNSUPPORTED = {"358"}
+"""HASHBYTES('MD5'): MySQL 9.6 and later keep MD5() in a component one installs (QY36): left out, unsupported."""
 
 
 @pytest.fixture(scope="module")
@@ -42,7 +44,8 @@ def test_golden_pairs_compare(mssql, tds_golden, target, tmp_path):
     left_out = {item["id"]: item["reason"] for item in doc["left_out"]}
     # MySQL has no sequences: NEXT VALUE FOR draws from a sequence table with an UPDATE (MY21), a write compare
     # does not run. Every other class is compared on every target.
-    expected_out = {query_id(fingerprint(c.source)) for c in CASES if c.id in MYSQL_WRITES} if target.kind == "mysql" else set()
+    expected_out = {query_id(fingerprint(c.source)) for c in CASES if c.id in MYSQL_WRITES | MYSQL_UNSUPPORTED} \
+        if target.kind == "mysql" else set()
     assert set(left_out) == expected_out, left_out
     assert set(found) == set(case_of) - expected_out and doc["summary"]["classes"] == len(found) > 150
     unexplained = []

@@ -246,6 +246,11 @@ def run_corpus(corpus: str, source, tidb, database: str, folder: Path) -> Corpus
             if outcome.verdict == "differs" and reads:
                 outcome.explained = (f"it reads {', '.join(reads)}, a view whose rewrite the endpoint answers otherwise "
                                      "than SQL Server (docs/babelfish.md)")
+            elif outcome.verdict == "differs" and "SQL Server runs it: JSON text or path" in outcome.reason:
+                # The harness gives a JSON parameter a value of its declared type (`4`), no document: the runner raises
+                # SQL Server's JSON error where OPENJSON reads it, the endpoint reads it only for a row its plan meets
+                outcome.explained = ("its JSON parameter was given no document, which the endpoint never parsed "
+                                     "(docs/babelfish.md)")
             elif outcome.verdict == "differs" and explained(found):
                 outcome.explained = "; ".join(found.get("explained_by") or ()) or "its translation's notes"
         elif outcome.runs:
