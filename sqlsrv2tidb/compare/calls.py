@@ -20,7 +20,7 @@ from typing import Any
 
 from ..model import Capture, Database, QueryClass
 from ..model.translation import TranslatedQuery
-from ..procedures.calls import Runner
+from ..procedures.calls import Limits, Runner, ran_too_long
 from ..procedures.results import CallResult
 from ..procedures.workload import CapturedCall, tsql_of
 from ..replay.params import MarkerColumn
@@ -90,12 +90,13 @@ def compare_call(compared: Compared, database: Database, sql_server: SqlServerSi
             result.verdict, result.side, result.timed_out = ERROR, exc.side, exc.timed_out
             result.reason = f"SQL Server failed: {exc.message}"
             break
-        answered = Runner(DriverSession(target.conn, "pymysql"), call.plan.resolve,
+        # The whole call gets the statement timeout, as SQL Server's query timeout bounds its EXEC
+        answered = Runner(DriverSession(target.conn, "pymysql"), call.plan.resolve, limits=Limits(seconds=target.timeout),
                           case_insensitive=call.plan.case_insensitive, dynamic=call.plan.dynamic).call(
             batch, list(zip(names, values.target, strict=False)))
         if answered.lost is not None or answered.errors:
             message = answered.lost.message if answered.lost else answered.errors[0].text()
-            error = SideError(TARGET, message, lost=answered.lost is not None)
+            error = SideError(TARGET, message, lost=answered.lost is not None, timed_out=ran_too_long(answered))
             result.errors.append(error)
             result.verdict, result.side = ERROR, TARGET
             result.reason = f"the target failed: {message}"

@@ -25,6 +25,7 @@ from typing import Any
 
 from ..model import Database
 from ..procedures.affected import TableKey, table_key
+from ..procedures.calls import ran_too_long
 from ..procedures.results import CallResult
 from ..procedures.workload import CapturedCall, change_plans, own_change_plans, tsql_of
 from ..translate.naming import NameMap
@@ -118,6 +119,8 @@ def _one_set(result: ClassResult, compared: Compared, values: Sequence[Any], dat
         answered = t_side.run(call.plan, list(zip(names, values, strict=False)))
         if answered.lost is not None:
             raise SideError(TARGET, answered.lost.message, lost=True)
+        if ran_too_long(answered):  # past the statement timeout: SQL Server is not asked to run it as long
+            raise SideError(TARGET, next(e.message for e in answered.errors), timed_out=True)
         if answered.left_out is not None:
             return LEFT_OUT, f"it cannot run in a transaction that is rolled back: {answered.left_out}"
         s_side.begin()

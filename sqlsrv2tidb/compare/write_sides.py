@@ -27,7 +27,7 @@ from typing import Any
 
 from ..model import Parameter
 from ..procedures.affected import KEY_CHUNK, ROW_LIMIT, ChangePlan, TableKey, read_keys
-from ..procedures.calls import Runner
+from ..procedures.calls import Limits, Runner
 from ..procedures.results import CallResult
 from ..procedures.workload import CallPlan
 from ..replay.procedure_session import DriverSession
@@ -268,7 +268,7 @@ class TargetWrites:
         """The class through the runner; a procedure call with its return status and OUTPUT parameters selected after
         it (`CallPlan.checked`), as SQL Server's side runs `checked_text`."""
         runner = Runner(self.session, plan.resolve, case_insensitive=plan.case_insensitive, changes=True,
-                        triggers=plan.triggers, dynamic=plan.dynamic)
+                        triggers=plan.triggers, dynamic=plan.dynamic, limits=Limits(seconds=self.side.timeout))
         return runner.call(plan.checked if plan.checked is not None else plan.batch, list(arguments), rolled_back=True)
 
     def read(self, table: TableKey, keys: Sequence[tuple[Any, ...]], above: int | None,

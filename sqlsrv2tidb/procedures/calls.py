@@ -17,6 +17,7 @@ https://learn.microsoft.com/sql/t-sql/language-elements/try-catch-transact-sql
 from __future__ import annotations
 
 import re
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -51,6 +52,17 @@ class Limits:
     depth: int = 32
     """SQL Server's own limit of nested procedure calls."""
     statements: int = 1_000_000
+    seconds: float | None = None
+    """How long a call may run (compare's statement timeout, as SQL Server's query timeout bounds its EXEC); None:
+    no bound but the others."""
+
+
+_TOO_LONG = "the call ran longer than"
+
+
+def ran_too_long(result: CallResult) -> bool:
+    """Whether the call was stopped at `Limits.seconds` (a timeout, not an error of its statements)."""
+    return any(e.message.startswith(_TOO_LONG) for e in result.errors)
 
 
 class _Return(Exception):
@@ -103,6 +115,8 @@ class Runner:
         that would commit stops there with `CallResult.left_out` saying why."""
         result = CallResult(program.name)
         state = CallState(result)
+        if self.limits.seconds is not None:
+            state.deadline = time.monotonic() + self.limits.seconds
         if rolled_back:
             self.session.execute("BEGIN", ())
             self.session.execute(f"SAVEPOINT `{CALL_SAVEPOINT}`", ())
@@ -253,6 +267,9 @@ class Runner:
         if state.result.statements > self.limits.statements:
             raise TsqlError(50000, f"the call ran more than {self.limits.statements:,} statements: stopped (the runner "
                                    "bounds a call)", 20)
+        if state.deadline is not None and time.monotonic() > state.deadline:
+            raise TsqlError(50000, f"{_TOO_LONG} {self.limits.seconds:g} s: stopped (the runner bounds a "
+                                   "call)", 20)
 
     def _step(self, state: CallState, frame: Frame, step: p.Step) -> None:
         if isinstance(step, p.Steps):
@@ -297,7 +314,7 @@ class Runner:
         state.error = error.number
         if state.xact_abort and state.trancount:
             state.doomed = True
-        if state.try_depth > 0 and error.severity > 10:
+        if state.try_depth > 0 and 10 < error.severity < 20:  # 20 and above end the session's task: no CATCH sees them
             raise error
         state.to_client(error)
         if aborts or state.xact_abort or error.severity >= 20 or error.number in _ENDS_BATCH:

@@ -13,7 +13,6 @@ https://learn.microsoft.com/sql/relational-databases/system-stored-procedures/sp
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from ..model import Database
@@ -21,19 +20,7 @@ from ..options import Options
 from ..translate.naming import NameMap
 from ..tsql.fingerprint import parse_declarations
 from . import program as p
-
-WRITES = "SQL built at run time"
-"""What a procedure with dynamic SQL is counted as changing."""
-
-
-def output_names(declarations: str) -> frozenset[str]:
-    """The parameters a declaration list (`@a int OUTPUT, @b int`) declares OUTPUT, lower case with `@`."""
-    found = set()
-    for piece in re.split(r",(?![^()]*\))", declarations or ""):
-        m = re.match(r"\s*(@[\w@#$]+)\s.*?\b(OUT|OUTPUT)\s*$", piece, re.IGNORECASE | re.DOTALL)
-        if m:
-            found.add(m[1].lower())
-    return frozenset(found)
+from .dynamic_text import output_names
 
 
 @dataclass

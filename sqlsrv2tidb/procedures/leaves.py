@@ -26,8 +26,8 @@ from ..translate.statements import Statement, parse_statements
 from ..tsql.fingerprint import parse_declarations
 from ..tsql.literals import tokens
 from . import program as p
-from .dynamic import WRITES as DYNAMIC_WRITES
-from .dynamic import output_names
+from .dynamic_text import WRITES as DYNAMIC_WRITES
+from .dynamic_text import output_names
 from .expressions import RUNTIME_PREFIX
 from .for_json import for_json_of
 from .functions import call_of

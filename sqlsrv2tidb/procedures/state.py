@@ -53,6 +53,8 @@ class CallState:
     rolled_back: bool = False
     """The call runs inside a transaction its caller rolls back, as compare runs a write on SQL Server
     (`transactions.rolled_back`): nothing it does may commit."""
+    deadline: float | None = None
+    """The monotonic time past which the call stops (`Limits.seconds`)."""
     nocount: bool = False
     xact_abort: bool = False
     row_limit: int = 0

@@ -14,7 +14,7 @@ from decimal import Decimal
 import pytest
 from procedure_helpers import OnTarget, errors, read_script, sets
 
-from sqlsrv2tidb.procedures.calls import Limits
+from sqlsrv2tidb.procedures.calls import Limits, Runner, ran_too_long
 
 SCRIPT = """
 CREATE TABLE dbo.Orders (OrderID int NOT NULL PRIMARY KEY, Customer nvarchar(10) NOT NULL, Amount money NOT NULL,
@@ -367,6 +367,16 @@ def test_while_break_continue_and_return(on_target):
 def test_a_loop_past_its_bound_stops_with_an_error(on_target):
     result = on_target.call("dbo.Forever")
     assert result.aborted and "turned more than 200 times" in result.errors[0].message
+
+
+def test_a_call_past_its_time_bound_stops_with_an_error(on_target):
+    """compare bounds a call by its statement timeout (`Limits.seconds`); 0 s stops it at its first statement, whatever
+    the machine's speed."""
+    runner = Runner(on_target.session, on_target.procedures.resolve, Limits(seconds=0),
+                    dynamic=on_target.procedures.dynamic)
+    result = runner.call(on_target.procedures.program("dbo.Forever"), [])
+    assert result.aborted and ran_too_long(result), result.errors
+    assert result.statements == 1
 
 
 def test_nested_transactions_commit_and_roll_back_as_one(on_target):
