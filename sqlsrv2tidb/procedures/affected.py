@@ -274,9 +274,19 @@ def _update_or_delete(tree: exp.Expr, kind: str, key: TableKey, node: exp.Table,
                 new_keys.append(exp.alias_(assignment.expression.copy(), NEW_KEY + target.name, quoted=True))
                 set_keys.append(folded[target.name.casefold()])
 
+    # `UPDATE t SET ... FROM other WHERE t.id = other.id`: a FROM that does not name the table changed joins it
+    # implicitly (T-SQL), so its read names it first and the FROM after it.
+    named_in_from = tree.args.get("from_") is None or any(
+        t is node or (t.name.casefold() == node.name.casefold() and (t.alias or "").casefold() == (node.alias or "").casefold())
+        for part in (tree.args["from_"], *(tree.args.get("joins") or ())) for t in part.find_all(exp.Table))
+
     def select_of(projections: list[exp.Expr]) -> exp.Select:
         select = exp.Select(expressions=[*projections, *(n.copy() for n in new_keys)])
-        select.set("from_", source.copy())
+        if named_in_from:
+            select.set("from_", source.copy())
+        else:
+            select.set("from_", exp.From(this=node.copy()))
+            select.append("joins", exp.Join(this=source.this.copy()))
         for join in tree.args.get("joins") or ():
             select.append("joins", join.copy())
         if tree.args.get("where") is not None:

@@ -38,6 +38,8 @@ CASES = {
         ("same", {"refused": "truncation"}),
     "INSERT INTO dbo.titles (title_id, title) VALUES ('BU1032', 'dup')": ("same", {"refused": "unique key"}),
     "UPDATE dbo.titles SET royalty = 200 WHERE title_id = 'BU1111'": ("same", {"refused": "CHECK constraint"}),
+    "UPDATE dbo.titles SET ytd_sales = o.qty FROM dbo.orders AS o WHERE dbo.titles.title_id = o.title_id "
+    "AND o.order_id = 2": ("same", {"rows": {"dbo.titles": 1}}),  # T-SQL joins the table its FROM does not name
     "DELETE FROM dbo.orders WHERE order_id = 1": ("same", {"tables": {"dbo.orders", "dbo.order_lines"}}),
     "UPDATE dbo.titles SET price = price * 2 WHERE title_id = 'PC8888'":
         ("same", {"tables": {"dbo.titles", "dbo.audit_log"}, "rows": {"dbo.audit_log": 1}}),  # the trigger's row

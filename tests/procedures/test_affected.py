@@ -46,6 +46,15 @@ def test_an_update_from_a_join_reads_the_rows_of_the_table_it_names_by_alias(dat
     assert plan.before_tsql.startswith("SELECT DISTINCT [o].[order_id] FROM dbo.orders AS o JOIN dbo.titles AS t")
 
 
+def test_an_update_whose_from_does_not_name_its_table_reads_it_joined_as_t_sql_joins_it(database):
+    """`UPDATE dbo.titles SET ... FROM other WHERE dbo.titles.x = other.y`: T-SQL joins the table to the FROM."""
+    [plan] = _plans(database, "UPDATE dbo.titles SET ytd_sales = o.qty FROM dbo.orders AS o "
+                              "WHERE dbo.titles.title_id = o.title_id")
+    assert plan.unknown is None and plan.table.qualified_name == "dbo.titles"
+    assert plan.before_tsql.startswith("SELECT DISTINCT [titles].[title_id] FROM dbo.titles, dbo.orders AS o WHERE "), \
+        plan.before_tsql
+
+
 def test_an_update_of_the_key_reads_the_key_it_gives(database):
     [plan] = _plans(database, "UPDATE dbo.authors SET au_id = '999-99-9999' WHERE au_id = '172-32-1176'")
     assert plan.new_key_columns == ("au_id",)
