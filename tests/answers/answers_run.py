@@ -181,6 +181,8 @@ def explanation(q: dict, through_views: set[str], departing_views: set[str], tar
     departed = sorted(codes & ENDPOINT_DEPARTURES.keys())
     if departed:
         return "the endpoint departs from SQL Server's answer: " + "; ".join(ENDPOINT_DEPARTURES[c] for c in departed)
+    if target_kind == "mariadb" and _UTF16_HELPER in (q.get("target_sql") or "") and "Unknown column" in q["reason"]:
+        return f"it runs on TiDB, not on MariaDB: {_OUTER_IN_CTE}"
     if target_kind == "mariadb":
         for construct, why in MARIADB_PRESENTS.items():
             if construct.search(q["sql_server_sql"]):
@@ -265,6 +267,12 @@ _MARIADB_GAPS = ((1305, "a function MariaDB lacks"), (1235, "a feature MariaDB l
                  (1055, "ONLY_FULL_GROUP_BY matching columns only"))
 
 
+_UTF16_HELPER = "sqlsrv2tidb_u"
+"""The recursive CTE that builds an nvarchar's UTF-16LE bytes for HASHBYTES (translate/transforms_hashing.py)."""
+_OUTER_IN_CTE = ("an outer query's column inside a recursive CTE (the UTF-16LE bytes HASHBYTES hashes), which TiDB "
+                 "and MySQL read and MariaDB does not")
+
+
 _MISSING_OBJECT = re.compile(r"Unknown SEQUENCE: '(?:[^'.]*\.)?([^']*)'|Table '(?:[^'.]*\.)?([^']*)' doesn't exist")
 
 
@@ -288,6 +296,8 @@ def target_error(q: dict, target_kind: str) -> str:
     if target_kind == "mysql" and code is not None and int(code[1]) == 1525 and any(
             n.get("code") == "QY59" and "cannot read" in n.get("message", "") for n in q.get("notes", [])):
         return "a string SQL Server cannot read as a date either (QY59): MySQL refuses it as SQL Server does"
+    if target_kind == "mariadb" and code is not None and int(code[1]) == 1054 and _UTF16_HELPER in (q.get("target_sql") or ""):
+        return f"runs on TiDB, not on MariaDB: {_OUTER_IN_CTE}"
     if target_kind == "mariadb" and code is not None:
         for number, label in _MARIADB_GAPS:
             if int(code[1]) == number:

@@ -40,6 +40,8 @@ CASES = {
     "UPDATE dbo.titles SET royalty = 200 WHERE title_id = 'BU1111'": ("same", {"refused": "CHECK constraint"}),
     "UPDATE dbo.titles SET ytd_sales = o.qty FROM dbo.orders AS o WHERE dbo.titles.title_id = o.title_id "
     "AND o.order_id = 2": ("same", {"rows": {"dbo.titles": 1}}),  # T-SQL joins the table its FROM does not name
+    "UPDATE dbo.titles SET title = j.title FROM OPENJSON(N'[{\"title\": \"Busy\"}]') WITH (title varchar(80)) AS j "
+    "WHERE dbo.titles.title_id = 'BU1032'": ("same", {}),  # rows of a JSON parameter: runs on both alike
     "DELETE FROM dbo.orders WHERE order_id = 1": ("same", {"tables": {"dbo.orders", "dbo.order_lines"}}),
     "UPDATE dbo.titles SET price = price * 2 WHERE title_id = 'PC8888'":
         ("same", {"tables": {"dbo.titles", "dbo.audit_log"}, "rows": {"dbo.audit_log": 1}}),  # the trigger's row

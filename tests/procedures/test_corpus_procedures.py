@@ -9,6 +9,7 @@ holds must give the same answers as its EXEC there, or be not comparable with a 
 from __future__ import annotations
 
 import os
+import re
 
 import pytest
 from corpus_procedures import COMMAND, FIXTURES, RECORD, CorpusRun, render, run_corpus
@@ -17,6 +18,8 @@ pytestmark = [pytest.mark.slow, pytest.mark.answers, pytest.mark.timeout(3600)]
 """A corpus-wide run over the generated WideWorldImporters rows: a step of its own with the answers run."""
 
 _RUNS: dict[str, CorpusRun] = {}
+_ENDPOINT_GRAMMAR = re.compile(r'syntax error at or near "(N|[-+*/]=)"')
+"""What the endpoint cannot read that SQL Server runs (docs/babelfish.md): `ROOT(N'name')` in FOR JSON, `x += y`."""
 
 
 def _run(corpus: str, request, tidb, tmp_path_factory) -> CorpusRun:
@@ -50,7 +53,8 @@ def test_reading_procedures_answer_as_exec_on_sql_server(corpus, request, tidb, 
     reading = [o for o in run.outcomes if o.runs and o.reads_only]
     assert reading
     for o in reading:
-        endpoint_fails = o.verdict == "error" and o.reason.startswith("SQL Server failed") and o.ran != "ok"
+        endpoint_fails = o.verdict == "error" and o.reason.startswith("SQL Server failed") and (
+            o.ran != "ok" or _ENDPOINT_GRAMMAR.search(o.reason) is not None)
         explained = o.verdict == "differs" and o.explained
         assert o.verdict in ("same", "same up to ties", "not comparable") or not o.created or endpoint_fails \
             or explained, (o.name, o.verdict, o.reason)
@@ -67,7 +71,8 @@ def test_writing_procedures_are_compared_by_their_effect(corpus, request, tidb, 
     writing = [o for o in run.outcomes if o.runs and not o.reads_only and not o.administration]
     for o in writing:
         assert o.verdict, (o.name, "no verdict")
-        endpoint_fails = o.verdict == "error" and o.reason.startswith("SQL Server failed") and o.ran != "ok"
+        endpoint_fails = o.verdict == "error" and o.reason.startswith("SQL Server failed") and (
+            o.ran != "ok" or _ENDPOINT_GRAMMAR.search(o.reason) is not None)
         assert o.verdict != "differs" or o.explained or not o.created, (o.name, o.reason)
         assert o.verdict != "error" or endpoint_fails or not o.created or o.ran != "ok", (o.name, o.reason)
 
