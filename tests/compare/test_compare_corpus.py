@@ -30,6 +30,10 @@ from departures import departing_views  # noqa: E402
 MODULES = {"adventureworks": CORPUS_SCHEMAS["adventureworks-oltp"]}
 """Where a corpus's modules are read from when the endpoint's catalog has none."""
 
+pytestmark = pytest.mark.answers
+"""A corpus-wide run (the corpus modules' queries over their rows, on every target): a step of its own with the answers run (scripts/test -m answers),
+keeping the README's test command under 30 minutes."""
+
 
 @pytest.mark.parametrize("corpus", ["northwind", "adventureworks"])  # Chinook has no views or procedures: no queries
 def test_corpus_module_queries_compare(corpus, request, target, target_database, tmp_path):

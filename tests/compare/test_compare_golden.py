@@ -26,6 +26,10 @@ MYSQL_WRITES = {"026"}
 MYSQL_UNSUPPORTED = {"358"}
 """HASHBYTES('MD5'): MySQL 9.6 and later keep MD5() in a component one installs (QY36): left out, unsupported."""
 
+pytestmark = pytest.mark.answers
+"""A corpus-wide run (every golden pair over the golden rows, on every target): a step of its own with the answers run (scripts/test -m answers),
+keeping the README's test command under 30 minutes."""
+
 
 @pytest.fixture(scope="module")
 def tds_golden(mssql):
