@@ -45,7 +45,8 @@ def test_achieved_rate_matches_a_modest_target(target, target_database, tmp_path
     assert doc["errors"] == 0
     assert doc["driver"] == driver
     per = {q["id"]: q for q in doc["per_query"]}
-    assert 0 < per["qinsert"]["statements"] <= 450 and 0 < per["qselect"]["statements"] <= 150
+    # 3 to 1 by the captured counts; the schedule interleaves them, so either may run one or two ahead at the cut
+    assert 0 < per["qselect"]["statements"] < per["qinsert"]["statements"] <= 452 and per["qselect"]["statements"] <= 152
     assert per["qinsert"]["statements"] + per["qselect"]["statements"] == doc["statements"]
     assert per["qinsert"]["captured_duration_ms"]["avg"] == 0.25
     assert _rows(target, database) == per["qinsert"]["statements"]

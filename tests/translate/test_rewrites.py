@@ -422,9 +422,18 @@ class TestDml:
               "UPDATE t AS x SET x.a = N'0' WHERE NOT EXISTS(SELECT 1 FROM u AS y WHERE x.id = y.t_id)",
               "review", ("QY12",))
 
-    def test_merge_that_deletes_matched_rows_and_inserts_others_stays_unsupported(self):
+    def test_merge_that_deletes_matched_rows_and_inserts_others_sets_the_unmatched_source_rows_apart_first(self):
+        # The DELETE would make the matched source rows look unmatched to the INSERT's NOT EXISTS: the rows ON matched
+        # nothing are kept before it, in a temporary table like the source.
         check("MERGE dbo.t AS x USING dbo.u AS y ON x.id = y.t_id WHEN MATCHED THEN DELETE "
-              "WHEN NOT MATCHED THEN INSERT (a) VALUES (N'2');", None, "unsupported", ("QY12",))
+              "WHEN NOT MATCHED THEN INSERT (a) VALUES (N'2');",
+              "DROP TEMPORARY TABLE IF EXISTS tmp_sqlsrv2tidb_merge_source;\n"
+              "CREATE TEMPORARY TABLE tmp_sqlsrv2tidb_merge_source LIKE u;\n"
+              "INSERT INTO tmp_sqlsrv2tidb_merge_source SELECT * FROM u AS y WHERE NOT EXISTS(SELECT 1 FROM t AS x "
+              "WHERE x.id = y.t_id);\n"
+              "DELETE x FROM t AS x JOIN u AS y ON x.id = y.t_id;\n"
+              "INSERT INTO t (a) SELECT N'2' FROM tmp_sqlsrv2tidb_merge_source AS y;\n"
+              "DROP TEMPORARY TABLE tmp_sqlsrv2tidb_merge_source", "review", ("QY12", "QY15"))
 
     def test_merge_without_insert_column_list_uses_the_schema(self):
         result = tidb("MERGE dbo.u AS x USING (SELECT 1 AS id, 2 AS t_id, 3 AS v) AS y ON x.id = y.id "
