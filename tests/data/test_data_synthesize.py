@@ -160,6 +160,7 @@ def test_a_live_capture_says_in_one_line_when_statistics_cannot_be_read(chinook)
 
 
 @pytest.mark.slow
+@pytest.mark.answers  # corpus-wide (every AdventureWorks table, on every target): the answers step's; Northwind's above
 def test_adventureworks_synthesized_from_its_statistics_keeps_their_shape(target, target_database, adventureworks,
                                                                           tmp_path):
     """The rows the tests generated for AdventureWorks, as statistics; then AdventureWorks again, from them."""
