@@ -181,7 +181,7 @@ def explanation(q: dict, through_views: set[str], departing_views: set[str], tar
     departed = sorted(codes & ENDPOINT_DEPARTURES.keys())
     if departed:
         return "the endpoint departs from SQL Server's answer: " + "; ".join(ENDPOINT_DEPARTURES[c] for c in departed)
-    if target_kind == "mariadb" and _UTF16_HELPER in (q.get("target_sql") or "") and "Unknown column" in q["reason"]:
+    if target_kind == "mariadb" and _utf16_helper(q) and "Unknown column" in q["reason"]:
         return f"it runs on TiDB, not on MariaDB: {_OUTER_IN_CTE}"
     if target_kind == "mariadb":
         for construct, why in MARIADB_PRESENTS.items():
@@ -273,6 +273,13 @@ _OUTER_IN_CTE = ("an outer query's column inside a recursive CTE (the UTF-16LE b
                  "and MySQL read and MariaDB does not")
 
 
+def _utf16_helper(q: dict) -> bool:
+    """Whether the class's translation builds an nvarchar's UTF-16LE bytes (its target text, or for a write run by
+    the procedure runner, whose text compare.json does not hold, its note)."""
+    return _UTF16_HELPER in (q.get("target_sql") or "") or any(
+        n.get("code") == "QY36" and "UTF-16LE" in n.get("message", "") for n in q.get("notes", []))
+
+
 _MISSING_OBJECT = re.compile(r"Unknown SEQUENCE: '(?:[^'.]*\.)?([^']*)'|Table '(?:[^'.]*\.)?([^']*)' doesn't exist")
 
 
@@ -296,7 +303,7 @@ def target_error(q: dict, target_kind: str) -> str:
     if target_kind == "mysql" and code is not None and int(code[1]) == 1525 and any(
             n.get("code") == "QY59" and "cannot read" in n.get("message", "") for n in q.get("notes", [])):
         return "a string SQL Server cannot read as a date either (QY59): MySQL refuses it as SQL Server does"
-    if target_kind == "mariadb" and code is not None and int(code[1]) == 1054 and _UTF16_HELPER in (q.get("target_sql") or ""):
+    if target_kind == "mariadb" and code is not None and int(code[1]) == 1054 and _utf16_helper(q):
         return f"runs on TiDB, not on MariaDB: {_OUTER_IN_CTE}"
     if target_kind == "mariadb" and code is not None:
         for number, label in _MARIADB_GAPS:
