@@ -41,26 +41,14 @@ def transaction(sender: Sender, state: CallState, step: p.Transaction) -> None:
             state.transaction_name = step.name
         state.trancount += 1
     elif step.action == "commit":
-        if state.trancount == 0:
-            raise TsqlError(3902, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION.")
-        if state.doomed:
-            raise TsqlError(3930, "The current transaction cannot be committed and cannot support operations that "
-                                  "write to the log file. Roll back the transaction.")
+        _may_commit(state)
         state.trancount -= 1
         if state.trancount == 0:
             sender.text(state, "COMMIT")
     elif step.action == "save":
-        if state.trancount == 0:
-            raise TsqlError(628, "Cannot issue SAVE TRANSACTION when there is no active transaction.")
-        sender.text(state, f"SAVEPOINT `{step.name}`")
+        _save(sender, state, step)
     else:
-        if state.trancount == 0:
-            raise TsqlError(3903, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION.")
-        if step.name and step.name != state.transaction_name and not state.doomed:
-            sender.text(state, f"ROLLBACK TO SAVEPOINT `{step.name}`")
-            return
-        sender.text(state, "ROLLBACK")
-        state.trancount, state.doomed = 0, False
+        _rollback(sender, state, step, "ROLLBACK")
 
 
 def _rolled_back(sender: Sender, state: CallState, step: p.Transaction) -> None:
@@ -69,27 +57,41 @@ def _rolled_back(sender: Sender, state: CallState, step: p.Transaction) -> None:
         state.trancount = ROLLED_BACK_TRANCOUNT if state.trancount == 0 else state.trancount + 1
         state.transaction_name = state.transaction_name or step.name
     elif step.action == "commit":
-        if state.trancount == 0:
-            raise TsqlError(3902, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION.")
-        if state.doomed:
-            raise TsqlError(3930, "The current transaction cannot be committed and cannot support operations that "
-                                  "write to the log file. Roll back the transaction.")
+        _may_commit(state)
         if state.trancount == 1:
             raise WouldCommit("a COMMIT that takes @@TRANCOUNT to 0 (more COMMITs than BEGIN TRANs, or one after a "
                               "ROLLBACK), which would commit on SQL Server")
         state.trancount -= 1
     elif step.action == "save":
-        if state.trancount == 0:
-            raise TsqlError(628, "Cannot issue SAVE TRANSACTION when there is no active transaction.")
-        sender.text(state, f"SAVEPOINT `{step.name}`")
+        _save(sender, state, step)
     else:
-        if state.trancount == 0:
-            raise TsqlError(3903, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION.")
-        if step.name and step.name != state.transaction_name and not state.doomed:
-            sender.text(state, f"ROLLBACK TO SAVEPOINT `{step.name}`")
-            return
-        sender.text(state, f"ROLLBACK TO SAVEPOINT `{CALL_SAVEPOINT}`")
-        state.trancount, state.doomed = 0, False
+        _rollback(sender, state, step, f"ROLLBACK TO SAVEPOINT `{CALL_SAVEPOINT}`")
+
+
+def _may_commit(state: CallState) -> None:
+    """SQL Server's refusals of a COMMIT: no transaction, or one an error under XACT_ABORT left uncommittable."""
+    if state.trancount == 0:
+        raise TsqlError(3902, "The COMMIT TRANSACTION request has no corresponding BEGIN TRANSACTION.")
+    if state.doomed:
+        raise TsqlError(3930, "The current transaction cannot be committed and cannot support operations that "
+                              "write to the log file. Roll back the transaction.")
+
+
+def _save(sender: Sender, state: CallState, step: p.Transaction) -> None:
+    if state.trancount == 0:
+        raise TsqlError(628, "Cannot issue SAVE TRANSACTION when there is no active transaction.")
+    sender.text(state, f"SAVEPOINT `{step.name}`")
+
+
+def _rollback(sender: Sender, state: CallState, step: p.Transaction, whole: str) -> None:
+    """ROLLBACK of a savepoint the call saved, else of the whole transaction (`whole`: what undoes it)."""
+    if state.trancount == 0:
+        raise TsqlError(3903, "The ROLLBACK TRANSACTION request has no corresponding BEGIN TRANSACTION.")
+    if step.name and step.name != state.transaction_name and not state.doomed:
+        sender.text(state, f"ROLLBACK TO SAVEPOINT `{step.name}`")
+        return
+    sender.text(state, whole)
+    state.trancount, state.doomed = 0, False
 
 
 def implicit_begin(state: CallState) -> None:
