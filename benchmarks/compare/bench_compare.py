@@ -23,7 +23,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -32,7 +31,7 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
 from procstat import high_water  # noqa: E402
-from servers import SqlServer, TiDB  # noqa: E402
+from two_servers import two_servers  # noqa: E402
 
 DB = "compare_bench"
 SCHEMA = "CREATE TABLE dbo.digits (d int NOT NULL PRIMARY KEY, w int NOT NULL);\nGO\n"
@@ -71,18 +70,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--json", type=Path, default=HERE / "results.json")
     options = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="sqlsrv2tidb-bench-compare-"))
-    work.chmod(0o755)  # Babelfish runs as nobody under root and must reach its data folder
-    servers = []
-    try:
-        (work / "tidb").mkdir()
-        tidb = TiDB(work / "tidb")
-        tidb.start()
-        servers.append(tidb)
-        (work / "mssql").mkdir()
-        mssql = SqlServer(work / "mssql")
-        mssql.start()
-        servers.append(mssql)
+    with two_servers("sqlsrv2tidb-bench-compare-") as (work, tidb, mssql):
         mssql.create_database(DB)
         conn = mssql.connect(DB)
         conn.cursor().execute(SCHEMA.replace("GO", "") + "INSERT INTO dbo.digits VALUES "
@@ -107,10 +95,6 @@ def main() -> None:
                 results["runs"][f"{name} {10 ** copies:,} rows"] = entry
                 print(name, 10 ** copies, json.dumps(entry), flush=True)
         options.json.write_text(json.dumps(results, indent=1) + "\n")
-    finally:
-        for server in servers:
-            server.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

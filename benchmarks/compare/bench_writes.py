@@ -24,7 +24,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -33,7 +32,7 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
 from procstat import high_water  # noqa: E402
-from servers import SqlServer, TiDB  # noqa: E402
+from two_servers import two_servers  # noqa: E402
 
 DB = "compare_writes_bench"
 SCHEMA = "CREATE TABLE dbo.big (id int NOT NULL PRIMARY KEY, grp int NOT NULL, v int NOT NULL, note varchar(20) NULL);\nGO\n"
@@ -105,18 +104,7 @@ def main() -> None:
     parser.add_argument("--json", type=Path, default=HERE / "writes-results.json")
     options = parser.parse_args()
     (HERE / "writes-schema.sql").write_text(SCHEMA, encoding="utf-8")
-    work = Path(tempfile.mkdtemp(prefix="sqlsrv2tidb-bench-writes-"))
-    work.chmod(0o755)  # Babelfish runs as nobody under root and must reach its data folder
-    servers = []
-    try:
-        (work / "tidb").mkdir()
-        tidb = TiDB(work / "tidb")
-        tidb.start()
-        servers.append(tidb)
-        (work / "mssql").mkdir()
-        mssql = SqlServer(work / "mssql")
-        mssql.start()
-        servers.append(mssql)
+    with two_servers("sqlsrv2tidb-bench-writes-") as (work, tidb, mssql):
         started = time.perf_counter()
         mssql.create_database(DB)
         conn = mssql.connect(DB)
@@ -148,10 +136,6 @@ def main() -> None:
                "load_average": os.getloadavg(), "classes": results}
         options.json.write_text(json.dumps(doc, indent=1), encoding="utf-8")
         print(json.dumps(doc, indent=1))
-    finally:
-        for server in reversed(servers):
-            server.stop()
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
