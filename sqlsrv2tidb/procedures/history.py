@@ -62,7 +62,8 @@ def keep_history(sender: Sender, state: CallState, history: p.HistoryPlan, chang
         return
     now = sender.execute(state, "SELECT UTC_TIMESTAMP(6)", ()).rows[0][0]
     if kind in ("update", "delete", "merge") and change.deleted:
-        end = history.columns.index(history.period_end)
+        # SQL Server's names are case-insensitive: PERIOD FOR SYSTEM_TIME may spell a column otherwise than its list
+        end = [c.casefold() for c in history.columns].index(history.period_end.casefold())
         rows = [tuple(now if i == end else v for i, v in enumerate(row)) for row in change.deleted]
         insert = SentStatement(f"INSERT INTO {history.history} ({', '.join(_quote(c) for c in history.columns)}) VALUES "
                                f"({', '.join('?' * len(history.columns))})")

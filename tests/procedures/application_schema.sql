@@ -26,10 +26,11 @@ CREATE TABLE shop.Stock (Code nvarchar(10) NOT NULL, Bin nvarchar(5) NOT NULL, Q
 GO
 CREATE TABLE shop.Counted (Code nvarchar(10) NOT NULL, Bin nvarchar(5) NOT NULL, Qty int NOT NULL);
 GO
+-- PERIOD FOR SYSTEM_TIME spells its columns otherwise than their definitions: SQL Server's names are case-insensitive
 CREATE TABLE shop.Rates (RateID int NOT NULL PRIMARY KEY, Rate decimal(9,4) NOT NULL,
     ValidFrom datetime2(7) GENERATED ALWAYS AS ROW START NOT NULL,
     ValidTo datetime2(7) GENERATED ALWAYS AS ROW END NOT NULL,
-    PERIOD FOR SYSTEM_TIME (ValidFrom, ValidTo)) WITH (SYSTEM_VERSIONING = ON (HISTORY_TABLE = shop.RatesHistory));
+    PERIOD FOR SYSTEM_TIME (validFrom, VALIDTO)) WITH (SYSTEM_VERSIONING = ON (HISTORY_TABLE = shop.RatesHistory));
 GO
 CREATE TYPE shop.LineList AS TABLE (Ref int IDENTITY(1,1) NOT NULL, ItemID int NOT NULL, Qty int NOT NULL, Note nvarchar(40) NULL);
 GO

@@ -198,7 +198,8 @@ def run_corpus(corpus: str, source, tidb, database: str, folder: Path) -> Corpus
         assert document(folder / "data")["summary"]["tables"] > 0
     schema = replace(endpoint.database, modules=(*functions, *modules), user_types=_user_types(endpoint, corpus))
     if SOURCES[corpus] is not None:
-        schema = _with_sequences(schema, api.read([SOURCES[corpus]]).database, tidb, database)
+        written = api.read([SOURCES[corpus]]).database
+        schema = _with_sequences(replace(schema, tables=_temporal(schema.tables, written.tables)), written, tidb, database)
     classes = [call_class(m, schema) for m in modules if m.definition]
     capture = replace(endpoint, database=schema, workload=Workload(queries=tuple(classes)))
     path = folder / "capture.json"
@@ -316,6 +317,21 @@ def _sequence_defaults(tables: tuple, corpus_tables: tuple) -> tuple:
                         if (table.schema.casefold(), table.name.casefold(), c.name.casefold()) in defaults else c
                         for c in table.columns)
         out.append(replace(table, columns=columns))
+    return tuple(out)
+
+
+def _temporal(tables: tuple, corpus_tables: tuple) -> tuple:
+    """The endpoint's tables with the corpus's system versioning: the endpoint holds each temporal table and its
+    `_Archive` history table as ordinary tables (tests/data/wideworldimporters.py), and its catalog says nothing of
+    the pair, which a SQL Server catalog reports (sys.tables.temporal_type, history_table_id). The runner answers
+    FOR SYSTEM_TIME from both tables and keeps the history on every write it sends."""
+    corpus = {(t.schema.casefold(), t.name.casefold()): t for t in corpus_tables}
+    out = []
+    for table in tables:
+        found = corpus.get((table.schema.casefold(), table.name.casefold()))
+        if found is not None and (found.temporal is not None or found.is_history_table):
+            table = replace(table, temporal=found.temporal, is_history_table=found.is_history_table)
+        out.append(table)
     return tuple(out)
 
 
