@@ -80,9 +80,40 @@ def statement(tree: exp.Expr, ctx: Context) -> list[exp.Expr] | None:
         return create_table(tree, ctx)
     if isinstance(tree, exp.Drop):
         return drop(tree, ctx)
+    if isinstance(tree, exp.Create) and (tree.kind or "").upper() == "INDEX" and not ctx.options.mysql \
+            and _on_local_temporary_table(tree):
+        return temporary_index(tree, ctx)
     if isinstance(tree, exp.Alter) or (isinstance(tree, exp.Create) and tree.kind and tree.kind.upper() != "VIEW"):
         ctx.note("QY48", "review", "DDL in the workload is translated as written; the schema itself comes from the DDL generator (ddl/).")
     return None
+
+
+def _on_local_temporary_table(tree: exp.Create) -> bool:
+    index = tree.this
+    table = index.args.get("table") if isinstance(index, exp.Index) else None
+    return isinstance(table, exp.Table) and isinstance(table.this, exp.Identifier) \
+        and bool(table.this.args.get("temporary"))
+
+
+def temporary_index(tree: exp.Create, ctx: Context) -> list[exp.Expr]:
+    """`CREATE INDEX ... ON #t (...)` is left out; a UNIQUE one is unsupported.
+
+    TiDB indexes a local temporary table only in its CREATE TEMPORARY TABLE: CREATE INDEX and ALTER TABLE on one
+    fail (error 8200). A nonunique index changes no answer, only how fast a lookup is, so leaving it out keeps
+    the batch's meaning; a unique index also refuses duplicate rows, which nothing else on TiDB would.
+    https://docs.pingcap.com/tidb/stable/temporary-tables#limitations-of-local-temporary-tables
+    """
+    index = tree.this
+    table = index.args["table"]
+    name = f"{index.name} ON #{table.name}"
+    if tree.args.get("unique"):
+        ctx.note("QY79", "unsupported", f"UNIQUE index {name}: TiDB indexes a local temporary table only in its "
+                 "CREATE TEMPORARY TABLE (error 8200), and a unique index refuses duplicate rows: declare the key in "
+                 "the table's definition.")
+        return []
+    ctx.note("QY79", "rewritten", f"Index {name} is left out: TiDB indexes a local temporary table only in its CREATE "
+             "TEMPORARY TABLE (error 8200); an index that is not unique changes no answer, only how fast lookups are.")
+    return []
 
 
 def _is_assignment(projection: exp.Expr) -> bool:

@@ -233,6 +233,28 @@ CREATE PROCEDURE shop.RateHistory @RateID int
 AS
     SELECT Rate FROM shop.Rates FOR SYSTEM_TIME ALL WHERE RateID = @RateID ORDER BY ValidFrom;
 GO
+CREATE PROCEDURE shop.LineSpans
+AS
+BEGIN
+    CREATE TABLE #Spans (OrderID int NOT NULL, LineID int NOT NULL, NextLineID int NULL);
+    INSERT #Spans (OrderID, LineID) SELECT OrderID, LineID FROM shop.Lines;
+    -- indexed for the lookups below, as procedures do: TiDB cannot index a temporary table after its CREATE
+    CREATE INDEX IX_Spans ON #Spans (OrderID, LineID);
+    UPDATE s SET NextLineID = (SELECT MIN(s2.LineID) FROM #Spans AS s2 WHERE s2.OrderID = s.OrderID
+                                                                     AND s2.LineID > s.LineID)
+    FROM #Spans AS s;
+    SELECT OrderID, LineID, NextLineID FROM #Spans ORDER BY LineID;
+END
+GO
+CREATE PROCEDURE shop.UniqueSpans
+AS
+BEGIN
+    CREATE TABLE #Spans (OrderID int NOT NULL);
+    INSERT #Spans (OrderID) SELECT OrderID FROM shop.Lines;
+    CREATE UNIQUE INDEX IX_Spans ON #Spans (OrderID);
+    SELECT COUNT(*) FROM #Spans;
+END
+GO
 CREATE PROCEDURE shop.LoadWithHint
 AS
     INSERT shop.Lines WITH (TABLOCK) (OrderID, ItemID, Qty) SELECT 90, ItemID, 1 FROM shop.Items WHERE GroupID = 1;

@@ -277,6 +277,14 @@ def test_a_system_versioned_table_keeps_its_history_and_answers_for_system_time(
 # -- the rest ------------------------------------------------------------------------------------------------
 
 
+def test_an_index_on_a_temporary_table_is_left_out_unless_it_is_unique(shop):
+    result = shop.call("shop.LineSpans")
+    assert result.ok, errors(result)
+    assert sets(result) == [[(5, 1, 2), (5, 2, None), (6, 3, None)]]
+    stops = shop.procedures.summary("shop.UniqueSpans").stops()
+    assert "UNIQUE index IX_Spans ON #Spans" in stops, stops
+
+
 def test_a_table_hint_before_the_column_list_is_read_as_a_hint(shop):
     assert shop.call("shop.LoadWithHint").ok
     assert shop.rows("SELECT ItemID FROM `Lines` WHERE OrderID = 90 ORDER BY ItemID") == [(1,), (4,)]
