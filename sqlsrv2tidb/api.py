@@ -8,7 +8,7 @@ sqlglot, matplotlib or a database driver.
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,7 +20,7 @@ from .model import Capture, Finding
 from .model.plan import MigrationPlan
 from .model.translation import Translation
 from .options import Options
-from .outdir import prepare_output, write_json, write_text
+from .outdir import WrittenDocument, prepare_output, write_json, write_text
 from .progress import NullProgress, Progress
 
 if TYPE_CHECKING:
@@ -123,7 +123,7 @@ class Outcome:
     out: Path | None = None
     files: list[Path] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
-    assessment: dict[str, Any] | None = None
+    assessment: Mapping[str, Any] | None = None
     notes: list[str] = field(default_factory=list)
     """Lines for the user at the end (assess --connection: what became of each stage)."""
 
@@ -200,11 +200,16 @@ def run_assess(
                                    options=options)
         findings.extend(_with_rule_settings(result.findings, options))
         files.append(out / "replay.json")
+    # The page is made from OUT's files alone: the capture, its translation and the document (most of the memory a
+    # workload of 100,000 classes takes) are let go before it reads them back.
+    # Anonymized, the file is rewritten with pseudonyms: the caller gets the document as assessed.
+    kept: Mapping[str, Any] = doc if anonymize else WrittenDocument(out / "assessment.json")
+    del capture, assessed, translation, doc
     # Anonymized, every file written above is rewritten in place with the page's pseudonyms.
     report = render_report(out, anonymize=anonymize, into=out if anonymize else None, progress=progress,
                            templates=options.templates_dir, rules=options.rules_dir)
     files.append(report)
-    return Outcome(out, files, findings, doc)
+    return Outcome(out, files, findings, kept)
 
 
 @dataclass

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from sqlsrv2tidb.errors import UsageError
-from sqlsrv2tidb.outdir import prepare_output, write_json, write_text
+from sqlsrv2tidb.outdir import WrittenDocument, prepare_output, write_json, write_text
 
 
 def test_written_files_get_the_mode_a_new_file_would_not_the_temporary_files_private_one(tmp_path: Path):
@@ -46,3 +46,19 @@ def test_an_output_folder_inside_a_source_is_refused(tmp_path: Path):
     (tmp_path / "schema.sql").write_text("CREATE TABLE t (id int);")
     with pytest.raises(UsageError, match="overlaps the source"):
         prepare_output(tmp_path / "out", [tmp_path])
+
+
+def test_assess_gives_the_document_it_wrote_without_holding_it_while_the_page_is_made(tmp_path: Path):
+    """`assess` lets its document go before the page reads OUT's files back; the caller still gets the document,
+    read from assessment.json when first asked for."""
+    import json
+
+    from sqlsrv2tidb import api
+    from sqlsrv2tidb.options import Options
+
+    example = Path(__file__).resolve().parents[1] / "examples" / "keywords"
+    outcome = api.run_assess([example / "schema.sql", example / "workload.yaml"], tmp_path / "out", Options())
+    assert isinstance(outcome.assessment, WrittenDocument)
+    written = json.loads((tmp_path / "out" / "assessment.json").read_text(encoding="utf-8"))
+    assert dict(outcome.assessment) == written and outcome.assessment["summary"] == written["summary"]
+    assert len(written["queries"]) > 0
