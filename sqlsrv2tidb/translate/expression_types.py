@@ -169,7 +169,7 @@ class Types(SourceTypes):
         return found
 
     def _type_of(self, node: exp.Expr) -> exp.DataType | None:
-        remembered = node.meta.get(_TSQL_TYPE) if node.meta else None
+        remembered = node.meta_get(_TSQL_TYPE)
         if remembered is not None:
             return remembered
         cls = type(node)

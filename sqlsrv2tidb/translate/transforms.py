@@ -76,7 +76,7 @@ def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, node
     done = len(rewrites)
     root = tree
     for node in reversed(nodes):
-        if (node is not root and node.parent is None) or node.meta.get("tidb"):
+        if (node is not root and node.parent is None) or node.meta_get("tidb"):
             continue  # detached by an earlier rewrite, or TiDB SQL a rewrite already produced
         current = node
         position = 0
@@ -94,7 +94,7 @@ def _bottom_up(tree: exp.Expr, rewrites: tuple[Rewrite, ...], ctx: Context, node
             new = rewrite(current, ctx)
             if new is current:
                 continue
-            if current.meta.get(GROUP_KEY) and new is not None:
+            if current.meta_get(GROUP_KEY) and new is not None:
                 new.meta.setdefault(GROUP_KEY, current.meta[GROUP_KEY])  # one rewrite per GROUP BY expression
             if current is root:
                 root = new

@@ -112,7 +112,7 @@ def replicate_count(node: exp.Expr, ctx: Context) -> exp.Expr:
     https://learn.microsoft.com/sql/t-sql/functions/replicate-transact-sql
     https://docs.pingcap.com/tidb/stable/string-functions
     """
-    if not isinstance(node, exp.Repeat) or node.meta.get("counted"):
+    if not isinstance(node, exp.Repeat) or node.meta_get("counted"):
         return node
     times = node.args.get("times")
     count = _int_value(times)

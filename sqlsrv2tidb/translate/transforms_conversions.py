@@ -33,7 +33,7 @@ _DOCS = "https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transa
 def _own_ticks(datetime: exp.Expr) -> exp.Expr | None:
     """The count a datetime built by `from_ticks` remembers (through parentheses), else None."""
     inner = datetime.this if isinstance(datetime, exp.Paren) else datetime
-    return inner.meta.get("ticks")
+    return inner.meta_get("ticks")
 
 
 def ticks(datetime: exp.Expr) -> exp.Expr:
@@ -122,7 +122,7 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
     https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql#truncating-and-rounding-results
     https://docs.pingcap.com/tidb/stable/mathematical-functions
     """
-    if not isinstance(node, exp.Cast) or not isinstance(node.to, exp.DataType) or node.meta.get("converted"):
+    if not isinstance(node, exp.Cast) or not isinstance(node.to, exp.DataType) or node.meta_get("converted"):
         return node
     if node.to.this == exp.DataType.Type.USERDEFINED and str(node.to.args.get("kind") or "").lower() in _SYSNAME:
         # sysname is SQL Server's name for nvarchar(128) NOT NULL: https://learn.microsoft.com/sql/relational-databases/system-catalog-views/catalog-views-transact-sql
@@ -131,7 +131,7 @@ def numeric_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
     operand = node.this
     source = ctx.types.of(operand)
     kind = category(source)
-    if (kind == "string" and target in INTEGER_TYPES | _FRACTIONAL_TYPES and not node.meta.get("from_try")
+    if (kind == "string" and target in INTEGER_TYPES | _FRACTIONAL_TYPES and not node.meta_get("from_try")
             and not isinstance(operand, (exp.Literal, exp.National))):
         ctx.note("QY51", "review", f"`{operand.sql('sqlserver')[:80]}` is a string converted to a number: SQL Server fails on a "
                  "value that is not a number, TiDB converts it to 0 (or its leading digits) with a warning.")
@@ -289,7 +289,7 @@ def dateadd_string(node: exp.Expr, ctx: Context) -> exp.Expr:
     reads the number's digits as YYYYMMDD.
     https://learn.microsoft.com/sql/t-sql/functions/dateadd-transact-sql#return-types
     """
-    if not isinstance(node, (exp.DateAdd, exp.DateSub)) or node.meta.get("tidb"):
+    if not isinstance(node, (exp.DateAdd, exp.DateSub)) or node.meta_get("tidb"):
         return node
     moved = node.this
     kind = category(ctx.types.of(moved)) if moved is not None else None
@@ -367,7 +367,7 @@ def string_conversions(node: exp.Expr, ctx: Context) -> exp.Expr:
     the whole text.
     https://learn.microsoft.com/sql/t-sql/functions/cast-and-convert-transact-sql
     """
-    if not isinstance(node, exp.Cast) or not isinstance(node.to, exp.DataType) or node.meta.get("converted"):
+    if not isinstance(node, exp.Cast) or not isinstance(node.to, exp.DataType) or node.meta_get("converted"):
         return node
     if node.to.this not in _TEXT_TYPES:
         return node

@@ -478,7 +478,7 @@ def replace_without_case(node: exp.Expr, ctx: Context) -> exp.Expr:
     https://learn.microsoft.com/sql/t-sql/functions/replace-transact-sql#remarks
     https://docs.pingcap.com/tidb/stable/string-functions#regexp_replace
     """
-    if not isinstance(node, exp.Replace) or node.meta.get("tidb"):
+    if not isinstance(node, exp.Replace) or node.meta_get("tidb"):
         return node
     collation = ctx.database.collation or ASSUMED_COLLATION
     column = ctx.types.schema_column(node.this) if isinstance(node.this, exp.Column) else None

@@ -73,7 +73,7 @@ def group_expressions(select: exp.Select, ctx: Context) -> exp.Select:
     expressions = [_bare(g) for g in group.expressions if not _plain(_bare(g))]
     if not expressions:
         return select
-    by_key = {g.meta[GROUP_KEY]: g for g in expressions if g.meta.get(GROUP_KEY)}
+    by_key = {g.meta[GROUP_KEY]: g for g in expressions if g.meta_get(GROUP_KEY)}
     written: dict[int, str] = {}  # id -> TiDB text: each node written once (nothing below changes one before it is read)
 
     def text(node: exp.Expr) -> str:
@@ -86,7 +86,7 @@ def group_expressions(select: exp.Select, ctx: Context) -> exp.Select:
     types = {type(g) for g in expressions}
 
     def matching(node: exp.Expr) -> exp.Expr | None:
-        found = by_key.get(node.meta.get(GROUP_KEY))
+        found = by_key.get(node.meta_get(GROUP_KEY))
         if found is None and type(node) in types:
             found = by_text.get(text(node))
         return found

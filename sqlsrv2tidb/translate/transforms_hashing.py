@@ -123,7 +123,7 @@ def hashbytes(node: exp.Expr, ctx: Context) -> exp.Expr:
         if node.name.upper() != "HASHBYTES" or len(node.expressions) != 2:
             return node
         return _hashbytes(_algorithm(node.expressions[0]), node.expressions[1], node, ctx)
-    if node.meta.get("tidb"):
+    if node.meta_get("tidb"):
         return node
     if isinstance(node, exp.MD5):
         return _hashbytes("MD5", node.this, node, ctx)

@@ -74,7 +74,7 @@ def json_value_and_query(node: exp.Expr, ctx: Context) -> exp.Expr:
     https://learn.microsoft.com/sql/t-sql/functions/json-value-transact-sql
     https://learn.microsoft.com/sql/t-sql/functions/json-query-transact-sql
     """
-    if node.meta.get("tidb"):
+    if node.meta_get("tidb"):
         return node
     query = isinstance(node, exp.JSONExtract) and not isinstance(node, exp.JSONExtractScalar)
     if query and not node.args.get("json_query"):
@@ -129,7 +129,7 @@ def _json_modify(node: exp.Expr, args: list[exp.Expr], ctx: Context) -> exp.Expr
     path, append = found
     document, value = args[0], args[2]
     _normalised(ctx, "JSON_MODIFY")
-    if value.meta.get(JSON_TEXT):
+    if value.meta_get(JSON_TEXT):
         value = fill("CAST(v AS JSON)", v=value)  # JSON already (JSON_QUERY, JSON_MODIFY): inserted as JSON, not a string
     if append:
         out = fill("JSON_ARRAY_APPEND(d, p, v)", d=document, p=path, v=value)

@@ -111,7 +111,7 @@ def _read_target_through_derived_table(tree: exp.Update | exp.Delete, ctx: Conte
             continue
         for table in list(query.find_all(exp.Table)):
             if table.name.casefold() not in targets or isinstance(table.parent, exp.Subquery) and \
-                    table.parent.meta.get("mysql_target_copy"):
+                    table.parent.meta_get("mysql_target_copy"):
                 continue
             alias = table.alias or table.name
             copy = exp.Subquery(this=exp.select("*").from_(exp.Table(this=table.this.copy(), db=table.args.get("db"))),

@@ -82,7 +82,7 @@ def rewrite_names(tree: exp.Expr, ctx: Context, bound: set[str] | None = None) -
             replacement = _variable(node, ctx)
             if replacement is not node:
                 node.replace(replacement)
-                if bound is not None and replacement.meta.get("parameter"):
+                if bound is not None and replacement.meta_get("parameter"):
                     bound.add(replacement.meta["parameter"].lstrip("@").lower())
     return tree
 

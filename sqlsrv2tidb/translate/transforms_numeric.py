@@ -114,7 +114,7 @@ def decimal_scale(node: exp.Expr, ctx: Context) -> exp.Expr:
     product, sum and difference keeps the same digits on both, and is left as it is.
     https://learn.microsoft.com/sql/t-sql/data-types/precision-scale-and-length-transact-sql
     """
-    if not isinstance(node, (exp.Mul, exp.Add, exp.Sub)) or node.meta.get("tidb"):
+    if not isinstance(node, (exp.Mul, exp.Add, exp.Sub)) or node.meta_get("tidb"):
         return node
     result = ctx.types.of(node)
     if result is None or rules.category(result) != "decimal":
@@ -142,7 +142,7 @@ def tinyint_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     operand is converted to a signed integer first.
     https://docs.pingcap.com/tidb/stable/data-type-numeric#integer-types
     """
-    if node.meta.get("tidb"):
+    if node.meta_get("tidb"):
         return node
     keys = ("this",) if isinstance(node, exp.Neg) else ("this", "expression")
     unsigned = [key for key in keys if _is_tinyint(ctx.types.of(node.args.get(key)))]
@@ -221,7 +221,7 @@ def average(node: exp.Expr, ctx: Context) -> exp.Expr:
     """
     if isinstance(node, exp.Window):
         body = node.this
-        if not body.meta.get("average"):
+        if not body.meta_get("average"):
             return node
         over = {key: value for key, value in node.args.items() if key != "this"}
         body = body.copy()
@@ -269,7 +269,7 @@ def round_half_away(node: exp.Expr, ctx: Context) -> exp.Expr:
     https://learn.microsoft.com/sql/t-sql/functions/round-transact-sql
     https://docs.pingcap.com/tidb/stable/mathematical-functions
     """
-    if not isinstance(node, exp.Round) or node.meta.get("tidb"):
+    if not isinstance(node, exp.Round) or node.meta_get("tidb"):
         return node
     source = ctx.types.of(node.this)
     kind = rules.category(source)
@@ -299,7 +299,7 @@ def power_type(node: exp.Expr, ctx: Context) -> exp.Expr:
     truncated), decimal(p, s) gives decimal(38, s), money gives money. TiDB always returns a double.
     https://learn.microsoft.com/sql/t-sql/functions/power-transact-sql#return-types
     """
-    if not isinstance(node, exp.Pow) or node.meta.get("tidb"):
+    if not isinstance(node, exp.Pow) or node.meta_get("tidb"):
         return node
     source = ctx.types.of(node.this)
     result = rules.power_type(source)
@@ -342,7 +342,7 @@ def single_precision_arithmetic(node: exp.Expr, ctx: Context) -> exp.Expr:
     https://learn.microsoft.com/sql/t-sql/data-types/float-and-real-transact-sql
     https://learn.microsoft.com/sql/t-sql/data-types/data-type-precedence-transact-sql
     """
-    if node.meta.get("tidb"):
+    if node.meta_get("tidb"):
         return node
     if isinstance(node, _COMPARISONS):
         return _single_precision_comparison(node, ctx)
@@ -374,12 +374,12 @@ _DEPTH = "real_depth"
 def _real_depth(operand: exp.Expr) -> int:
     while isinstance(operand, exp.Paren):
         operand = operand.this
-    return operand.meta.get(_DEPTH, 0) if operand.meta else 0
+    return operand.meta_get(_DEPTH, 0)
 
 
 def _conversion_to_real(node: exp.Cast, ctx: Context) -> exp.Expr:
     """`CAST(x AS real)` rounds to single precision in SQL Server; TiDB's CAST ... AS FLOAT keeps the double."""
-    if node.meta.get("converted") or not rules.is_real(node.to) or rules.is_real(ctx.types.of(node.this)) \
+    if node.meta_get("converted") or not rules.is_real(node.to) or rules.is_real(ctx.types.of(node.this)) \
             or _exact_in_single(node.this) or rules.category(ctx.types.of(node.this)) not in (*rules.NUMERIC, None):
         return node
     ctx.note("QY64", "rewritten", "A value converted to real is rounded to single precision in SQL Server; TiDB's "

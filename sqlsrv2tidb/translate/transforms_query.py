@@ -340,7 +340,7 @@ def for_xml(select: exp.Select, ctx: Context) -> exp.Select:
     new.set("order", None)
     new.set("distinct", None)
     new.set("expressions", [aggregate])
-    if select.meta.get("xml_text"):  # (... FOR XML PATH(''), TYPE).value('.', ...) returns the text unescaped
+    if select.meta_get("xml_text"):  # (... FOR XML PATH(''), TYPE).value('.', ...) returns the text unescaped
         ctx.note("QY09", "review", "(... FOR XML PATH(''), TYPE).value('.') string aggregation becomes GROUP_CONCAT, "
                  "which stops at group_concat_max_len (1024 bytes by default).")
         return new

@@ -57,7 +57,7 @@ def string_plus(node: exp.Expr, ctx: Context) -> exp.Expr:
     if result == "string":
         parts: list[exp.Expr] = []
         for operand in (node.this, node.expression):
-            if isinstance(operand, exp.Concat) and operand.meta.get("from_plus"):
+            if isinstance(operand, exp.Concat) and operand.meta_get("from_plus"):
                 parts.extend(operand.expressions)
             else:
                 parts.append(_padded(operand, ctx))
@@ -187,7 +187,7 @@ def len_trailing_spaces(node: exp.Expr, ctx: Context) -> exp.Expr:
     LEN ignores trailing spaces; CHAR_LENGTH counts them.
     https://learn.microsoft.com/sql/t-sql/functions/len-transact-sql
     """
-    if not isinstance(node, exp.Length) or node.meta.get("done"):
+    if not isinstance(node, exp.Length) or node.meta_get("done"):
         return node
     kind = ctx.types.category(node.this)
     if kind is not None and kind != "string":
@@ -366,7 +366,7 @@ def string_aggregate(node: exp.Expr, ctx: Context) -> exp.Expr:
     GROUP_CONCAT truncates at group_concat_max_len bytes (1024 by default) without an error.
     https://docs.pingcap.com/tidb/stable/system-variables#group_concat_max_len
     """
-    if isinstance(node, exp.GroupConcat) and not node.meta.get("noted"):
+    if isinstance(node, exp.GroupConcat) and not node.meta_get("noted"):
         node.meta["noted"] = True
         ctx.note(
             "QY21", "review",

@@ -87,7 +87,7 @@ def convert_written_values(statement: exp.Expr, ctx: Context) -> None:
 
 def as_written(value: exp.Expr) -> exp.Expr:
     """A value as the statement wrote it, before its conversion to the column's type."""
-    return value.meta.get(WRITTEN, value) if value.meta else value
+    return value.meta_get(WRITTEN, value)
 
 
 def writes(statement: exp.Expr, ctx: Context) -> Iterator[Write]:
