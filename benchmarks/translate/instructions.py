@@ -13,6 +13,7 @@ statement against the bare loop's, free of the machine's load.
 
     python3 benchmarks/translate/instructions.py 016544e HEAD --statements 300
     python3 benchmarks/translate/instructions.py HEAD . --statements 300 --bare
+    python3 benchmarks/translate/instructions.py . --statements 300 --bare --floor
 """
 
 from __future__ import annotations
@@ -29,8 +30,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def child(statements: int, passes: int, bare: int = 0) -> None:
-    """Translate the first `statements` SEDE queries `passes` times (the first pass warms up); `bare`: run the bare
-    `sqlglot.transpile` loop over them instead."""
+    """Translate the first `statements` SEDE queries `passes` times (the first pass warms up); `bare`: 1 runs the bare
+    `sqlglot.transpile` loop over them instead, 2 the translator's reading and writing alone (its batches, statements
+    and T-SQL reader, then its TiDB writer, nothing between them: the least the translator can cost)."""
     import logging
 
     sys.path[:0] = [str(Path.cwd() / "tests" / "translate"), str(Path.cwd())]
@@ -42,6 +44,21 @@ def child(statements: int, passes: int, bare: int = 0) -> None:
     from sqlsrv2tidb.translate.queries import translate_sql
 
     queries = list(sede_queries())[:statements]
+    if bare == 2:
+        from sqlglot.errors import SqlglotError
+
+        from sqlsrv2tidb.translate.dialect import TIDB
+        from sqlsrv2tidb.translate.statements import parse_statements
+
+        for _ in range(passes):
+            for q in queries:
+                for statement in parse_statements(q.sql):
+                    if statement.tree is not None:
+                        try:
+                            statement.tree.sql(dialect=TIDB, comments=False, copy=False)
+                        except (SqlglotError, ValueError, KeyError, TypeError):
+                            pass
+        return
     if bare:
         import sqlglot
         from sqlglot.errors import SqlglotError
@@ -60,7 +77,7 @@ def child(statements: int, passes: int, bare: int = 0) -> None:
             translate_sql(q.sql, database=database, names=names, options=options, parameters=q.parameters)
 
 
-def count(tree: Path, statements: int, passes: int, bare: bool = False) -> int:
+def count(tree: Path, statements: int, passes: int, bare: int = 0) -> int:
     """Instructions of a child run on the exported `tree`, by cachegrind."""
     command = ["valgrind", "--tool=cachegrind", "--cache-sim=no", "--cachegrind-out-file=/dev/null",
                os.path.realpath(sys.executable), str(Path(__file__).resolve()), "--child", str(statements), str(passes),
@@ -77,6 +94,8 @@ def main() -> None:
     parser.add_argument("revisions", nargs="*", default=["HEAD"])
     parser.add_argument("--statements", type=int, default=300)
     parser.add_argument("--bare", action="store_true", help="count the bare sqlglot loop too, and give the ratios")
+    parser.add_argument("--floor", action="store_true",
+                        help="count the translator's reading and writing alone too (needs --bare for its ratio)")
     parser.add_argument("--child", nargs=3, type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -86,6 +105,10 @@ def main() -> None:
     if args.bare:
         bare = (count(ROOT, args.statements, 3, True) - count(ROOT, args.statements, 1, True)) // 2
         print(f"bare sqlglot loop: {bare / 1e6:,.0f} M instructions per pass over {args.statements} statements", flush=True)
+    if args.floor:
+        floor = (count(ROOT, args.statements, 3, 2) - count(ROOT, args.statements, 1, 2)) // 2
+        ratio = f", {floor / bare:.2f}x the bare loop" if bare else ""
+        print(f"reading and writing alone: {floor / 1e6:,.0f} M instructions per pass{ratio}", flush=True)
     first = None
     for revision in args.revisions:
         with tempfile.TemporaryDirectory() as tmp:

@@ -30,6 +30,7 @@ from collections.abc import Callable
 from functools import cache
 
 from sqlglot import exp
+from sqlglot.expressions.core import POSITION_META_KEYS
 
 from ..errors import UsageError
 from . import (
@@ -189,6 +190,14 @@ def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[st
     names = set()
     grouped = False
     for node in nodes:
+        meta = node._meta
+        if meta is not None and "start" in meta:
+            # where the parser found the node in the text: nothing here reads it, and every copy a rewrite makes
+            # deep-copied it (Python's deepcopy, per node)
+            for key in POSITION_META_KEYS:
+                meta.pop(key, None)
+            if not meta:
+                node._meta = None
         if isinstance(node, REFUSABLE):
             reason = refusal(node)
             if reason is not None:
