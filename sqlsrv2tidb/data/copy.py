@@ -386,6 +386,12 @@ class Copier:
         if self.settings.jobs < 2 or self.workers.split_rows <= 0:
             return
         rows = expected or reader.count(spec)  # a capture whose statistics say 0 rows is asked again
+        if parts_for(rows, self.settings.jobs, self.workers.split_rows) < 2:
+            return
+        # The statistics decide whether to split; the cuts need the true count, or the ranges come out unequal
+        # (a count estimated before the last rows arrived). Finding the cuts walks the key's index as far anyway.
+        if expected:
+            rows = reader.count(spec)
         parts = parts_for(rows, self.settings.jobs, self.workers.split_rows)
         if parts < 2:
             return

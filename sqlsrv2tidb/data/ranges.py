@@ -13,7 +13,9 @@ it stopped, each deleting only what its own unfinished chunk left, between its l
 and its upper bound. Ranges never overlap, so nothing is loaded twice.
 
 Only a table read in key order can be split: a keyed table copied whole (not a sample, not
-synthesized rows) with at least `split_rows` rows by the capture's count.
+synthesized rows) with at least `split_rows` rows by the capture's count. The cuts are then taken at
+the table's true count (COUNT_BIG), since the capture's may be an estimate made before the last rows
+arrived.
 """
 
 from __future__ import annotations

@@ -228,6 +228,27 @@ def test_an_uneven_composite_key_splits_into_equal_ranges(target, target_databas
     assert by_table(whole)["dbo.skewed"]["ranges"] == 1
 
 
+def test_ranges_are_cut_at_the_true_count_when_the_capture_estimated_fewer_rows(target, target_database, big, tmp_path):
+    """The capture's row count is the server's estimate (the endpoint's comes from PostgreSQL's statistics, taken
+    whenever its autovacuum last looked): it decides whether a table is split, and the cuts come from the true count,
+    so the ranges hold equal rows however stale the estimate is."""
+    import shutil
+
+    capture = tmp_path / "capture"
+    shutil.copytree(big.capture, capture)
+    catalog = json.loads((capture / "catalog.json").read_text(encoding="utf-8"))
+    for row in catalog["rowsets"]["TABLE_ROWS"]:
+        row["row_count"] = 12_000  # two ranges by this count, four by the table's 20,000 rows
+    (capture / "catalog.json").write_text(json.dumps(catalog), encoding="utf-8")
+    stale = SourceDb(big.mssql, big.name, capture)
+    out = tmp_path / "out"
+    doc = loaded(*copy_args(stale, target, target_database, out, "--create-tables", "--chunk-rows", "700",
+                            "--split-rows", "5000", "--jobs", "4", "--table", "skewed"))
+    entry = by_table(doc)["dbo.skewed"]
+    assert entry["status"] == "done" and entry["ranges"] == 4 and entry["rows"] == SKEWED
+    assert [r["rows"] for r in _checkpoint(out)["tables"]["dbo.skewed"]["ranges"]] == [SKEWED // 4] * 4
+
+
 class _CutConnections:
     """A progress display that, after the second chunk, kills the load's connections on both servers."""
 
