@@ -201,12 +201,11 @@ def run_assess(
         findings.extend(_with_rule_settings(result.findings, options))
         files.append(out / "replay.json")
     # The page is made from OUT's files alone: the capture, its translation and the document (most of the memory a
-    # workload of 100,000 classes takes) are let go before it reads them back.
-    # Anonymized, the file is rewritten with pseudonyms: the caller gets the document as assessed.
+    # workload of 100,000 classes takes) are let go before it reads them back. Anonymized, every file written above
+    # is rewritten in place with the page's pseudonyms, so the caller keeps the document as assessed.
     kept: Mapping[str, Any] = doc if anonymize else WrittenDocument(out / "assessment.json")
     del capture, assessed, translation, doc
     _give_back_memory()
-    # Anonymized, every file written above is rewritten in place with the page's pseudonyms.
     report = render_report(out, anonymize=anonymize, into=out if anonymize else None, progress=progress,
                            templates=options.templates_dir, rules=options.rules_dir)
     files.append(report)
@@ -219,19 +218,15 @@ def _give_back_memory() -> None:
     Python keeps freed memory for its next objects, and the C library keeps the pages of its heap: after a
     workload's capture and translation are let go, the process still holds most of what they took while the
     page reads assessment.json back (100,000 classes: some 400 MB held beside the 600 MB the document takes).
-    The collector frees what cycles held, and glibc's malloc_trim gives the free pages back; elsewhere the
-    second step is skipped."""
+    The collector frees what cycles held, and glibc's malloc_trim gives the free pages back; a C library
+    without it (musl, macOS) skips the second step."""
     import ctypes
-    import ctypes.util
     import gc
 
     gc.collect()
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-        trim = libc.malloc_trim
-    except (OSError, AttributeError):
-        return
-    trim(0)
+    trim = getattr(ctypes.CDLL(None), "malloc_trim", None)  # the C library this process already runs on
+    if trim is not None:
+        trim(0)
 
 
 @dataclass

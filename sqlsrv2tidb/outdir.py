@@ -139,4 +139,3 @@ class WrittenDocument(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self._read())
-

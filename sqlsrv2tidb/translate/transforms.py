@@ -157,6 +157,7 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     if isinstance(tree, (exp.Insert, exp.Update, exp.Merge)):
         convert_written_values(tree, ctx)  # on the T-SQL tree, before the walk: the values inside are rewritten too
     nodes = depth_first(tree)  # one walk for the refusals, parameters, GROUP BY and the scalar rewrites
+    _drop_positions(nodes)
     used, grouped, reason = parameters_and_grouping(nodes, ctx)
     if reason is not None:
         say_refused(reason, ctx)
@@ -182,6 +183,18 @@ def translate_tree(tree: exp.Expr, ctx: Context, *, in_place: bool = False) -> l
     return out
 
 
+def _drop_positions(nodes: list[exp.Expr]) -> None:
+    """Forget where the parser found each node in the text: nothing after the parse reads it, and every copy a
+    rewrite makes deep-copied it (Python's deepcopy of a dict per identifier and literal)."""
+    for node in nodes:
+        meta = node._meta
+        if meta is not None and "start" in meta:
+            for key in POSITION_META_KEYS:
+                meta.pop(key, None)
+            if not meta:
+                node._meta = None
+
+
 def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[str], bool, str | None]:
     """Lower-case names (no `@`) of the parameters a statement uses: variables it neither declares
     nor names a table variable by, and not @@ functions (each must reach the TiDB text as a `?`);
@@ -190,14 +203,6 @@ def parameters_and_grouping(nodes: list[exp.Expr], ctx: Context) -> tuple[set[st
     names = set()
     grouped = False
     for node in nodes:
-        meta = node._meta
-        if meta is not None and "start" in meta:
-            # where the parser found the node in the text: nothing here reads it, and every copy a rewrite makes
-            # deep-copied it (Python's deepcopy, per node)
-            for key in POSITION_META_KEYS:
-                meta.pop(key, None)
-            if not meta:
-                node._meta = None
         if isinstance(node, REFUSABLE):
             reason = refusal(node)
             if reason is not None:
