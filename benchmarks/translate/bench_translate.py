@@ -56,7 +56,6 @@ def child(mode: str) -> None:
 
     from sqlsrv2tidb.model import Capture, QueryClass, Workload
     from sqlsrv2tidb.options import Options
-    from sqlsrv2tidb.translate.dialect import TIDB
     from sqlsrv2tidb.translate.naming import NameMap
     from sqlsrv2tidb.translate.queries import translate_sql, translate_workload
     from sqlsrv2tidb.translate.statements import parse_statements
@@ -91,15 +90,6 @@ def child(mode: str) -> None:
                 except (SqlglotError, RecursionError):
                     pass
 
-    def read_write(items) -> None:
-        for q in items:
-            for statement in parse_statements(q.sql):
-                if statement.tree is not None:
-                    try:
-                        statement.tree.sql(dialect=TIDB, comments=False, copy=False)
-                    except (SqlglotError, ValueError, KeyError, TypeError):
-                        pass
-
     if mode == "all_cores":  # a capture's classes carry their fingerprints from the reader: made before timing
         warm, full = capture(queries[:50]), capture(queries)
         run = lambda workload: translate_workload(workload, options)  # noqa: E731
@@ -109,7 +99,7 @@ def child(mode: str) -> None:
         run = bare_statements
     elif mode == "read_write":
         warm, full = queries[:50], queries
-        run = read_write
+        run = read_and_write
     else:
         warm, full = queries[:50], queries
         run = bare if mode == "bare" else translator
@@ -120,6 +110,23 @@ def child(mode: str) -> None:
     elapsed = time.perf_counter() - started
     print(json.dumps({"seconds": elapsed, "cpu_seconds": _cpu_seconds() - cpu, "statements": len(queries),
                       "compiled": SQLGLOTC_INSTALLED}))
+
+
+def read_and_write(queries) -> None:
+    """The translator's reading and writing alone: its batches, statements and T-SQL reader, then its TiDB writer,
+    with no rewrite, note or check between them (the least the translator can cost). Shared with instructions.py."""
+    from sqlglot.errors import SqlglotError
+
+    from sqlsrv2tidb.translate.dialect import TIDB
+    from sqlsrv2tidb.translate.statements import parse_statements
+
+    for q in queries:
+        for statement in parse_statements(q.sql):
+            if statement.tree is not None:
+                try:
+                    statement.tree.sql(dialect=TIDB, comments=False, copy=False)
+                except (SqlglotError, ValueError, KeyError, TypeError):
+                    pass
 
 
 def _cpu_seconds() -> float:

@@ -45,19 +45,10 @@ def child(statements: int, passes: int, bare: int = 0) -> None:
 
     queries = list(sede_queries())[:statements]
     if bare == 2:
-        from sqlglot.errors import SqlglotError
-
-        from sqlsrv2tidb.translate.dialect import TIDB
-        from sqlsrv2tidb.translate.statements import parse_statements
+        from bench_translate import read_and_write  # beside this file
 
         for _ in range(passes):
-            for q in queries:
-                for statement in parse_statements(q.sql):
-                    if statement.tree is not None:
-                        try:
-                            statement.tree.sql(dialect=TIDB, comments=False, copy=False)
-                        except (SqlglotError, ValueError, KeyError, TypeError):
-                            pass
+            read_and_write(queries)
         return
     if bare:
         import sqlglot
