@@ -39,6 +39,9 @@ from decimal import ROUND_HALF_UP, Context, Decimal, InvalidOperation
 from itertools import repeat
 from typing import Any
 
+from ..model.hierarchy_path import NotAPath
+from ..model.hierarchy_path import encode as encode_path
+
 _INT_RANGES = {
     "TINYINT": (-(1 << 7), (1 << 7) - 1), "SMALLINT": (-(1 << 15), (1 << 15) - 1),
     "MEDIUMINT": (-(1 << 23), (1 << 23) - 1), "INT": (-(1 << 31), (1 << 31) - 1),
@@ -157,6 +160,8 @@ def converter(target: TargetType, source: str | None = None) -> Converter | None
     if family == "char":
         return _uuid_text if source == "uniqueidentifier" else _char
     if family in ("string", "json", "other"):
+        if source == "hierarchyid":
+            return _hierarchy_path
         return _uuid_text if source == "uniqueidentifier" else _text
     if family == "binary":
         length = target.length or 1
@@ -339,6 +344,14 @@ def _text(v: Any) -> str:
     if isinstance(v, datetime):
         return v.isoformat(" ")
     return str(v)
+
+
+def _hierarchy_path(v: Any) -> str:
+    """A hierarchyid read as its ToString() path, in the form the target's column sorts (model/hierarchy_path.py)."""
+    try:
+        return encode_path(_text(v))
+    except NotAPath as error:
+        raise Unconvertible(str(error)) from None
 
 
 def _uuid_text(v: Any) -> str:

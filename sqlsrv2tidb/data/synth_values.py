@@ -322,6 +322,8 @@ def from_type(dt: DataType, rows: int, rule: ColumnRule | None, seed: int, *, un
     if kind == "uuid":
         return Column(rows, 0, [(0, rows, lambda p: str(uuid.UUID(int=(mix(seed ^ p) << 64) | mix(~seed & MASK ^ p))).upper())]), \
             "random uniqueidentifiers"
+    if name == "hierarchyid":
+        return Column(rows, 0, [(0, rows, tree_path)]), "the nodes of a tree three wide, level by level (their paths)"
     if kind == "binary":
         size = dt.length if dt.length and 0 < dt.length <= 16 else 8
         fixed = name == "binary"
@@ -332,6 +334,16 @@ def from_type(dt: DataType, rows: int, rule: ColumnRule | None, seed: int, *, un
     limit = dt.length if dt.length and dt.length > 0 else 40
     limit = min(limit, max_length) if max_length else limit
     return Column(rows, 0, [(0, rows, lambda p: _word(seed, p, limit, unique))]), "text of its length"
+
+
+def tree_path(position: int) -> str:
+    """The path of the node at `position` of a tree in which every node has three children, numbered level by level
+    (0 is the root `/`, 1..3 its children `/1/`../3/`): distinct, and each node's parent is made before it."""
+    labels: list[int] = []
+    while position > 0:
+        position, child = divmod(position - 1, 3)
+        labels.insert(0, child + 1)
+    return "/" + "".join(f"{label}/" for label in labels)
 
 
 def _bounds(dt: DataType, kind: str, name: str, grain: Grain, rule: ColumnRule | None) -> tuple[int | float, int | float]:

@@ -14,7 +14,8 @@ is also the byte order of its BINARY(16) form. A table with no such key is read 
 What SQL Server values pyodbc cannot read, or reads short, is converted on the server
 (reference sqlserver-capture.md §0.1): datetimeoffset to UTC, datetime2(7) and time as text so
 the seventh digit rounds rather than truncates, sql_variant to text, spatial types to WKB (or WKT
-for a text column) and hierarchyid to its bytes (or its path for a text column).
+for a text column) and hierarchyid to its path (the DDL's column, which the converter writes in the form
+that sorts as SQL Server sorts the nodes; its bytes for a binary column).
 """
 
 from __future__ import annotations
@@ -135,7 +136,10 @@ def build_spec(table: Table, target_name: str, target_columns: Sequence[TargetCo
         source = col.type.name.casefold()
         columns.append(ColumnSpec(col, tidb.name, target, select_expression(col, target),
                                   None if passes_as_is(col, target) else converter(target, source)))
-        if source in _SPATIAL or source == "hierarchyid":
+        if source == "hierarchyid" and target.is_text:
+            notes.append(f"{col.name}: hierarchyid loaded as its path (ToString()), written so that it sorts as SQL Server "
+                         "sorts the nodes")
+        elif source in _SPATIAL or source == "hierarchyid":
             form = "text" if target.is_text else "binary"
             notes.append(f"{col.name}: {source} loaded as its {form} form "
                          f"({'WKT' if form == 'text' and source in _SPATIAL else 'WKB' if source in _SPATIAL else form})")

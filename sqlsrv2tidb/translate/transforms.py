@@ -38,6 +38,7 @@ from . import (
     transforms_dml,
     transforms_functions,
     transforms_hashing,
+    transforms_hierarchy,
     transforms_json,
     transforms_mysql,
     transforms_names,
@@ -118,7 +119,7 @@ def _plan(rewrites: tuple[Rewrite, ...], cls: type) -> tuple[int, ...]:
     return tuple(plan)
 
 
-_PIPELINE: tuple[Rewrite, ...] = (*transforms_functions.REWRITES, *transforms_scalar.REWRITES, *transforms_hashing.REWRITES,
+_PIPELINE: tuple[Rewrite, ...] = (*transforms_hierarchy.REWRITES, *transforms_functions.REWRITES, *transforms_scalar.REWRITES, *transforms_hashing.REWRITES,
                                   *transforms_json.REWRITES, *transforms_server.REWRITES, *transforms_catalog.REWRITES)
 
 SKIPPABLE: tuple[str, ...] = (*(rewrite.__name__ for rewrite in _PIPELINE), transforms_query.top_percent_or_ties.__name__,

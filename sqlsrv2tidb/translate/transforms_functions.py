@@ -404,7 +404,7 @@ def user_functions(node: exp.Expr, ctx: Context) -> exp.Expr:
         return node
     method = node.expression.name.upper()
     owner = node.this
-    if method in _XML_METHODS and not _is_schema(owner, ctx):
+    if method in _XML_METHODS and not is_schema_name(owner, ctx):
         text = _xml_text(node)
         if text is not None:
             return text
@@ -415,7 +415,7 @@ def user_functions(node: exp.Expr, ctx: Context) -> exp.Expr:
     return node
 
 
-def _is_schema(owner: exp.Expr, ctx: Context) -> bool:
+def is_schema_name(owner: exp.Expr, ctx: Context) -> bool:
     """`dbo` in `dbo.fn(...)`: a bare name that is a schema of the database (or dbo), not a column."""
     if not isinstance(owner, (exp.Identifier, exp.Column, exp.Var)) or (isinstance(owner, exp.Column) and owner.table):
         return False

@@ -19,6 +19,7 @@ MySQL convert by theirs. Where the two differ, the same statement stores other r
   stored there counts days from 1900-01-01.
 
 Decimal and money columns round half away from zero on every side: nothing is rewritten for them.
+A text constant stored into a hierarchyid column becomes the path the DDL stores (transforms_hierarchy).
 The column's type and the value's come from the one type model (`Types`; a set operation's column
 as its branches combine); a value of a type it cannot know is named in a note. This runs on the
 T-SQL tree before the other rewrites, so the value inside the conversion keeps every rewrite of its own.
@@ -48,6 +49,7 @@ from .context import Context
 from .scopes import dml_target, sources
 from .templates import call, fill
 from .transforms_conversions import days_to_ticks, from_ticks, read_alike
+from .transforms_hierarchy import is_hierarchyid, written_path
 
 D = exp.DType
 _INTEGER_COLUMNS = frozenset({D.TINYINT, D.UTINYINT, D.SMALLINT, D.INT, D.BIGINT})
@@ -240,6 +242,8 @@ def _converted(write: Write, column: exp.DataType | None, ctx: Context) -> exp.E
         return None
     if column.this in _INTEGER_COLUMNS:
         return _into_integer(write, where, ctx)
+    if is_hierarchyid(column):
+        return written_path(value, write.value_type, where, ctx)
     if column.this in _ON_THE_GRID:
         return _into_datetime(write, column, where, ctx)
     return None

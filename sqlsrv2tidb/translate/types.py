@@ -80,6 +80,8 @@ class TypeInfo:
 _INT_BYTES = {"TINYINT": 1, "SMALLINT": 2, "MEDIUMINT": 3, "INT": 4, "INTEGER": 4, "BIGINT": 8}
 _LOB = {"TINYTEXT": "text", "TEXT": "text", "MEDIUMTEXT": "text", "LONGTEXT": "text",
         "TINYBLOB": "blob", "BLOB": "blob", "MEDIUMBLOB": "blob", "LONGBLOB": "blob", "JSON": "json"}
+_SINGLE_BYTE = re.compile(r"\bCHARACTER\s+SET\s+(?:ascii|latin1)\b", re.I)
+"""A string type whose characters take one byte each (the hierarchyid path's ASCII)."""
 _TYPE_RE = re.compile(r"^\s*([A-Za-z]+)\s*(?:\(\s*(\d+)\s*(?:,\s*(\d+)\s*)?\))?", re.S)
 
 
@@ -114,7 +116,8 @@ def type_info(target: str) -> TypeInfo:
     if name in ("CHAR", "VARCHAR"):
         n = a if a is not None else 1
         extra = 2 if name == "VARCHAR" else 0
-        return TypeInfo("string", n * 4 + extra, n * 4, length=n)
+        width = 1 if _SINGLE_BYTE.search(target) else 4
+        return TypeInfo("string", n * width + extra, n * width, length=n)
     if name in ("BINARY", "VARBINARY"):
         n = a if a is not None else 1
         extra = 2 if name == "VARBINARY" else 0

@@ -135,6 +135,11 @@ def test_spatial_and_hierarchyid_columns_are_read_in_the_planned_form():
     spec = _spec(_table(Column("id", DataType("int"), False), geo, hid), {"g": "LONGBLOB", "h": "VARBINARY(892)"})
     assert "g: geography loaded as its binary form (WKB)" in spec.notes
     assert "h: hierarchyid loaded as its binary form (binary)" in spec.notes
+    path = _spec(_table(Column("id", DataType("int"), False), hid), {"h": "VARCHAR(1024) CHARACTER SET ascii COLLATE ascii_bin"})
+    assert "h: hierarchyid loaded as its path (ToString()), written so that it sorts as SQL Server sorts the nodes" in path.notes
+    assert path.columns[1].convert("/1/10/-2/") == "/a1/b10/Ow/"
+    with pytest.raises(Unconvertible, match="not a hierarchyid path"):
+        path.columns[1].convert("1/2")
     from sqlsrv2tidb.data.copy import TableResult
     from sqlsrv2tidb.data.result import findings
 

@@ -93,13 +93,25 @@ def test_computed_columns_are_generated_columns():
 
 
 def test_computed_column_that_cannot_be_expressed_is_left_out_with_its_index():
-    t = table(col("node", "hierarchyid", True),
-              Column("lvl", DataType("sql_variant"), computed=Computed("([node].[GetLevel]())"), source=SourceRef("schema.sql", 7)),
+    t = table(col("doc", "xml", True),
+              Column("lvl", DataType("sql_variant"), computed=Computed("([doc].[value]('(/a)[1]', 'int'))"),
+                     source=SourceRef("schema.sql", 7)),
               indexes=(Index("IX_t_lvl", (IndexColumn("lvl"),)),))
     p = plan(t)
     assert "lvl" not in ddl_of(p) and "IX_t_lvl" not in "\n".join(p.table("dbo", "t").post_data_ddl)
     messages = [f.message for f in codes(p, "TY20")]
-    assert any("GetLevel" in m for m in messages) and any("IX_t_lvl" in m for m in messages)
+    assert any("value" in m for m in messages) and any("IX_t_lvl" in m for m in messages)
+
+
+def test_a_hierarchyid_level_becomes_a_generated_column_over_the_stored_path():
+    t = table(col("node", "hierarchyid", True),
+              Column("lvl", DataType("sql_variant"), computed=Computed("([node].[GetLevel]())")),
+              indexes=(Index("IX_t_lvl", (IndexColumn("lvl"), IndexColumn("node"))),))
+    p = plan(t)
+    ddl = ddl_of(p)
+    assert "node VARCHAR(1024) CHARACTER SET ascii COLLATE ascii_bin NULL" in ddl
+    assert "GENERATED ALWAYS AS (CHAR_LENGTH(`node`) - CHAR_LENGTH(REPLACE(`node`, '/', '')) - 1) VIRTUAL" in ddl
+    assert not codes(p, "TY20") and "IX_t_lvl" in "\n".join(p.table("dbo", "t").post_data_ddl)
 
 
 def test_rowversion_is_nullable_binary8():
@@ -235,8 +247,8 @@ def test_check_constraints():
 def test_check_and_view_on_a_left_out_column_are_left_out_too():
     from sqlsrv2tidb.model import Module
 
-    t = table(col("node", "hierarchyid", True),
-              Column("lvl", DataType("sql_variant"), computed=Computed("([node].[GetLevel]())")),
+    t = table(col("doc", "xml", True),
+              Column("lvl", DataType("sql_variant"), computed=Computed("([doc].[value]('(/a)[1]', 'int'))")),
               checks=(CheckConstraint("CK_t_lvl", "([lvl]<(10))"),))
     view = Module("dbo", "v_levels", "view", "CREATE VIEW dbo.v_levels AS SELECT id, lvl FROM dbo.t",
                   source=SourceRef("views.sql", 3))

@@ -64,7 +64,7 @@ def test_every_sql_server_type_is_in_the_map(mapper):
         (DataType("timestamp"), "BINARY(8)", ["TY06"]),
         (DataType("xml"), "LONGTEXT", ["TY07"]),
         (DataType("sql_variant"), "TEXT", ["TY08"]),
-        (DataType("hierarchyid"), "VARBINARY(892)", ["TY09"]),
+        (DataType("hierarchyid"), "VARCHAR(1024) CHARACTER SET ascii COLLATE ascii_bin", ["TY09"]),
         (DataType("geography"), "LONGBLOB", ["TY10"]),
         (DataType("geometry"), "LONGBLOB", ["TY10"]),
         (DataType("sysname"), "VARCHAR(128)", []),

@@ -21,3 +21,4 @@ INSERT INTO dbo.events (kind, at, payload) VALUES ('login', '2024-05-01 09:00:00
 INSERT INTO dbo.quarterly (product_id, q1, q2, q3, q4) VALUES (1, 10, 20, NULL, 40), (2, 1, NULL, 3, 4);
 INSERT INTO sales.customers (id, region) VALUES (1, 'EU'), (2, 'US');
 INSERT INTO dbo.promotions (id, price, qty, rate) VALUES (1, 7.70, 25, 0.05), (2, 16.25, 10, 0.05), (3, 14.00, 12, 0.10);
+INSERT INTO dbo.org (id, node) VALUES (1, '/'), (2, '/1/'), (3, '/1/1/'), (4, '/1/10/'), (5, '/2/'), (6, '/1/2/');

@@ -89,3 +89,9 @@ CREATE TABLE dbo.promotions (
     CONSTRAINT PK_promotions PRIMARY KEY (id)
 );
 GO
+CREATE TABLE dbo.org (
+    id INT NOT NULL,
+    node hierarchyid NULL,
+    CONSTRAINT PK_org PRIMARY KEY (id)
+);
+GO
