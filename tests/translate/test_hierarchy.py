@@ -120,3 +120,13 @@ def test_what_cannot_be_written_is_unsupported_with_its_reason():
         result = translate_sql(tsql, database=DATABASE, names=NameMap.for_database(DATABASE), options=Options())
         assert result.status == "unsupported", (tsql, result.notes)
         assert any(n.code == "QY80" and words in n.message for n in result.notes), result.notes
+
+
+def test_a_recursive_cte_walks_up_the_tree_as_adventureworks_managers_procedure_does(org):
+    """uspGetEmployeeManagers's shape: the anchor is one node, each step joins the row whose node is the last one's
+    parent; the levels and paths are SQL Server's for the chain of /1/1/5/."""
+    rows = run(org, "WITH chain (node, step) AS (SELECT node, 0 FROM dbo.org WHERE id = 5 UNION ALL "
+                    "SELECT o.node, step + 1 FROM dbo.org AS o INNER JOIN chain ON o.node = chain.node.GetAncestor(1)) "
+                    "SELECT step, node.ToString() FROM chain ORDER BY step")
+    assert PATHS[5] == "/1/1/5/"
+    assert rows == [(0, "/1/1/5/"), (1, "/1/1/"), (2, "/1/"), (3, "/")]
