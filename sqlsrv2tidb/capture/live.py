@@ -24,6 +24,7 @@ from typing import Any
 
 from .. import __version__
 from ..errors import ConnectionFailed, UsageError
+from ..model import hierarchy_path
 from ..model.workload import format_time, jsonable
 from ..outdir import prepare_output, write_json
 from ..progress import NullProgress, Progress
@@ -346,6 +347,20 @@ class LiveCapture:
     """What the server could not give (capture_notes), one line each."""
 
 
+_CLR_TYPE = -151
+
+
+def clr_value(data: bytes | None) -> str | bytes | None:
+    """A CLR-typed value as the target holds it: a hierarchyid's path in its stored form (model/hierarchy_path.py),
+    which is what the translated query reads on the target; bytes that are no hierarchyid (a spatial value) as they are."""
+    if data is None:
+        return None
+    try:
+        return hierarchy_path.encode(hierarchy_path.from_sql_server(bytes(data)))
+    except hierarchy_path.NotAPath:
+        return bytes(data)
+
+
 def open_session(conn: Connection, *, timeout: int) -> Session:
     """Connect (autocommit) to the SQL Server `conn` names; a failure is one ConnectionFailed line."""
     pyodbc = _import_pyodbc()
@@ -353,6 +368,9 @@ def open_session(conn: Connection, *, timeout: int) -> Session:
         handle = pyodbc.connect(conn.odbc(), timeout=max(1, timeout), autocommit=True)
     except pyodbc.Error as exc:
         raise connect_error(exc, conn, list(pyodbc.drivers())) from None
+    # ODBC type -151 is a CLR type (hierarchyid, geometry, geography), which pyodbc refuses to read (reference
+    # sqlserver-capture.md): a hierarchyid arrives in the form the target's column holds, anything else as its bytes.
+    handle.add_output_converter(_CLR_TYPE, clr_value)
     try:
         # The client's default cap on a text value (FreeTDS: 64,512 bytes) would cut long values short;
         # the data stage quotes names with double quotes.

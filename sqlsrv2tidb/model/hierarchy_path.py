@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import re
 
-MAX_DIGITS = 15
-"""Digits of the largest label SQL Server takes (about 2.8 * 10**14 either way)."""
+_LEAST, _LAST = -281479271682120, 281479271683151
+"""The labels SQL Server takes ([MS-SSCLRT]): 15 digits at most."""
 _POSITIVE = "abcdefghijklmno"  # a label of n digits, n = 1..15, zero or above
 _NEGATIVE = "ONMLKJIHGFEDCBA"  # a label below zero of n digits: more digits, lower
 _NEGATIVE_DIGITS = "yxwvutsrqp"  # digit d of a label below zero is _NEGATIVE_DIGITS[d]: larger digits sort first
@@ -46,7 +46,7 @@ def encode(path: str) -> str:
 
 def _label(value: int) -> str:
     digits = str(abs(value))
-    if len(digits) > MAX_DIGITS:
+    if not _LEAST <= value <= _LAST:
         raise NotAPath(f"label {value} is beyond a hierarchyid's range")
     if value >= 0:
         return _POSITIVE[len(digits) - 1] + digits
@@ -60,6 +60,84 @@ _DECODE = {**{c: "" for c in _POSITIVE}, **{c: "-" for c in _NEGATIVE},
 def decode(stored: str) -> str:
     """The text SQL Server's `ToString()` gives for a stored path."""
     return "".join(_DECODE.get(c, c) for c in stored)
+
+
+# SQL Server's own bytes ([MS-SSCLRT] 2.1.x, HIERARCHYID): each label is a pattern of fixed bits and value bits
+# (`x`, the label's offset from the pattern's least value, most significant first) chosen by the label's range,
+# then one bit that is 1 where the level ends (`/`) and 0 where a dot follows; a label before a dot is written one
+# more than it is. The bits are padded with zeros to a whole byte; the root is no bytes at all.
+_PATTERNS = (
+    (-281479271682120, "000100xxxxxxxxxxxxxx0xxxxxxxxxxxxxxxxxxxxx0xxxxxx0xxx0x1xxx"),
+    (-4294971464, "000101xxxxxxxxxxxxxxxxxxx0xxxxxx0xxx0x1xxx"),
+    (-4168, "000110xxxxx0xxx0x1xxx"),
+    (-72, "0010xx0x1xxx"),
+    (-8, "00111xxx"),
+    (0, "01xx"),
+    (4, "100xx"),
+    (8, "101xxx"),
+    (16, "110xx0x1xxx"),
+    (80, "1110xxx0xxx0x1xxx"),
+    (1104, "11110xxxxx0xxx0x1xxx"),
+    (5200, "111110xxxxxxxxxxxxxxxxxxx0xxxxxx0xxx0x1xxx"),
+    (4294972496, "111111xxxxxxxxxxxxxx0xxxxxxxxxxxxxxxxxxxxx0xxxxxx0xxx0x1xxx"),
+)
+"""(least value, bits) of each label range, in value order; each range ends where the next begins."""
+
+
+def _range_of(value: int) -> tuple[int, str]:
+    for (low, bits), following in zip(_PATTERNS, (*(p[0] for p in _PATTERNS[1:]), _LAST + 1), strict=True):
+        if low <= value < following:
+            return low, bits
+    raise NotAPath(f"label {value} is beyond a hierarchyid's range")
+
+
+def to_sql_server(path: str) -> bytes:
+    """The bytes SQL Server stores for a hierarchyid's text (`CAST(hierarchyid::Parse(path) AS varbinary)`)."""
+    encode(path)  # the same checks
+    levels = path.strip().strip("/").split("/") if path.strip() != "/" else []
+    out = []
+    for level in levels:
+        labels = [int(x) for x in level.split(".")]
+        for i, label in enumerate(labels):
+            last = i == len(labels) - 1
+            low, bits = _range_of(label if last else label + 1)
+            offset = (label if last else label + 1) - low
+            width = bits.count("x")
+            value = format(offset, f"0{width}b")
+            it = iter(value)
+            out.append("".join(next(it) if b == "x" else b for b in bits) + ("1" if last else "0"))
+    text = "".join(out)
+    text += "0" * (-len(text) % 8)
+    return int(text, 2).to_bytes(len(text) // 8, "big") if text else b""
+
+
+def from_sql_server(data: bytes) -> str:
+    """The text of a hierarchyid from SQL Server's bytes; NotAPath when they are no hierarchyid."""
+    bits = "".join(format(b, "08b") for b in data)
+    levels: list[str] = []
+    labels: list[str] = []
+    at = 0
+    while at < len(bits):
+        if len(bits) - at < 8 and "1" not in bits[at:]:
+            break  # the padding
+        for low, pattern in _PATTERNS:
+            prefix = pattern[:pattern.index("x")]
+            end = at + len(pattern) + 1
+            if bits.startswith(prefix, at) and end <= len(bits) and all(
+                    p == "x" or p == b for p, b in zip(pattern, bits[at:end - 1], strict=True)):
+                break
+        else:
+            raise NotAPath(f"0x{data.hex().upper()} is not a hierarchyid's bytes")
+        offset = int("".join(b for p, b in zip(pattern, bits[at:end - 1], strict=True) if p == "x") or "0", 2)
+        real = bits[end - 1] == "1"
+        labels.append(str(low + offset - (0 if real else 1)))
+        if real:
+            levels.append(".".join(labels))
+            labels = []
+        at = end
+    if labels:
+        raise NotAPath(f"0x{data.hex().upper()} ends inside a level")
+    return "/" + "".join(f"{level}/" for level in levels)
 
 
 def replacements() -> tuple[tuple[str, str], ...]:
