@@ -309,3 +309,16 @@ def test_the_assess_data_line_says_how_many_rows_the_target_refused():
     assert said_copied(doc) == ("15 row(s) in 1 table(s): 0 verified equal, 1 different, 0 failed; 8 row(s) refused "
                                 "by the target, named in data-rejects.jsonl")
     assert "refused" not in said_copied({**doc, "summary": {**doc["summary"], "refused_by_target": 0}})
+
+
+def test_hierarchyid_without_statistics_is_a_tree_each_node_after_its_parent():
+    from sqlsrv2tidb.data.synth_values import from_type
+    from sqlsrv2tidb.model.hierarchy_path import encode
+
+    column, how = from_type(DataType("hierarchyid"), 40, None, 5, unique=True, max_length=1024)
+    values = [column.value(p) for p in range(40)]
+    assert values[:5] == ["/", "/1/", "/2/", "/3/", "/1/1/"] and len(set(values)) == 40 and "tree" in how
+    for i, path in enumerate(values[1:], start=1):
+        parent = path[:path.rstrip("/").rfind("/") + 1]
+        assert values.index(parent) < i
+        encode(path)
