@@ -136,11 +136,26 @@ class SourceTypes:
             return self._table_source(source, name)
         if isinstance(source, exp.Lateral):
             source = source.this
+        if _is_split(source):
+            return self._split_column(source, name)
         return self._derived_column(source, name, None)
+
+    def _split_column(self, call: exp.Anonymous, name: str) -> object:
+        """STRING_SPLIT's `value` (nvarchar when its string is, else varchar, of the string's length) and, with a third
+        argument, `ordinal` (bigint). https://learn.microsoft.com/sql/t-sql/functions/string-split-transact-sql"""
+        lowered = name.lower()
+        if lowered == "ordinal" and len(call.expressions) == 3:
+            return rules.BIGINT
+        if lowered != "value" or not call.expressions:
+            return MISSING
+        string = self._of(call.expressions[0])
+        return string if rules.category(string) == "string" else rules.sized(exp.DType.NVARCHAR, 4000)
 
     def _table_source(self, table: exp.Table, name: str) -> object:
         if isinstance(table.this, exp.OpenJSON):
             return _json_column(table.this, name)
+        if _is_split(table.this):
+            return self._split_column(table.this, name)
         if not isinstance(table.this, (exp.Identifier, exp.Parameter)):
             return MISSING
         table_name = table.name
@@ -452,6 +467,10 @@ def _find_module(database: Database, kind: str, schema: str | None, name: str) -
     if schema is not None:
         found = [m for m in found if (m.schema or "").casefold() == schema.casefold()] or found
     return found[0] if len(found) == 1 else next((m for m in found if (m.schema or "").casefold() == "dbo"), None)
+
+
+def _is_split(node: exp.Expr | None) -> bool:
+    return isinstance(node, exp.Anonymous) and node.name.upper() == "STRING_SPLIT"
 
 
 def _json_column(openjson: exp.OpenJSON, name: str) -> object:

@@ -413,3 +413,43 @@ def _declared_length(datatype: exp.DataType | None) -> int | None:
         return None
     text = datatype.expressions[0].name
     return int(text) if text.isdigit() else None
+
+
+TRY_NUMBER_NOTE = ("TRY_CAST/TRY_CONVERT of a string to a number is NULL unless the text is a number that fits, as in SQL Server: "
+                   "the text is checked before CAST, which on TiDB reads its leading digits (or 0) instead.")
+_INTEGER_RANGES = {D.TINYINT: (0, 255), D.UTINYINT: (0, 255), D.SMALLINT: (-(2**15), 2**15 - 1),
+                   D.INT: (-(2**31), 2**31 - 1), D.BIGINT: (-(2**63), 2**63 - 1)}
+_WHOLE = "^ *[-+]?[0-9]+ *$"
+_DECIMAL = "^ *[-+]?([0-9]+([.][0-9]*)?|[.][0-9]+) *$"
+
+
+def try_number(value: exp.Expr, to: exp.DataType, ctx: Context) -> exp.Expr | None:
+    """`TRY_CAST(s AS int)` / `TRY_CONVERT(decimal(p, s), s)` of a string: NULL unless the text is a number that fits,
+    as SQL Server gives, where TiDB's CAST reads the leading digits (or 0) and warns, or fails in a write.
+
+    SQL Server reads an integer from digits with a sign and spaces around them (an empty or blank string is 0), and a
+    decimal from digits with one point; a value outside the type (a tinyint of 300, a decimal(5, 2) of 1000, after
+    rounding) is NULL. None when the value is no string or the type is neither (the caller keeps CAST).
+    https://learn.microsoft.com/sql/t-sql/functions/try-convert-transact-sql
+    """
+    if category(ctx.types.of(value)) != "string":
+        return None
+    target = to.this
+    if target in _INTEGER_RANGES:
+        low, high = _INTEGER_RANGES[target]
+        return fill(f"CASE WHEN TRIM(v) = '' THEN 0 WHEN v REGEXP '{_WHOLE}' THEN CASE WHEN CAST(TRIM(v) AS DECIMAL(65, 0)) "
+                    f"BETWEEN {low} AND {high} THEN CAST(TRIM(v) AS SIGNED) END END", v=value)
+    if target == D.DECIMAL:
+        precision, scale = _digits(to)
+        bound = "1" + "0" * (precision - scale)
+        return fill(f"CASE WHEN v REGEXP '{_DECIMAL}' THEN CASE WHEN ABS(CAST(TRIM(v) AS DECIMAL(65, {scale}))) < {bound} "
+                    f"THEN CAST(TRIM(v) AS DECIMAL({precision}, {scale})) END END", v=value)
+    return None
+
+
+def _digits(to: exp.DataType) -> tuple[int, int]:
+    """A decimal type's precision and scale (SQL Server's defaults 18 and 0)."""
+    sizes = [int(e.this.name) if isinstance(e, exp.DataTypeParam) else int(e.name) for e in to.expressions]
+    precision = sizes[0] if sizes else 18
+    return precision, sizes[1] if len(sizes) > 1 else 0
+

@@ -15,6 +15,7 @@ from .context import Context, applies_to
 from .expression_types import STRING, remember_type
 from .templates import call, fill, paren
 from .transforms_builtins import isnull_type, random_order, replicate_count, start_positions
+from .transforms_conversions import TRY_NUMBER_NOTE, try_number
 from .type_rules import TEMPORAL as _TEMPORAL
 from .types import TypeMapper
 
@@ -184,12 +185,16 @@ def convert_style(node: exp.Expr, ctx: Context) -> exp.Expr:
     if not isinstance(node, exp.Convert) or not isinstance(node.this, exp.DataType):
         return node
     safe = bool(node.args.get("safe"))
-    if safe:
-        ctx.note("QY07", "review", "TRY_CAST/TRY_CONVERT becomes CAST: TiDB does not return NULL for a value that does not convert.")
     style = node.args.get("style")
     while isinstance(style, exp.Paren):
         style = style.this
     target, value = node.this, node.expression
+    guarded = try_number(value, target, ctx) if safe else None
+    if guarded is not None:  # a style means nothing to a number
+        ctx.note("QY07", "rewritten", TRY_NUMBER_NOTE)
+        return remember_type(guarded, target)
+    if safe:
+        ctx.note("QY07", "review", "TRY_CAST/TRY_CONVERT becomes CAST: TiDB does not return NULL for a value that does not convert.")
     if style is None:
         return _cast(value, target, safe)
     if not style.is_int:

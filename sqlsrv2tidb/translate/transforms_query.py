@@ -19,6 +19,7 @@ from .transforms_grouping import group_expressions, outer_reference_beside_aggre
 from .transforms_joins import full_outer_join, subquery_in_join_condition
 from .transforms_rollup import grand_total_over_no_rows
 from .transforms_select import limit_in_subquery, set_operation_order, star_after_columns
+from .transforms_split import is_split, split_apply, split_table
 from .transforms_temporal import system_time
 from .walk import depth_first
 
@@ -35,6 +36,11 @@ def rewrite_queries(tree: exp.Expr, ctx: Context) -> exp.Expr:
     for node in reversed(depth_first(tree)):
         if not isinstance(node, _CLAUSE_HOLDERS):
             continue  # most nodes are expressions: one check instead of all below
+        if isinstance(node, exp.Table) and is_split(node.this):
+            derived = split_table(node, ctx)
+            if derived is not None:
+                node.replace(derived)
+                continue
         if isinstance(node, exp.Table) and node.args.get("hints"):
             table_hints(node, ctx)
         if isinstance(node, exp.Table) and node.args.get("version"):
@@ -79,6 +85,7 @@ def rewrite_select(select: exp.Select, ctx: Context) -> exp.Expr:
     offset_without_fetch(select)
     group_by_rollup(select, ctx)
     select = transforms_pivot.pivot(select, ctx)
+    select = split_apply(select, ctx)
     select = apply_join(select, ctx)
     select = for_xml(select, ctx)
     select = subquery_in_join_condition(select, ctx)

@@ -13,10 +13,11 @@ from sqlglot import exp
 from ..model import Table
 from .context import Context, applies_to
 from .dialect import DATE_PARTS
-from .expression_types import NUMERIC, surely_text
+from .expression_types import NUMERIC, remember_type, surely_text
 from .scopes import parameter_name
 from .templates import call, fill, paren
 from .transforms_conversions import (
+    TRY_NUMBER_NOTE,
     bit_strings,
     dateadd_string,
     datetime_arithmetic,
@@ -24,6 +25,7 @@ from .transforms_conversions import (
     datetime_strings,
     numeric_conversions,
     string_conversions,
+    try_number,
 )
 from .transforms_numeric import (
     average,
@@ -214,7 +216,8 @@ def datalength(node: exp.Expr, ctx: Context) -> exp.Expr:
 
 @applies_to(exp.TryCast)
 def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr:
-    """`TRY_CAST(x AS int)` / `TRY_CONVERT(int, x)` -> `CAST(x AS SIGNED)`.
+    """`TRY_CAST(x AS int)` / `TRY_CONVERT(int, x)` -> `CAST(x AS SIGNED)`; of a string to an integer or a decimal, NULL
+    unless the text is a number that fits (`try_number`).
 
     TiDB has no cast that returns NULL on a bad value: CAST warns and returns 0 or a zero date
     in a SELECT, and fails in strict INSERT/UPDATE.
@@ -222,6 +225,10 @@ def try_cast(node: exp.Expr, ctx: Context) -> exp.Expr:
     """
     if not isinstance(node, exp.TryCast):
         return node
+    guarded = try_number(node.this, node.to, ctx)
+    if guarded is not None:
+        ctx.note("QY07", "rewritten", TRY_NUMBER_NOTE)
+        return remember_type(guarded, node.to)
     ctx.note("QY07", "review", "TRY_CAST/TRY_CONVERT becomes CAST: TiDB does not return NULL for a value that does not convert.")
     cast = exp.Cast(this=node.this, to=node.to)
     cast.meta["from_try"] = True  # its bad values are this note's, not the conversions' too

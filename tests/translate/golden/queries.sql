@@ -453,10 +453,10 @@ SELECT id FROM customers WHERE code REGEXP '^A[0-9]$';
 
 -- ==================== TRY_CAST, CONVERT styles, CAST types
 
--- 87 [review QY07] TRY_CAST, CONVERT styles, CAST types
+-- 87 [rewritten QY07] TRY_CAST, CONVERT styles, CAST types
 SELECT TRY_CAST(code AS int) FROM dbo.customers
 -- =>
-SELECT CAST(code AS SIGNED) FROM customers;
+SELECT CASE WHEN TRIM(code) = '' THEN 0 WHEN code REGEXP '^ *[-+]?[0-9]+ *$' THEN CASE WHEN CAST(TRIM(code) AS DECIMAL(65, 0)) BETWEEN -2147483648 AND 2147483647 THEN CAST(TRIM(code) AS SIGNED) END END FROM customers;
 
 -- 88 [review QY07] TRY_CAST, CONVERT styles, CAST types
 SELECT TRY_CONVERT(date, code) FROM dbo.customers
@@ -774,10 +774,10 @@ SELECT c.id, x.n FROM dbo.customers c OUTER APPLY (SELECT COUNT(*) AS n FROM dbo
 -- =>
 -- (no TiDB statement)
 
--- 148 [unsupported QY10] CROSS and OUTER APPLY
+-- 148 [rewritten QY81] CROSS and OUTER APPLY
 SELECT c.id, s.value FROM dbo.customers c CROSS APPLY STRING_SPLIT(c.notes, ',') s
 -- =>
--- (no TiDB statement)
+SELECT c.id, SUBSTRING_INDEX(SUBSTRING_INDEX(c.notes, ',', s_sqlsrv2tidb_split.n), ',', -1) AS value FROM customers AS c JOIN (WITH RECURSIVE sqlsrv2tidb_split(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM sqlsrv2tidb_split WHERE n < 1000) SELECT n FROM sqlsrv2tidb_split) AS s_sqlsrv2tidb_split ON s_sqlsrv2tidb_split.n <= CHAR_LENGTH(c.notes) - CHAR_LENGTH(REPLACE(c.notes, ',', '')) + 1;
 
 -- 149 [unsupported QY10] CROSS and OUTER APPLY
 SELECT c.id, v.x FROM dbo.customers c CROSS APPLY (VALUES (c.first_name), (c.last_name)) v(x)
@@ -2006,3 +2006,20 @@ SELECT id, REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLACE(REPLA
 SELECT id FROM dbo.org WHERE node = '/1/10/'
 -- =>
 SELECT id FROM org WHERE node = '/a1/b10/';
+
+-- ==================== STRING_SPLIT and TRY_CONVERT of text
+
+-- 371 [rewritten QY81] STRING_SPLIT of a constant list becomes a derived table of its pieces
+SELECT id FROM dbo.customers WHERE CAST(id AS nvarchar(10)) IN (SELECT value FROM STRING_SPLIT(N'1,3', ',')) ORDER BY id
+-- =>
+SELECT id FROM customers WHERE CAST(id AS CHAR(10)) IN (SELECT value FROM (WITH RECURSIVE sqlsrv2tidb_split(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM sqlsrv2tidb_split WHERE n <= CHAR_LENGTH(N'1,3') - CHAR_LENGTH(REPLACE(N'1,3', ',', ''))) SELECT SUBSTRING_INDEX(SUBSTRING_INDEX(N'1,3', ',', n), ',', -1) AS value FROM sqlsrv2tidb_split WHERE NOT N'1,3' IS NULL) AS value) ORDER BY id;
+
+-- 372 [rewritten QY75 QY81] CROSS APPLY STRING_SPLIT over a column becomes a join with piece numbers
+SELECT c.id, s.value FROM dbo.customers AS c CROSS APPLY STRING_SPLIT(c.first_name, 'a') AS s ORDER BY c.id, s.value
+-- =>
+SELECT c.id, SUBSTRING_INDEX(SUBSTRING_INDEX(c.first_name, 'a', s_sqlsrv2tidb_split.n), 'a', -1) AS value FROM customers AS c JOIN (WITH RECURSIVE sqlsrv2tidb_split(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM sqlsrv2tidb_split WHERE n < 1000) SELECT n FROM sqlsrv2tidb_split) AS s_sqlsrv2tidb_split ON s_sqlsrv2tidb_split.n <= CHAR_LENGTH(c.first_name) - CHAR_LENGTH(REPLACE(c.first_name, 'a', '')) + 1 ORDER BY c.id, SUBSTRING_INDEX(SUBSTRING_INDEX(c.first_name, 'a', s_sqlsrv2tidb_split.n), 'a', -1);
+
+-- 373 [rewritten QY07] TRY_CONVERT of text to a number is NULL unless the text is one
+SELECT id, TRY_CONVERT(int, first_name) AS n, TRY_CAST(N' 42 ' AS smallint) AS m FROM dbo.customers ORDER BY id
+-- =>
+SELECT id, CASE WHEN TRIM(first_name) = '' THEN 0 WHEN first_name REGEXP '^ *[-+]?[0-9]+ *$' THEN CASE WHEN CAST(TRIM(first_name) AS DECIMAL(65, 0)) BETWEEN -2147483648 AND 2147483647 THEN CAST(TRIM(first_name) AS SIGNED) END END AS n, CASE WHEN TRIM(N' 42 ') = '' THEN 0 WHEN N' 42 ' REGEXP '^ *[-+]?[0-9]+ *$' THEN CASE WHEN CAST(TRIM(N' 42 ') AS DECIMAL(65, 0)) BETWEEN -32768 AND 32767 THEN CAST(TRIM(N' 42 ') AS SIGNED) END END AS m FROM customers ORDER BY id;
