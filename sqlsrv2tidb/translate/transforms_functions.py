@@ -364,16 +364,41 @@ def _patindex(node: exp.Expr, args: list[exp.Expr], ctx: Context) -> exp.Expr:
 
 
 def _format_number(node: exp.NumberToStr, ctx: Context) -> exp.Expr:
-    """`FORMAT(n, 'N2')` -> `FORMAT(n, 2)`: .NET numeric formats have no TiDB counterpart beyond N/F."""
+    """`FORMAT(n, 'N2')` -> `FORMAT(n, 2)`; the custom formats of zeros (`'00000'`: at least five digits), of grouped
+    digits (`'#,##0.00'`) and of fixed decimals (`'0.00'`) with TiDB's FORMAT and LPAD. Other .NET formats, and
+    any culture but the default (en-US, whose separators TiDB's FORMAT writes), have no TiDB counterpart.
+    https://learn.microsoft.com/dotnet/standard/base-types/custom-numeric-format-strings
+    """
     fmt = node.args.get("format")
-    match = re.fullmatch(r"([NnFf])(\d*)", fmt.name) if isinstance(fmt, exp.Literal) else None
-    if match is None or node.args.get("culture") is not None:
+    text = fmt.name if isinstance(fmt, exp.Literal) and fmt.is_string else None
+    match = re.fullmatch(r"([NnFf])(\d*)", text) if text is not None else None
+    custom = _custom_number(node.this, text) if text is not None and match is None else None
+    if (match is None and custom is None) or node.args.get("culture") is not None:
         ctx.note("QY36", "unsupported", f"FORMAT() with {fmt.sql('sqlserver') if fmt else 'this'} format has no TiDB equivalent.")
         return node
+    if custom is not None:
+        ctx.note("QY36", "rewritten", f"FORMAT(x, '{text}') is written with TiDB's FORMAT and LPAD (en-US separators).")
+        return custom
     digits = exp.Literal.number(int(match[2]) if match[2] else 2)
     if match[1] in "Ff":
         return exp.Round(this=node.this, decimals=digits)
     return call("FORMAT", node.this, digits)
+
+
+def _custom_number(value: exp.Expr, text: str) -> exp.Expr | None:
+    """A custom numeric format of zeros, grouped digits or fixed decimals, else None."""
+    if re.fullmatch(r"0+", text):
+        width = len(text)
+        return paren(fill(f"CONCAT(CASE WHEN ROUND(n) < 0 THEN '-' ELSE '' END, LPAD(ABS(ROUND(n)), "
+                          f"GREATEST(CHAR_LENGTH(ABS(ROUND(n))), {width}), '0'))", n=value))
+    grouped = re.fullmatch(r"#,##0(?:\.(0+))?", text)
+    if grouped:
+        return call("FORMAT", value, exp.Literal.number(len(grouped[1] or "")))
+    fixed = re.fullmatch(r"0\.(0+)", text)
+    if fixed:
+        return call("REPLACE", call("FORMAT", value, exp.Literal.number(len(fixed[1]))), exp.Literal.string(","),
+                    exp.Literal.string(""))
+    return None
 
 
 @applies_to(exp.NextValueFor)

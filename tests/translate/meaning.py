@@ -113,15 +113,27 @@ def load_on_tds(server, name: str, folder: Path, *extra: str) -> str:
     then each of `extra`."""
     database = server.create_database(name)
     conn = server.connect(database)
+    schema, rows = _for_endpoint((folder / "schema.sql").read_text(encoding="utf-8"),
+                                 (folder / "rows.sql").read_text(encoding="utf-8"))
     try:
         cursor = conn.cursor()
-        for batch in split_batches((folder / "schema.sql").read_text(encoding="utf-8")):
+        for batch in split_batches(schema):
             cursor.execute(batch)
-        for sql in ((folder / "rows.sql").read_text(encoding="utf-8"), *extra):
+        for sql in (rows, *extra):
             cursor.execute(sql)
     finally:
         conn.close()
     return database
+
+
+def _for_endpoint(schema: str, rows: str) -> tuple[str, str]:
+    """The schema and rows as the endpoint takes them: it has no hierarchyid (docs/babelfish.md), so such a column is
+    varbinary there and its table's rows are left out (the pairs that read it are pinned to SQL Server's answers)."""
+    tables = re.findall(r"CREATE\s+TABLE\s+([\w.]+)\s*\((?:(?!\bGO\b).)*?\bhierarchyid\b", schema, re.I | re.S)
+    schema = re.sub(r"\bhierarchyid\b", "varbinary(892)", schema, flags=re.I)
+    kept = [line for line in rows.splitlines()
+            if not any(re.search(rf"\bINTO\s+{re.escape(t)}\b", line, re.I) for t in tables)]
+    return schema, "\n".join(kept) + "\n"
 
 
 def create_on_tds(server, name: str) -> str:

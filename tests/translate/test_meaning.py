@@ -33,10 +33,11 @@ def _rows(*rows: tuple) -> tuple[tuple, ...]:
 
 D = decimal.Decimal
 REFUSES = "babelfish-refuses"
+_HIERARCHYID = ("the endpoint has no hierarchyid (its dbo.org is varbinary and empty); SQL Server's documented answer: "
+                "nodes depth-first with each level's labels as numbers, GetLevel, GetAncestor, IsDescendantOf, ToString")
 PINS: dict[str, tuple[str, str, tuple[tuple, ...] | None]] = {
     "052": ("babelfish", "DATEDIFF(quarter) counts the quarter boundaries crossed, one from 2024-03-31 to 2024-04-01; "
             "Babelfish counts none", _rows((0,), (0,), (1,), (None,))),
-    "087": ("flagged", "TRY_CAST gives NULL for a string that is not a number; TiDB's CAST gives 0", None),
     "092": ("babelfish", "style 121 always writes milliseconds (yyyy-mm-dd hh:mi:ss.mmm); Babelfish drops a .000",
             _rows(("2024-05-01 09:00:00.123",), ("2024-05-01 17:30:00.000",))),
     "094": ("flagged", "CONVERT(int, code) fails in SQL Server on 'A1'; TiDB converts it to 0", None),
@@ -88,6 +89,11 @@ PINS: dict[str, tuple[str, str, tuple[tuple, ...] | None]] = {
             _rows((1, b'\xd6\x94k\x9a\x84\x9b\x11Aa|\x89\xa6\x81\x8eI\xe9W\xaa\x03\xca\x8ev\xb3\xc0\xc4\xff\xe3C\x04\x98\x02\xdb'), (2, b'\xca\xc2\xf6\x88F\xcbs\xef\xa8\x85v\x0fP#Y7\x1dH\xcc\\\xdc\xbeoIf\xd1E\xe2\xbf\x16\xe0P'), (3, b'\xfa="\xef\xe8\xe9\x07\xad>72\x14\x9b\xf89v>\xc7> \xa1\xa1\x93\xe6\x96>\xc9\xae\xd3+\x0f\xa9'))),
     "360": ("flagged", "CHECKSUM's values are SQL Server's own hash; TiDB's CRC32 gives others, for the same uses", None),
     "364": (REFUSES, "SERVERPROPERTY returns sql_variant, which FreeTDS cannot read (ODBC descriptor type 0)", None),
+    "367": ("babelfish", _HIERARCHYID, _rows((1, "/", 0, None), (2, "/1/", 1, 1), (3, "/1/1/", 2, 2), (6, "/1/2/", 2, 2),
+                                              (4, "/1/10/", 2, 2), (5, "/2/", 1, 1))),
+    "368": ("babelfish", _HIERARCHYID, _rows((2,), (3,), (4,), (6,))),
+    "369": ("babelfish", _HIERARCHYID, _rows((6, "/1/2/"), (4, "/1/10/"), (5, "/2/"))),
+    "370": ("babelfish", _HIERARCHYID, _rows((4,))),
     "348": ("babelfish", "2.0 / 3 is decimal(7, 6), truncated: 0.666666; Babelfish keeps PostgreSQL's 20 places, rounded",
             _rows((D("0.666666"),))),
 }
