@@ -90,6 +90,8 @@ class ChangePlan:
     """The key columns an UPDATE sets: their new values follow the table's columns in `before`'s rows."""
     set_columns: tuple[str, ...] = ()
     """The columns an UPDATE sets (a trigger's UPDATE(column) is true for them)."""
+    unread: str | None = None
+    """A MERGE: why some rows it changes are not read (WHEN NOT MATCHED BY SOURCE, an INSERT without the key), or None."""
 
 
 @dataclass
@@ -352,28 +354,86 @@ def _insert(tree: exp.Insert, key: TableKey, translate: Translate) -> ChangePlan
 
 
 def _merge(tree: exp.Merge, key: TableKey, node: exp.Table, translate: Translate) -> ChangePlan:
+    """The rows a MERGE's WHEN MATCHED clauses change (read before it: the matched rows one of their conditions
+    takes), and the keys its WHEN NOT MATCHED [BY TARGET] INSERT adds: its values for the key over the source rows
+    no target row matches, or the IDENTITY numbers it draws (`generated`, read after it above the largest before)."""
     using, on = tree.args.get("using"), tree.args.get("on")
     if using is None or on is None:
         raise _NotDerived("a MERGE without USING ... ON")
+    whens = tree.args.get("whens")
+    clauses = list(whens.expressions) if whens is not None else []
+    matched = [w for w in clauses if w.args.get("matched")]
+    unread = "its WHEN NOT MATCHED BY SOURCE changes rows no source row matches" \
+        if any(w.args.get("source") for w in clauses) else None
 
     def select_of(projections: list[exp.Expr]) -> exp.Select:
         select = exp.Select(expressions=projections)
         select.set("from_", exp.From(this=node.copy()))
         select.append("joins", exp.Join(this=using.copy(), on=on.copy()))
+        conditions = [w.args.get("condition") for w in matched]
+        if conditions and all(c is not None for c in conditions):  # a clause without a condition takes every match
+            select.set("where", exp.Where(this=exp.or_(*(exp.Paren(this=c.copy()) for c in conditions))))
         select.set("distinct", exp.Distinct())
         return select
 
-    before, _ = _read(translate, select_of(_columns(_alias(node), key)), "the MERGE matches", tree)
+    before: tuple[SentStatement, ...] = ()
+    if matched:
+        before, _ = _read(translate, select_of(_columns(_alias(node), key)), "the MERGE matches", tree)
     keys_only = select_of([exp.column(k, table=_alias(node), quoted=True) for k in key.key])
     if tree.args.get("with_") is not None:
         keys_only.set("with_", tree.args["with_"].copy())
-    return ChangePlan("merge", key, before, keys_only.sql("tsql"))
+    insert = next((w for w in clauses if not w.args.get("matched") and not w.args.get("source")
+                   and isinstance(w.args.get("then"), exp.Insert)), None)
+    new_keys: tuple[SentStatement, ...] = ()
+    new_tsql, generated = None, False
+    if insert is not None:
+        try:
+            new_keys, new_tsql, generated = _merge_inserts(tree, insert, key, node, translate)
+        except _NotDerived as why:
+            unread = unread or str(why)
+    return ChangePlan("merge", key, before, keys_only.sql("tsql") if matched else None, new_keys=new_keys,
+                      new_keys_tsql=new_tsql, generated=generated, unread=unread)
+
+
+def _merge_inserts(tree: exp.Merge, when: exp.Expr, key: TableKey, node: exp.Table,
+                   translate: Translate) -> tuple[tuple[SentStatement, ...], str | None, bool]:
+    """How the keys a MERGE's INSERT adds are found: (the read of its key values, its T-SQL, IDENTITY-numbered)."""
+    insert = when.args["then"]
+    names = [c.name for c in insert.this.expressions] if isinstance(insert.this, exp.Tuple) else \
+        [c for c in key.columns if c != key.identity]
+    values = insert.expression.expressions if isinstance(insert.expression, exp.Tuple) else None
+    folded = [n.casefold() for n in names]
+    if key.identity is not None and key.key == (key.identity,) and key.identity.casefold() not in folded:
+        return (), None, True
+    missing = [k for k in key.key if k.casefold() not in folded]
+    if missing or values is None or len(values) != len(names):
+        raise _NotDerived(f"its INSERT gives no value for {', '.join(missing) or 'the key'}, the key of {key.qualified_name}")
+    using, on = tree.args["using"], tree.args["on"]
+    matches = exp.Select(expressions=[exp.Literal.number(1)]).from_(node.copy(), copy=False).where(on.copy(), copy=False)
+    condition = exp.Not(this=exp.Exists(this=matches))
+    if when.args.get("condition") is not None:
+        condition = exp.and_(condition, exp.Paren(this=when.args["condition"].copy()))
+    select = exp.Select(expressions=[exp.alias_(values[folded.index(k.casefold())].copy(), f"k{n}", quoted=True)
+                                     for n, k in enumerate(key.key)])
+    select.set("from_", exp.From(this=using.copy()))
+    select.set("where", exp.Where(this=condition))
+    found, tsql = _read(translate, select, "the MERGE adds", tree)
+    return found, tsql, False
 
 
 # -- reading the rows on the target, as the statement runs ----------------------------------------
 
 Fetch = Callable[[str, Sequence[Any]], tuple[list[tuple[Any, ...]], Any]]
 """Run one read on the target (`?` markers) and return its rows and the driver's description."""
+
+
+def above(plan: ChangePlan) -> tuple[str, str]:
+    """The target's reads of a table's largest IDENTITY value, and of its rows above a value (`?`), in order: the rows
+    a MERGE's INSERT numbered (AUTO_INCREMENT only grows)."""
+    columns = ", ".join(_quote(c) for c in plan.table.columns)
+    identity = _quote(plan.table.identity or plan.table.key[0])
+    return (f"SELECT MAX({identity}) FROM {plan.table.target}",
+            f"SELECT {columns} FROM {plan.table.target} WHERE {identity} > ? ORDER BY {identity} LIMIT {ROW_LIMIT + 1}")
 
 
 def by_key(plan: ChangePlan, count: int, by: Sequence[str] = ()) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .affected import ROW_LIMIT, Change, ChangePlan, read_keys
+from .affected import ROW_LIMIT, Change, ChangePlan, above, read_keys
 from .sending import Sender
 from .session import Outcome
 from .state import CallState, Frame
@@ -42,8 +42,15 @@ def run_changing(sender: Sender, state: CallState, frame: Frame, plan: ChangePla
         found = sender.send_all(state, frame, plan.new_keys)
         change.truncated = change.truncated or len(found.rows) > ROW_LIMIT
         new.extend(tuple(row) for row in found.rows[:ROW_LIMIT])
+    highest = None
+    if plan.generated and plan.kind == "merge":
+        highest = sender.execute(state, above(plan)[0], ()).rows[0][0]
     outcome = send()
     change.rowcount = outcome.rowcount
+    if plan.generated and plan.kind == "merge":
+        added = sender.execute(state, above(plan)[1], (highest if highest is not None else -(2**63),)).rows
+        change.truncated = change.truncated or len(added) > ROW_LIMIT
+        new.extend(plan.table.key_of(row) for row in added[:ROW_LIMIT])
     if plan.generated and plan.kind == "insert" and outcome.rowcount > 0:
         count = min(outcome.rowcount, ROW_LIMIT)
         if plan.table.identity is None and plan.table.sequence is not None:

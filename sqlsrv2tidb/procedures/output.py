@@ -9,9 +9,11 @@ literal); the rows go to the caller as a result set, or with INTO into a table, 
 table variable, one INSERT per 500 rows. SQL Server returns them in no defined order: the runner gives
 an INSERT's in the order its rows were inserted, the others in their key's order.
 
-What stays a blocker, with its reason: a table without a key (its rows cannot be found again), an
-expression over `inserted` or `deleted` columns (name the columns, compute on the client), a MERGE's
-OUTPUT and `$action` (the rows its INSERT branch adds are not read).
+A MERGE's OUTPUT pairs the matched rows it updated (or, gone after it, deleted) with their new images, then the
+rows its INSERT added (its values for the key over the unmatched source rows, or the IDENTITY numbers it drew),
+and `$action` says which each was. What stays a blocker, with its reason: a table without a key (its rows cannot
+be found again), an expression over `inserted` or `deleted` columns (name the columns, compute on the client), a
+MERGE's WHEN NOT MATCHED BY SOURCE or an INSERT that gives no key (the rows they change are not read).
 https://learn.microsoft.com/sql/t-sql/queries/output-clause-transact-sql
 """
 
@@ -34,6 +36,8 @@ from .affected import Change
 from .expressions import RUNTIME_PREFIX, local_form
 from .unit import Unit
 
+ACTION = "action"
+"""The source of MERGE's `$action` column: INSERT, UPDATE or DELETE, as the row's change was."""
 _ENDS = {"INTO", "SELECT", "VALUES", "DEFAULT", "EXEC", "EXECUTE", "FROM", "WHERE", "OPTION", "OUTPUT", "WITH", ";"}
 
 
@@ -105,10 +109,10 @@ def output_step(unit: Unit, text: str, line: int, make_run) -> p.Step | None:
     if len(statements) != 1 or statements[0].tree is None:
         return _blocked(unit, line, f"the statement without OUTPUT could not be read: {statements[0].error if statements else ''}")
     tree = statements[0].tree
-    if isinstance(tree, exp.Merge) or "$action" in clause.columns.lower():
-        return _blocked(unit, line, "a MERGE's OUTPUT: the rows its INSERT branch adds are not read back")
-    if not isinstance(tree, (exp.Insert, exp.Update, exp.Delete)):
-        return _blocked(unit, line, "OUTPUT of a statement that is no INSERT, UPDATE or DELETE")
+    if "$action" in clause.columns.lower() and not isinstance(tree, exp.Merge):
+        return _blocked(unit, line, "$action outside a MERGE")
+    if not isinstance(tree, (exp.Insert, exp.Update, exp.Delete, exp.Merge)):
+        return _blocked(unit, line, "OUTPUT of a statement that is no INSERT, UPDATE, DELETE or MERGE")
     columns = _columns(unit, clause.columns, tree, line)
     if columns is None:
         return None
@@ -116,8 +120,8 @@ def output_step(unit: Unit, text: str, line: int, make_run) -> p.Step | None:
     run = _run_of(step)
     if run is None:
         return step
-    if run.changes is None or run.changes.unknown is not None:
-        why = run.changes.unknown if run.changes is not None else "it changes no table of the schema"
+    if run.changes is None or run.changes.unknown is not None or run.changes.unread is not None:
+        why = (run.changes.unknown or run.changes.unread) if run.changes is not None else "it changes no table of the schema"
         return _blocked(unit, line, f"the rows it changes cannot be read back: {why}")
     into = None
     if clause.into is not None:
@@ -171,6 +175,10 @@ def _columns(unit: Unit, text: str, tree: exp.Expr, line: int) -> list[p.OutputC
     columns: list[p.OutputColumn] = []
     for projection in select.expressions:
         node = projection.this if isinstance(projection, exp.Alias) else projection
+        if isinstance(node, (exp.Parameter, exp.Var, exp.Column)) and node.sql("tsql").lower() == "$action":
+            columns.append(p.OutputColumn(projection.alias_or_name if isinstance(projection, exp.Alias) else "$action",
+                                          ACTION))
+            continue
         if isinstance(node, exp.Column) and node.table.lower() in ("inserted", "deleted"):
             source = node.table.lower()
             if isinstance(node.this, exp.Star):
@@ -212,6 +220,10 @@ def output_rows(spec: p.OutputSpec, change: Change, values: Sequence[Any]) -> li
             if column.source is None:
                 row.append(next(given))
                 continue
+            if column.source == ACTION:
+                row.append("UPDATE" if deleted is not None and inserted is not None else "DELETE" if deleted is not None
+                           else "INSERT")
+                continue
             image = inserted if column.source == "inserted" else deleted
             row.append(image[position[column.column.casefold()]] if image is not None else None)
         rows.append(tuple(row))
@@ -228,6 +240,10 @@ def _pairs(change: Change) -> list[tuple[tuple[Any, ...] | None, tuple[Any, ...]
         return [(None, by_key[k]) for k in new_keys]
     if kind == "delete":
         return [(row, None) for row in change.deleted]
+    if kind == "merge":  # the matched rows it updated or deleted, then the rows it inserted, in the order of their keys
+        matched = [(row, by_key.get(table.key_of(row))) for row in change.deleted]
+        old = {table.key_of(row) for row in change.deleted}
+        return matched + [(None, by_key[k]) for k in change.keys if k not in old and k in by_key]
     pairs = []
     olds = [table.key_of(row) for row in change.deleted]
     news = change.keys[len(dict.fromkeys(olds)):] if change.plan.new_key_columns else []
@@ -247,9 +263,9 @@ def description_of(spec: p.OutputSpec, change: Change) -> Any:
     out = []
     for column in spec.columns:
         entry = None
-        if column.source is not None and described:
+        if column.source is not None and column.column is not None and described:
             at = position[column.column.casefold()]
             if at < len(described):
                 entry = (column.name, *tuple(described[at])[1:])
-        out.append(entry or (column.name, 253, None, None, None, None, True))
+        out.append(entry or (column.name, 253, None, None, None, None, True))  # a value's, and $action's: text
     return tuple(out), ()
