@@ -69,4 +69,7 @@ def test_golden_pairs_compare(mssql, tds_golden, target, tmp_path):
     print(doc["summary"])
     assert not unexplained, "\n".join(map(str, unexplained))
     pinned_same = {c for qid, q in found.items() if q["verdict"] == "same" for c in case_of[qid] if c in PINS}
-    assert pinned_same <= {"308", "309"}, pinned_same
+    # 370 (`node = '/1/10/'`): compare sends the constant as a parameter, which neither side finds: the endpoint's
+    # dbo.org is empty (it has no hierarchyid), and the target's stored path is not the parameter's text (a path known
+    # only at run time is not written in the stored form: the closing note of this change says so).
+    assert pinned_same <= {"308", "309", "370"}, pinned_same
