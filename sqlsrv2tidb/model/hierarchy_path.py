@@ -120,24 +120,30 @@ def from_sql_server(data: bytes) -> str:
     while at < len(bits):
         if len(bits) - at < 8 and "1" not in bits[at:]:
             break  # the padding
-        for low, pattern in _PATTERNS:
-            prefix = pattern[:pattern.index("x")]
-            end = at + len(pattern) + 1
-            if bits.startswith(prefix, at) and end <= len(bits) and all(
-                    p == "x" or p == b for p, b in zip(pattern, bits[at:end - 1], strict=True)):
-                break
-        else:
+        found = _label_at(bits, at)
+        if found is None:
             raise NotAPath(f"0x{data.hex().upper()} is not a hierarchyid's bytes")
-        offset = int("".join(b for p, b in zip(pattern, bits[at:end - 1], strict=True) if p == "x") or "0", 2)
-        real = bits[end - 1] == "1"
-        labels.append(str(low + offset - (0 if real else 1)))
+        value, real, at = found
+        labels.append(str(value))
         if real:
             levels.append(".".join(labels))
             labels = []
-        at = end
     if labels:
         raise NotAPath(f"0x{data.hex().upper()} ends inside a level")
     return "/" + "".join(f"{level}/" for level in levels)
+
+
+def _label_at(bits: str, at: int) -> tuple[int, bool, int] | None:
+    """The label whose pattern starts at bit `at`: (its value, whether its level ends there, the next bit), or None."""
+    for low, pattern in _PATTERNS:
+        end = at + len(pattern) + 1
+        written = bits[at:end - 1]
+        if end <= len(bits) and bits.startswith(pattern[:pattern.index("x")], at) and all(
+                p == "x" or p == b for p, b in zip(pattern, written, strict=True)):
+            offset = int("".join(b for p, b in zip(pattern, written, strict=True) if p == "x") or "0", 2)
+            real = bits[end - 1] == "1"
+            return low + offset - (0 if real else 1), real, end
+    return None
 
 
 def replacements() -> tuple[tuple[str, str], ...]:

@@ -136,7 +136,7 @@ class SourceTypes:
             return self._table_source(source, name)
         if isinstance(source, exp.Lateral):
             source = source.this
-        if _is_split(source):
+        if is_split(source):
             return self._split_column(source, name)
         return self._derived_column(source, name, None)
 
@@ -154,7 +154,7 @@ class SourceTypes:
     def _table_source(self, table: exp.Table, name: str) -> object:
         if isinstance(table.this, exp.OpenJSON):
             return _json_column(table.this, name)
-        if _is_split(table.this):
+        if is_split(table.this):
             return self._split_column(table.this, name)
         if not isinstance(table.this, (exp.Identifier, exp.Parameter)):
             return MISSING
@@ -469,7 +469,8 @@ def _find_module(database: Database, kind: str, schema: str | None, name: str) -
     return found[0] if len(found) == 1 else next((m for m in found if (m.schema or "").casefold() == "dbo"), None)
 
 
-def _is_split(node: exp.Expr | None) -> bool:
+def is_split(node: exp.Expr | None) -> bool:
+    """A call of STRING_SPLIT, the one table-valued built-in a row source can be (transforms_split writes it)."""
     return isinstance(node, exp.Anonymous) and node.name.upper() == "STRING_SPLIT"
 
 

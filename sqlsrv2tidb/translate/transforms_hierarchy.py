@@ -105,6 +105,14 @@ def _encoded(text: str, where: str, ctx: Context) -> exp.Expr | None:
     return remember_type(literal, HIERARCHYID)
 
 
+def _stored(text: str, what: str, ctx: Context) -> exp.Expr | None:
+    """`_encoded`, with a note that `what` (the constant as the statement uses it) is now the stored path."""
+    written = _encoded(text, what, ctx)
+    if written is not None:
+        ctx.note(_NOTE, "rewritten", f"{what} is the stored path {written.sql()}.")
+    return written
+
+
 @applies_to(exp.Dot)
 def hierarchy_methods(node: exp.Expr, ctx: Context) -> exp.Expr:
     """`node.GetAncestor(1)`, `node.GetLevel()`, ... over the stored path (module doc)."""
@@ -176,10 +184,7 @@ def hierarchy_static(node: exp.Expr, ctx: Context) -> exp.Expr:
             ctx.note(_NOTE, "unsupported", f"hierarchyid::Parse({args[0].sql('sqlserver')[:60]}): a path known only at run time "
                      "cannot be written in the stored form in SQL; pass it as a constant or Parse it in the application.")
             return node
-        written = _encoded(text, f"hierarchyid::Parse('{text}')", ctx)
-        if written is not None:
-            ctx.note(_NOTE, "rewritten", f"hierarchyid::Parse('{text}') is the stored path {written.sql()}.")
-        return written or node
+        return _stored(text, f"hierarchyid::Parse('{text}')", ctx) or node
     return node
 
 
@@ -197,10 +202,7 @@ def hierarchy_casts(node: exp.Expr, ctx: Context) -> exp.Expr:
             ctx.note(_NOTE, "unsupported", f"{node.sql('sqlserver')[:80]}: text known only at run time cannot be written in the "
                      "stored hierarchyid form in SQL.")
             return node
-        written = _encoded(text, f"CAST('{text}' AS hierarchyid)", ctx)
-        if written is not None:
-            ctx.note(_NOTE, "rewritten", f"CAST('{text}' AS hierarchyid) is the stored path {written.sql()}.")
-        return written or node
+        return _stored(text, f"CAST('{text}' AS hierarchyid)", ctx) or node
     if to is not None and to.is_type(*exp.DataType.TEXT_TYPES) and is_hierarchyid(ctx.types.of(node.this)):
         ctx.note(_NOTE, "rewritten", "A hierarchyid cast to text is its ToString() path.")
         return to_string(node.this)
@@ -218,9 +220,8 @@ def hierarchy_comparisons(node: exp.Expr, ctx: Context) -> exp.Expr:
     for side, other in (("this", node.expression), ("expression", node.this)):
         text = _constant(node.args[side])
         if text is not None and is_hierarchyid(ctx.types.of(other)):
-            written = _encoded(text, f"'{text}' compared with a hierarchyid", ctx)
+            written = _stored(text, f"'{text}' compared with a hierarchyid", ctx)
             if written is not None:
-                ctx.note(_NOTE, "rewritten", f"'{text}' compared with a hierarchyid is the stored path {written.sql()}.")
                 node.set(side, written)
     return node
 
@@ -231,10 +232,7 @@ def written_path(value: exp.Expr, value_type: exp.DataType | None, where: str, c
     the rewrites write), and unsupported for text known only at run time."""
     text = _constant(value)
     if text is not None:
-        written = _encoded(text, f"'{text}' stored into {where}", ctx)
-        if written is not None:
-            ctx.note(_NOTE, "rewritten", f"'{text}' stored into the hierarchyid column {where} is the stored path {written.sql()}.")
-        return written
+        return _stored(text, f"'{text}' stored into the hierarchyid column {where}", ctx)
     if is_hierarchyid(value_type) or not isinstance(value_type, exp.DataType) or not value_type.is_type(*exp.DataType.TEXT_TYPES):
         return None
     ctx.note(_NOTE, "unsupported", f"Text stored into the hierarchyid column {where} is known only at run time: it cannot be "

@@ -14,12 +14,13 @@ from sqlglot import exp
 
 from . import transforms_pivot
 from .context import Context
+from .source_types import is_split
 from .transforms_apply import decorrelate, top_window
 from .transforms_grouping import group_expressions, outer_reference_beside_aggregate
 from .transforms_joins import full_outer_join, subquery_in_join_condition
 from .transforms_rollup import grand_total_over_no_rows
 from .transforms_select import limit_in_subquery, set_operation_order, star_after_columns
-from .transforms_split import is_split, split_apply, split_table
+from .transforms_split import split_apply, split_table
 from .transforms_temporal import system_time
 from .walk import depth_first
 

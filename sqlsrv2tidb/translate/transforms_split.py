@@ -24,6 +24,7 @@ from sqlglot import exp
 
 from .context import Context
 from .expression_types import remember_type
+from .source_types import is_split
 from .templates import fill
 
 _NOTE = "QY81"
@@ -37,20 +38,16 @@ _NUMBERED = (f"SELECT 1 FROM (WITH RECURSIVE {_NUMBERS} (n) AS (SELECT 1 UNION A
              f"WHERE n < {_MOST_PIECES}) SELECT n FROM {_NUMBERS}) AS x")
 
 
-def is_split(node: exp.Expr | None) -> bool:
-    return isinstance(node, exp.Anonymous) and node.name.upper() == "STRING_SPLIT"
-
-
 def _arguments(call: exp.Anonymous, ctx: Context) -> tuple[exp.Expr, exp.Expr, bool] | None:
     args = call.expressions
     if len(args) not in (2, 3):
         ctx.note(_NOTE, "unsupported", f"STRING_SPLIT with {len(args)} arguments is not SQL Server's.")
         return None
-    ordinal = len(args) == 3 and not (isinstance(args[2], exp.Literal) and args[2].name in ("0",))
-    if ordinal and not (isinstance(args[2], exp.Literal) and args[2].name == "1"):
+    flag = args[2] if len(args) == 3 else None
+    if flag is not None and not (isinstance(flag, exp.Literal) and flag.name in ("0", "1")):
         ctx.note(_NOTE, "unsupported", "STRING_SPLIT's enable_ordinal must be the constant 0 or 1.")
         return None
-    return args[0], args[1], ordinal
+    return args[0], args[1], flag is not None and flag.name == "1"
 
 
 def split_table(table: exp.Table, ctx: Context) -> exp.Expr | None:

@@ -13,8 +13,6 @@ if str(TESTS / "translate") not in sys.path:
 
 from execution import create_schema  # noqa: E402
 
-from sqlsrv2tidb.translate.ddl import is_comment_only, split_statements  # noqa: E402
-
 from sqlsrv2tidb import api  # noqa: E402
 from sqlsrv2tidb.model import Capture  # noqa: E402
 from sqlsrv2tidb.options import Options  # noqa: E402
@@ -23,6 +21,7 @@ from sqlsrv2tidb.procedures.catalog import Procedures  # noqa: E402
 from sqlsrv2tidb.procedures.results import CallResult  # noqa: E402
 from sqlsrv2tidb.replay.procedure_session import DriverSession  # noqa: E402
 from sqlsrv2tidb.target import parse_target  # noqa: E402
+from sqlsrv2tidb.translate.ddl import is_comment_only, split_statements  # noqa: E402
 
 
 def unique_keys(conn: Any, capture: Capture) -> list[str]:

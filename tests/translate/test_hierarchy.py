@@ -50,13 +50,14 @@ def org(request):
         cur.execute(f"CREATE TABLE org (id INT PRIMARY KEY, node {column_type}, KEY ix_node (node))")
         cur.executemany("INSERT INTO org VALUES (%s, %s)", [(i, encode(p)) for i, p in enumerate(PATHS)])
     conn.commit()
-    yield conn
+    yield request.param, conn
     conn.close()
 
 
-def run(conn, tsql: str) -> list[tuple]:
+def run(org, tsql: str) -> list[tuple]:
+    engine, conn = org
     result = translate_sql(tsql, database=DATABASE, names=NameMap.for_database(DATABASE),
-                           options=Options(target_engine="mysql") if conn.get_server_info().startswith("9.") else Options())
+                           options=Options(target_engine=engine))
     assert result.status == "rewritten" and "QY80" in {n.code for n in result.notes}, result.notes
     with conn.cursor() as cur:
         cur.execute(result.target_sql)

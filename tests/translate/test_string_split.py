@@ -90,7 +90,7 @@ def test_string_split_answers_as_sql_server(endpoint, target, tsql, value, docum
     assert here == there, (result.target_sql, here, there)
 
 
-def test_a_split_of_a_column_outside_apply_is_unsupported_and_a_long_one_is_said_to_stop_at_1000():
+def test_a_split_under_apply_says_it_stops_at_1000_pieces_and_an_enable_ordinal_of_2_is_unsupported():
     names, options = NameMap.for_database(DATABASE), Options()
     applied = translate_sql("SELECT o.id, value FROM dbo.orders o CROSS APPLY STRING_SPLIT(o.tags, ',')",
                             database=DATABASE, names=names, options=options)
